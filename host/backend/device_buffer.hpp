@@ -1,0 +1,45 @@
+// An owning device allocation. The destructor frees without throwing: a failure there can only
+// be reported, and the error that unwound the stack is the one the user needs.
+#pragma once
+
+#include <cstddef>
+#include <cstdio>
+
+#include "host/backend/cuda_check.hpp"
+
+namespace rbmc::cuda {
+
+template <class T>
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  explicit DeviceBuffer(std::size_t n) { reserve(n); }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  ~DeviceBuffer() { release(); }
+
+  // Grows to at least n elements; the contents are not kept.
+  void reserve(std::size_t n) {
+    if (n <= capacity_) return;
+    release();
+    RBMC_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&data_), n * sizeof(T)));
+    capacity_ = n;
+  }
+
+  T* data() { return data_; }
+  const T* data() const { return data_; }
+
+ private:
+  void release() noexcept {
+    if (data_ == nullptr) return;
+    const cudaError_t e = cudaFree(data_);
+    if (e != cudaSuccess) std::fprintf(stderr, "rbmc: warning: cudaFree failed: %s\n", cudaGetErrorString(e));
+    data_ = nullptr;
+    capacity_ = 0;
+  }
+
+  T* data_ = nullptr;
+  std::size_t capacity_ = 0;
+};
+
+}  // namespace rbmc::cuda

@@ -1,0 +1,76 @@
+#include "host/cli/run_command.hpp"
+
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <memory>
+
+#include "host/run/run_driver.hpp"
+#include "host/scenario/scenario.hpp"
+
+namespace rbmc::cli {
+
+namespace {
+
+struct RunArguments {
+  std::string scenario;
+  RunOptions options;
+  std::uint64_t samples = 0, seed = 0;
+  std::string backend = "auto", precision = "double";
+};
+
+void print_summary(const Scenario& s, const RunSummary& r) {
+  std::printf("rbmc run: %s (%s)\n", s.name.c_str(), s.path.c_str());
+  std::printf("  samples      %llu", static_cast<unsigned long long>(r.n_samples));
+  const char* sep = " (";
+  for (int c = 0; c < kSampleStatusCount; ++c) {
+    if (r.totals.status_counts[c] == 0) continue;
+    std::printf("%s%s %llu", sep, status_name(static_cast<SampleStatus>(c)),
+                static_cast<unsigned long long>(r.totals.status_counts[c]));
+    sep = ", ";
+  }
+  std::printf(")\n");
+  if (r.totals.n_redrawn > 0)
+    std::printf("  redrawn      %llu bodies had non-physical draws and were redrawn (validity policy)\n",
+                static_cast<unsigned long long>(r.totals.n_redrawn));
+  std::printf("  integration  rk4, %lld steps of %.6g s (%.6g s)\n", static_cast<long long>(r.n_steps), s.step_used(),
+              s.run.duration);
+  std::printf("  throughput   %.3g body-steps/s (%.2f s wall)\n", r.body_steps_per_second, r.totals.wall_seconds);
+  std::printf("  backend      %s: %s\n", r.backend.c_str(), r.device.c_str());
+  std::printf("  precision    %s\n", r.precision.c_str());
+  std::printf("  wrote        %s\n", r.output.c_str());
+}
+
+}  // namespace
+
+void add_run_command(CLI::App& app) {
+  auto args = std::make_shared<RunArguments>();
+  CLI::App* run = app.add_subcommand("run", "Run a scenario's Monte Carlo samples and write an HDF5 results file");
+  run->add_option("scenario", args->scenario, "Scenario file (TOML)")->required();
+  run->add_option("-o,--output", args->options.output, "Results file (default: <scenario name>.h5 here)");
+  run->add_option("--samples", args->samples, "Number of samples (overrides run.samples)")->check(CLI::PositiveNumber);
+  run->add_option("--seed", args->seed, "Random seed (overrides run.seed)");
+  run->add_option("--backend", args->backend, "auto: CUDA when a device is present, else the CPU")
+      ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
+  run->add_option("--threads", args->options.threads, "CPU threads (0 = all cores)");
+  run->add_option("--precision", args->precision, "Arithmetic of the integration")
+      ->check(CLI::IsMember({"double", "float"}));
+  run->add_option("--batch-size", args->options.batch_size, "Samples per batch (0 = the backend's choice)");
+  run->add_flag("--overwrite", args->options.overwrite, "Replace an existing results file");
+  run->add_flag("!--progress", args->options.progress, "No progress bar");
+  run->callback([args, run] {
+    Scenario scenario = load_scenario(args->scenario);
+    RunOptions& o = args->options;
+    if (run->count("--samples")) o.samples = args->samples;
+    if (run->count("--seed")) o.seed = args->seed;
+    o.backend = args->backend == "cpu"    ? BackendChoice::cpu
+                : args->backend == "cuda" ? BackendChoice::cuda
+                                          : BackendChoice::automatic;
+    o.precision = args->precision == "float" ? Precision::float32 : Precision::float64;
+    if (o.output.empty()) o.output = scenario.name + ".h5";
+    const RunSummary summary = run_scenario(scenario, o);
+    print_summary(scenario, summary);
+  });
+}
+
+}  // namespace rbmc::cli

@@ -1,0 +1,11 @@
+// `rbmc run`: flags, then the run pipeline, then the summary.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace rbmc::cli {
+
+// Registers the subcommand; its callback runs the scenario.
+void add_run_command(CLI::App& app);
+
+}  // namespace rbmc::cli

@@ -1,0 +1,25 @@
+#include "host/io/h5_handle.hpp"
+
+#include <vector>
+
+namespace rbmc::h5 {
+
+std::string last_error_message() {
+  // H5E_WALK_UPWARD starts at the most specific entry (often the system's reason, such as
+  // "No space left on device") and ends at the API call that failed.
+  std::vector<std::string> entries;
+  (void)H5Ewalk2(
+      H5E_DEFAULT, H5E_WALK_UPWARD,
+      [](unsigned, const H5E_error2_t* e, void* out) -> herr_t {
+        if (e->desc != nullptr && e->desc[0] != '\0') static_cast<std::vector<std::string>*>(out)->push_back(e->desc);
+        return 0;
+      },
+      &entries);
+  if (entries.empty()) return "unknown HDF5 error";
+  if (entries.size() == 1 || entries.front() == entries.back()) return entries.front();
+  return entries.back() + " (" + entries.front() + ")";
+}
+
+void silence_error_printing() { (void)H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); }
+
+}  // namespace rbmc::h5

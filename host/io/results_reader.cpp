@@ -1,0 +1,87 @@
+#include "host/io/results_reader.hpp"
+
+namespace rbmc {
+
+ResultsReader::ResultsReader(const std::string& path) : path_(path) {
+  h5::silence_error_printing();
+  file_ = h5::Handle(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose, "opening " + path);
+}
+
+bool ResultsReader::has(const std::string& object_path) const {
+  // Checks each link of the path in turn: H5Lexists requires the parents to exist.
+  std::string prefix;
+  std::size_t start = 0;
+  while (start <= object_path.size()) {
+    const std::size_t slash = object_path.find('/', start);
+    prefix = object_path.substr(0, slash);
+    const htri_t e = H5Lexists(file_.get(), prefix.c_str(), H5P_DEFAULT);
+    if (e < 0) throw Hdf5Error("checking " + prefix + " in " + path_ + ": " + h5::last_error_message());
+    if (e == 0) return false;
+    if (slash == std::string::npos) break;
+    start = slash + 1;
+  }
+  return true;
+}
+
+template <class T>
+Array<T> ResultsReader::read(const std::string& dataset, hid_t memory_type) const {
+  h5::Handle ds(H5Dopen2(file_.get(), dataset.c_str(), H5P_DEFAULT), H5Dclose, "opening " + dataset + " in " + path_);
+  h5::Handle space(H5Dget_space(ds.get()), H5Sclose, "H5Dget_space");
+  const int rank = H5Sget_simple_extent_ndims(space.get());
+  if (rank < 0) throw Hdf5Error("rank of " + dataset + ": " + h5::last_error_message());
+  std::vector<hsize_t> dims(static_cast<std::size_t>(rank));
+  h5::check_status(H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr), "dims of " + dataset);
+  Array<T> out;
+  std::size_t n = 1;
+  for (hsize_t d : dims) {
+    out.shape.push_back(d);
+    n *= d;
+  }
+  out.data.resize(n);
+  if (n > 0)
+    h5::check_status(H5Dread(ds.get(), memory_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data.data()),
+                     "reading " + dataset);
+  return out;
+}
+
+Array<double> ResultsReader::doubles(const std::string& d) const { return read<double>(d, H5T_NATIVE_DOUBLE); }
+Array<std::uint64_t> ResultsReader::uint64s(const std::string& d) const {
+  return read<std::uint64_t>(d, H5T_NATIVE_UINT64);
+}
+Array<std::uint8_t> ResultsReader::uint8s(const std::string& d) const { return read<std::uint8_t>(d, H5T_NATIVE_UINT8); }
+
+std::string ResultsReader::string_attribute(const std::string& object, const std::string& name) const {
+  const std::string where = object.empty() ? "/" : object;
+  h5::Handle attr(H5Aopen_by_name(file_.get(), where.c_str(), name.c_str(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose,
+                  "opening attribute " + name + " of " + where);
+  h5::Handle type(H5Aget_type(attr.get()), H5Tclose, "H5Aget_type");
+  if (H5Tget_class(type.get()) != H5T_STRING) throw Hdf5Error("attribute " + name + " of " + where + " is not a string");
+  const htri_t variable = H5Tis_variable_str(type.get());
+  if (variable < 0) throw Hdf5Error("H5Tis_variable_str: " + h5::last_error_message());
+  if (variable) {
+    h5::Handle memory_type(H5Tcopy(H5T_C_S1), H5Tclose, "H5Tcopy");
+    h5::check_status(H5Tset_size(memory_type.get(), H5T_VARIABLE), "H5Tset_size");
+    char* value = nullptr;
+    h5::check_status(H5Aread(attr.get(), memory_type.get(), &value), "reading attribute " + name);
+    std::string s = value ? value : "";
+    h5::Handle space(H5Aget_space(attr.get()), H5Sclose, "H5Aget_space");
+    (void)H5Dvlen_reclaim(memory_type.get(), space.get(), H5P_DEFAULT, &value);
+    return s;
+  }
+  const std::size_t size = H5Tget_size(type.get());
+  std::string s(size, '\0');
+  h5::check_status(H5Aread(attr.get(), type.get(), s.data()), "reading attribute " + name);
+  const std::size_t end = s.find('\0');
+  return end == std::string::npos ? s : s.substr(0, end);
+}
+
+double ResultsReader::number_attribute(const std::string& object, const std::string& name) const {
+  const std::string where = object.empty() ? "/" : object;
+  h5::Handle attr(H5Aopen_by_name(file_.get(), where.c_str(), name.c_str(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose,
+                  "opening attribute " + name + " of " + where);
+  double value = 0;
+  h5::check_status(H5Aread(attr.get(), H5T_NATIVE_DOUBLE, &value), "reading attribute " + name);
+  return value;
+}
+
+}  // namespace rbmc

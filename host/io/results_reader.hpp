@@ -1,0 +1,38 @@
+// Reads a results file back: datasets as flat arrays with their shape, and root attributes.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "host/io/h5_handle.hpp"
+
+namespace rbmc {
+
+template <class T>
+struct Array {
+  std::vector<std::uint64_t> shape;
+  std::vector<T> data;  // row-major
+};
+
+class ResultsReader {
+ public:
+  explicit ResultsReader(const std::string& path);
+
+  bool has(const std::string& object_path) const;
+  Array<double> doubles(const std::string& dataset) const;
+  Array<std::uint64_t> uint64s(const std::string& dataset) const;
+  Array<std::uint8_t> uint8s(const std::string& dataset) const;
+  // A string attribute of the root group or of a dataset ("" for the root).
+  std::string string_attribute(const std::string& object, const std::string& name) const;
+  double number_attribute(const std::string& object, const std::string& name) const;
+
+ private:
+  template <class T>
+  Array<T> read(const std::string& dataset, hid_t memory_type) const;
+
+  std::string path_;
+  h5::Handle file_;
+};
+
+}  // namespace rbmc

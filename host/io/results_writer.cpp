@@ -1,0 +1,230 @@
+#include "host/io/results_writer.hpp"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+
+#include "rbmc/sample/sample_layout.hpp"
+
+#ifndef RBMC_VERSION
+#define RBMC_VERSION "unknown"
+#endif
+
+namespace rbmc {
+
+namespace {
+
+std::string iso8601_utc_now() {
+  const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+void write_string_attribute(hid_t object, const std::string& name, const std::string& value) {
+  h5::Handle type(H5Tcopy(H5T_C_S1), H5Tclose, "H5Tcopy");
+  h5::check_status(H5Tset_size(type.get(), std::max<std::size_t>(1, value.size())), "H5Tset_size");
+  h5::check_status(H5Tset_cset(type.get(), H5T_CSET_UTF8), "H5Tset_cset");
+  h5::Handle space(H5Screate(H5S_SCALAR), H5Sclose, "H5Screate");
+  h5::Handle attr(H5Acreate2(object, name.c_str(), type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose,
+                  "creating attribute " + name);
+  const std::string stored = value.empty() ? std::string(1, '\0') : value;
+  h5::check_status(H5Awrite(attr.get(), type.get(), stored.data()), "writing attribute " + name);
+}
+
+template <class T>
+void write_scalar_attribute(hid_t object, const std::string& name, hid_t type, T value) {
+  h5::Handle space(H5Screate(H5S_SCALAR), H5Sclose, "H5Screate");
+  h5::Handle attr(H5Acreate2(object, name.c_str(), type, space.get(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose,
+                  "creating attribute " + name);
+  h5::check_status(H5Awrite(attr.get(), type, &value), "writing attribute " + name);
+}
+
+h5::Handle create_group(hid_t parent, const std::string& name) {
+  return h5::Handle(H5Gcreate2(parent, name.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose,
+                    "creating group " + name);
+}
+
+std::string status_codes_text() {
+  std::string s;
+  for (int c = 0; c < kSampleStatusCount; ++c)
+    s += (c ? ", " : "") + std::to_string(c) + " = " + status_name(static_cast<SampleStatus>(c));
+  return s;
+}
+
+}  // namespace
+
+ResultsWriter::ResultsWriter(std::string path, bool overwrite, const ResultsMetadata& meta)
+    : path_(std::move(path)), n_rows_(meta.n_samples), scenario_(meta.scenario) {
+  namespace fs = std::filesystem;
+  if (!overwrite && fs::exists(path_))
+    throw UsageError("output file " + path_ + " exists; pass --overwrite to replace it");
+  const fs::path parent = fs::path(path_).parent_path();
+  if (!parent.empty() && !fs::is_directory(parent))
+    throw UsageError("output directory " + parent.string() + " does not exist");
+  temporary_path_ = path_ + ".partial-" + std::to_string(::getpid());
+  h5::silence_error_printing();
+  file_ = h5::Handle(H5Fcreate(temporary_path_.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose,
+                     "creating " + temporary_path_);
+
+  const Scenario& s = *meta.scenario;
+  const hid_t root = file_.get();
+  write_string_attribute(root, "rbmc_version", RBMC_VERSION);
+  write_string_attribute(root, "backend", meta.backend);
+  write_string_attribute(root, "device", meta.device);
+  write_string_attribute(root, "precision", meta.precision);
+  write_scalar_attribute<std::uint64_t>(root, "seed", H5T_NATIVE_UINT64, s.run.seed);
+  write_scalar_attribute<std::uint64_t>(root, "n_samples", H5T_NATIVE_UINT64, meta.n_samples);
+  write_string_attribute(root, "scenario", s.text);
+  write_string_attribute(root, "scenario_name", s.name);
+  write_string_attribute(root, "scenario_path", s.path);
+  write_string_attribute(root, "created", iso8601_utc_now());
+  write_string_attribute(root, "integrator", s.run.integrator);
+  write_scalar_attribute<double>(root, "step", H5T_NATIVE_DOUBLE, s.step_used());
+  write_scalar_attribute<std::int64_t>(root, "n_steps", H5T_NATIVE_INT64, s.run.n_steps);
+  write_scalar_attribute<double>(root, "duration", H5T_NATIVE_DOUBLE, s.run.duration);
+
+  h5::Handle samples = create_group(root, "samples");
+  for (const char* g : {"samples/params", "samples/body", "samples/initial", "samples/final"}) create_group(root, g);
+  samples.close("closing /samples");
+
+  // Creation order is the order write_batch fills them in.
+  create("samples/index", H5T_NATIVE_UINT64, {}, "1", "global sample index k: inputs depend only on (seed, k)");
+  create("samples/status", H5T_NATIVE_UINT8, {}, "1", "per-sample outcome: " + status_codes_text());
+  for (const Dispersion& d : s.dispersions) {
+    std::vector<hsize_t> shape;
+    if (d.info.dim > 1) shape.push_back(hsize_t(d.info.dim));
+    create(std::string("samples/params/") + d.info.key_path, H5T_NATIVE_DOUBLE, shape, d.info.units,
+           std::string("drawn value of ") + d.info.key_path);
+  }
+  create("samples/body/mass", H5T_NATIVE_DOUBLE, {}, "kg", "mass");
+  create("samples/body/center_of_mass", H5T_NATIVE_DOUBLE, {3}, "m",
+         "centre of mass relative to the body-frame origin, body frame");
+  create("samples/body/inertia", H5T_NATIVE_DOUBLE, {3, 3}, "kg m^2", "inertia tensor about the centre of mass, body axes");
+  for (const char* stage : {"initial", "final"}) {
+    const std::string g = std::string("samples/") + stage + "/";
+    create(g + "position", H5T_NATIVE_DOUBLE, {3}, "m", "position of the body-frame origin, world frame");
+    create(g + "orientation", H5T_NATIVE_DOUBLE, {4}, "1", "unit quaternion (w, x, y, z), body to world");
+    create(g + "velocity", H5T_NATIVE_DOUBLE, {3}, "m/s", "velocity of the body-frame origin, world frame");
+    create(g + "angular_velocity", H5T_NATIVE_DOUBLE, {3}, "rad/s", "angular velocity, body frame");
+  }
+  create("samples/final/time", H5T_NATIVE_DOUBLE, {}, "s", "time of the final state (end time unless stopped early)");
+}
+
+ResultsWriter::~ResultsWriter() {
+  if (finished_) return;
+  datasets_.clear();
+  file_ = h5::Handle();  // closes quietly
+  std::error_code ignored;
+  std::filesystem::remove(temporary_path_, ignored);
+}
+
+ResultsWriter::Dataset& ResultsWriter::create(const std::string& name, hid_t type, std::vector<hsize_t> row_shape,
+                                              const std::string& units, const std::string& description) {
+  std::vector<hsize_t> dims{n_rows_}, chunk{std::min<hsize_t>(n_rows_, 16384)};
+  std::size_t row_size = 1;
+  for (hsize_t d : row_shape) {
+    dims.push_back(d);
+    chunk.push_back(d);
+    row_size *= d;
+  }
+  h5::Handle space(H5Screate_simple(int(dims.size()), dims.data(), nullptr), H5Sclose, "dataspace for " + name);
+  h5::Handle plist(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, "H5Pcreate");
+  h5::check_status(H5Pset_chunk(plist.get(), int(chunk.size()), chunk.data()), "H5Pset_chunk");
+  h5::Handle ds(H5Dcreate2(file_.get(), name.c_str(), type, space.get(), H5P_DEFAULT, plist.get(), H5P_DEFAULT),
+                H5Dclose, "creating dataset " + name);
+  write_string_attribute(ds.get(), "units", units);
+  write_string_attribute(ds.get(), "description", description);
+  datasets_.push_back({name, std::move(ds), std::move(row_shape), row_size});
+  return datasets_.back();
+}
+
+void ResultsWriter::write_rows(Dataset& d, hid_t memory_type, std::uint64_t first, std::size_t n, const void* rows) {
+  std::vector<hsize_t> start{first}, count{hsize_t(n)};
+  for (hsize_t x : d.row_shape) {
+    start.push_back(0);
+    count.push_back(x);
+  }
+  h5::Handle file_space(H5Dget_space(d.id.get()), H5Sclose, "H5Dget_space " + d.name);
+  h5::check_status(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr),
+                   "selecting rows of " + d.name);
+  h5::Handle memory_space(H5Screate_simple(int(count.size()), count.data(), nullptr), H5Sclose, "H5Screate_simple");
+  h5::check_status(H5Dwrite(d.id.get(), memory_type, memory_space.get(), file_space.get(), H5P_DEFAULT, rows),
+                   "writing " + d.name + " to " + temporary_path_);
+}
+
+void ResultsWriter::write_batch(const BatchView& b) {
+  if (b.first + b.n > n_rows_) throw Hdf5Error("internal error: batch beyond the end of " + path_);
+  // Gathers `dim` structure-of-arrays columns into n rows of `dim` values.
+  const auto rows_of = [&](const double* columns, int first_column, int dim) -> const double* {
+    scratch_.resize(b.n * std::size_t(dim));
+    for (std::size_t i = 0; i < b.n; ++i)
+      for (int c = 0; c < dim; ++c) scratch_[i * dim + c] = columns[(first_column + c) * b.n + i];
+    return scratch_.data();
+  };
+  const auto write_columns = [&](const std::string& name, const double* columns, int first_column) {
+    Dataset& d = dataset(name);
+    write_rows(d, H5T_NATIVE_DOUBLE, b.first, b.n, rows_of(columns, first_column, int(d.row_size)));
+  };
+
+  std::vector<std::uint64_t> index(b.n);
+  for (std::size_t i = 0; i < b.n; ++i) index[i] = b.first + i;
+  write_rows(dataset("samples/index"), H5T_NATIVE_UINT64, b.first, b.n, index.data());
+  write_rows(dataset("samples/status"), H5T_NATIVE_UINT8, b.first, b.n, b.status);
+  int param_column = 0;
+  for (const Dispersion& d : scenario_->dispersions) {
+    write_columns(std::string("samples/params/") + d.info.key_path, b.params, param_column);
+    param_column += d.info.dim;
+  }
+  namespace in = input_column;
+  namespace out = output_column;
+  write_columns("samples/body/mass", b.inputs, in::mass);
+  write_columns("samples/body/center_of_mass", b.inputs, in::com_b);
+  {
+    // The six stored components (xx, yy, zz, xy, xz, yz) back into a full symmetric 3×3.
+    static constexpr int kFromSix[9] = {0, 3, 4, 3, 1, 5, 4, 5, 2};
+    scratch_.resize(b.n * 9);
+    for (std::size_t i = 0; i < b.n; ++i)
+      for (int e = 0; e < 9; ++e) scratch_[i * 9 + e] = b.inputs[(in::inertia_c_b + kFromSix[e]) * b.n + i];
+    write_rows(dataset("samples/body/inertia"), H5T_NATIVE_DOUBLE, b.first, b.n, scratch_.data());
+  }
+  write_columns("samples/initial/position", b.inputs, in::p_w);
+  write_columns("samples/initial/orientation", b.inputs, in::q_wb);
+  write_columns("samples/initial/velocity", b.inputs, in::v_w);
+  write_columns("samples/initial/angular_velocity", b.inputs, in::omega_b);
+  write_columns("samples/final/position", b.outputs, out::p_w);
+  write_columns("samples/final/orientation", b.outputs, out::q_wb);
+  write_columns("samples/final/velocity", b.outputs, out::v_w);
+  write_columns("samples/final/angular_velocity", b.outputs, out::omega_b);
+  write_columns("samples/final/time", b.outputs, out::time);
+}
+
+ResultsWriter::Dataset& ResultsWriter::dataset(const std::string& name) {
+  for (Dataset& d : datasets_)
+    if (d.name == name) return d;
+  throw Hdf5Error("internal error: no dataset " + name);
+}
+
+void ResultsWriter::finish(const RunTotals& totals) {
+  const hid_t root = file_.get();
+  write_scalar_attribute<double>(root, "wall_seconds", H5T_NATIVE_DOUBLE, totals.wall_seconds);
+  write_scalar_attribute<std::uint64_t>(root, "n_redrawn_bodies", H5T_NATIVE_UINT64, totals.n_redrawn);
+  for (int c = 0; c < kSampleStatusCount; ++c)
+    write_scalar_attribute<std::uint64_t>(root, std::string("n_status_") + status_name(static_cast<SampleStatus>(c)),
+                                          H5T_NATIVE_UINT64, totals.status_counts[c]);
+  for (Dataset& d : datasets_) d.id.close("closing " + d.name);
+  datasets_.clear();
+  h5::check_status(H5Fflush(root, H5F_SCOPE_GLOBAL), "flushing " + temporary_path_);
+  file_.close("closing " + temporary_path_);
+  std::error_code e;
+  std::filesystem::rename(temporary_path_, path_, e);
+  if (e) throw Hdf5Error("renaming " + temporary_path_ + " to " + path_ + ": " + e.message());
+  finished_ = true;
+}
+
+}  // namespace rbmc

@@ -1,0 +1,79 @@
+// Writes one self-describing results file, batch by batch (layout: docs/output-format.md).
+//
+// The file is built under a temporary name beside the target and renamed only by finish(), so
+// a file at the target path is always complete. A writer destroyed before finish() (an error, an
+// interrupt) removes its temporary file.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "host/io/h5_handle.hpp"
+#include "host/scenario/scenario.hpp"
+#include "rbmc/sample/sample_status.hpp"
+
+namespace rbmc {
+
+struct ResultsMetadata {
+  std::string backend, device, precision;
+  const Scenario* scenario = nullptr;
+  std::uint64_t n_samples = 0;  // rows in the file
+};
+
+// One batch as the backends produce it: structure-of-arrays columns of n rows each
+// (rbmc/sample/sample_layout.hpp), for the rows [first, first + n) of the file.
+struct BatchView {
+  std::uint64_t first = 0;
+  std::size_t n = 0;
+  const double* inputs = nullptr;   // input_column::count columns
+  const double* outputs = nullptr;  // output_column::count columns
+  const std::uint8_t* status = nullptr;
+  const double* params = nullptr;  // SamplingPlan::n_parameter_values() columns
+};
+
+struct RunTotals {
+  double wall_seconds = 0;
+  std::array<std::uint64_t, kSampleStatusCount> status_counts{};
+  std::uint64_t n_redrawn = 0;  // samples whose mass properties the validity policy redrew
+};
+
+class ResultsWriter {
+ public:
+  // Refuses an existing target unless overwrite; creates the temporary file and every dataset.
+  ResultsWriter(std::string path, bool overwrite, const ResultsMetadata& meta);
+  ResultsWriter(const ResultsWriter&) = delete;
+  ResultsWriter& operator=(const ResultsWriter&) = delete;
+  ~ResultsWriter();
+
+  void write_batch(const BatchView& batch);
+  // Writes the run's totals, closes the file and renames it to the target path.
+  void finish(const RunTotals& totals);
+
+  const std::string& path() const { return path_; }
+  const std::string& temporary_path() const { return temporary_path_; }
+
+ private:
+  struct Dataset {
+    std::string name;
+    h5::Handle id;
+    std::vector<hsize_t> row_shape;  // dimensions after the sample dimension
+    std::size_t row_size;           // product of row_shape
+  };
+
+  Dataset& create(const std::string& name, hid_t type, std::vector<hsize_t> row_shape, const std::string& units,
+                  const std::string& description);
+  Dataset& dataset(const std::string& name);
+  void write_rows(Dataset& d, hid_t memory_type, std::uint64_t first, std::size_t n, const void* rows);
+
+  std::string path_, temporary_path_;
+  std::uint64_t n_rows_;
+  h5::Handle file_;
+  std::vector<Dataset> datasets_;
+  std::vector<double> scratch_;
+  const Scenario* scenario_;
+  bool finished_ = false;
+};
+
+}  // namespace rbmc

@@ -1,0 +1,138 @@
+#include "host/run/run_driver.hpp"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <vector>
+
+#include "host/sampling/sampling_plan.hpp"
+#include "host/util/parallel_for.hpp"
+#include "rbmc/sample/sample_layout.hpp"
+
+namespace rbmc {
+
+std::atomic<bool>& interrupt_requested() {
+  static std::atomic<bool> flag{false};
+  return flag;
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Host buffers of one batch, structure of arrays with stride n (rbmc/sample/sample_layout.hpp).
+struct HostBatch {
+  std::vector<double> inputs, outputs, params;
+  std::vector<std::uint8_t> status;
+
+  void resize(std::size_t n, int n_param_values) {
+    inputs.resize(n * input_column::count);
+    outputs.resize(n * output_column::count);
+    params.resize(n * std::size_t(n_param_values));
+    status.resize(n);
+  }
+};
+
+// Stage 1: every sample's inputs from its own streams, in parallel. Returns how many bodies the
+// validity policy redrew.
+std::uint64_t sample_batch(const SamplingPlan& plan, std::uint64_t first, std::size_t n, unsigned threads,
+                           HostBatch& batch) {
+  const int n_params = plan.n_parameter_values();
+  std::atomic<std::uint64_t> redrawn{0};
+  parallel_for(n, threads, [&](std::size_t begin, std::size_t end) {
+    std::vector<double> params(std::size_t(n_params) + 1);
+    std::uint64_t local_redrawn = 0;
+    for (std::size_t i = begin; i < end; ++i) {
+      SampleInputs<double> in;
+      if (plan.sample(first + i, in, params.data()) > 0) ++local_redrawn;
+      store_sample_inputs(batch.inputs.data(), n, i, in);
+      for (int c = 0; c < n_params; ++c) batch.params[std::size_t(c) * n + i] = params[std::size_t(c)];
+    }
+    redrawn += local_redrawn;
+  });
+  return redrawn;
+}
+
+class ProgressBar {
+ public:
+  ProgressBar(bool enabled, std::uint64_t total)
+      : enabled_(enabled && ::isatty(STDERR_FILENO)), total_(total), start_(Clock::now()) {}
+  ~ProgressBar() {
+    if (shown_) std::fputc('\n', stderr);
+  }
+  void update(std::uint64_t done) {
+    const double elapsed = std::chrono::duration<double>(Clock::now() - start_).count();
+    if (!enabled_ || elapsed < 1.0) return;  // short runs print nothing
+    const double fraction = double(done) / double(total_);
+    const int width = 40, filled = int(fraction * width);
+    const double eta = fraction > 0 ? elapsed * (1 - fraction) / fraction : 0;
+    std::fprintf(stderr, "\r[%.*s%*s] %5.1f%%  %llu/%llu samples  %.0f s left ", filled,
+                 "########################################", width - filled, "", 100 * fraction,
+                 static_cast<unsigned long long>(done), static_cast<unsigned long long>(total_), eta);
+    std::fflush(stderr);
+    shown_ = true;
+  }
+
+ private:
+  bool enabled_, shown_ = false;
+  std::uint64_t total_;
+  Clock::time_point start_;
+};
+
+}  // namespace
+
+RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
+  if (options.samples) scenario.run.n_samples = *options.samples;
+  if (options.seed) scenario.run.seed = *options.seed;
+  if (scenario.run.n_samples == 0) throw UsageError("--samples must be positive");
+  const auto start = Clock::now();
+
+  const SamplingPlan plan(scenario);
+  std::unique_ptr<Backend> backend = make_backend(options.backend, options.precision, options.threads);
+  const unsigned threads = options.threads == 0 ? default_thread_count() : options.threads;
+
+  ResultsMetadata meta;
+  meta.backend = backend->name();
+  meta.device = backend->device();
+  meta.precision = precision_name(options.precision);
+  meta.scenario = &scenario;
+  meta.n_samples = scenario.run.n_samples;
+  ResultsWriter writer(options.output, options.overwrite, meta);
+
+  const std::uint64_t n_total = scenario.run.n_samples;
+  std::size_t batch_size = options.batch_size > 0 ? options.batch_size : backend->max_batch_size();
+  batch_size = std::size_t(std::min<std::uint64_t>(batch_size, n_total));
+  const BatchIntegration how{scenario.step_used(), scenario.run.n_steps};
+
+  RunTotals totals;
+  HostBatch batch;
+  ProgressBar progress(options.progress, n_total);
+  for (std::uint64_t first = 0; first < n_total; first += batch_size) {
+    if (interrupt_requested()) throw Interrupted("interrupted; no results file was written");
+    const std::size_t n = std::size_t(std::min<std::uint64_t>(batch_size, n_total - first));
+    batch.resize(n, plan.n_parameter_values());
+    totals.n_redrawn += sample_batch(plan, first, n, threads, batch);
+    backend->run_batch(batch.inputs.data(), batch.outputs.data(), batch.status.data(), n, how);
+    for (std::size_t i = 0; i < n; ++i) ++totals.status_counts[std::min<int>(batch.status[i], kSampleStatusCount - 1)];
+    writer.write_batch({first, n, batch.inputs.data(), batch.outputs.data(), batch.status.data(), batch.params.data()});
+    progress.update(first + n);
+  }
+  if (interrupt_requested()) throw Interrupted("interrupted; no results file was written");
+
+  totals.wall_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  writer.finish(totals);
+
+  RunSummary summary;
+  summary.backend = meta.backend;
+  summary.device = meta.device;
+  summary.precision = meta.precision;
+  summary.output = options.output;
+  summary.n_samples = n_total;
+  summary.n_steps = scenario.run.n_steps;
+  summary.totals = totals;
+  summary.body_steps_per_second = double(n_total) * double(scenario.run.n_steps) / totals.wall_seconds;
+  return summary;
+}
+
+}  // namespace rbmc

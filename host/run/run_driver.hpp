@@ -1,0 +1,44 @@
+// The pipeline of one run: for each batch, sample → integrate → write → report.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "host/backend/backend.hpp"
+#include "host/io/results_writer.hpp"
+#include "host/scenario/scenario.hpp"
+
+namespace rbmc {
+
+struct RunOptions {
+  std::string output;
+  bool overwrite = false;
+  std::optional<std::uint64_t> samples, seed;  // override the scenario's run.samples, run.seed
+  BackendChoice backend = BackendChoice::automatic;
+  unsigned threads = 0;  // CPU backend; 0 = all cores
+  Precision precision = Precision::float64;
+  std::size_t batch_size = 0;  // 0 = the backend's maximum
+  bool progress = true;        // a progress bar on stderr when it is a terminal
+};
+
+struct RunSummary {
+  std::string backend, device, precision, output;
+  std::uint64_t n_samples = 0;
+  std::int64_t n_steps = 0;
+  RunTotals totals;
+  double body_steps_per_second = 0;
+};
+
+// Set by SIGINT/SIGTERM (installed by the CLI); the run stops after the batch in flight,
+// removes its temporary file and throws Interrupted.
+std::atomic<bool>& interrupt_requested();
+
+class Interrupted : public std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+RunSummary run_scenario(Scenario scenario, const RunOptions& options);
+
+}  // namespace rbmc

@@ -1,0 +1,391 @@
+// Scenario parsing and validation: TOML (toml++) to a checked Scenario, or a ScenarioError that
+// names the file, the line and the key. Every key is consumed explicitly, so anything left over
+// is an unknown key and an error, not silently ignored.
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <set>
+#include <sstream>
+
+#include <toml++/toml.h>
+
+#include "host/errors.hpp"
+#include "host/scenario/scenario.hpp"
+#include "rbmc/body/principal_axes.hpp"
+#include "rbmc/math/quaternion.hpp"
+
+namespace rbmc {
+
+const std::vector<DispersedInputInfo>& dispersible_inputs() {
+  static const std::vector<DispersedInputInfo> table = {
+      {DispersedInput::mass, "body.mass", 1, "kg", true},
+      {DispersedInput::center_of_mass, "body.center_of_mass", 3, "m", true},
+      {DispersedInput::principal_moments, "body.principal_moments", 3, "kg m^2", true},
+      {DispersedInput::position, "initial.position", 3, "m", false},
+      {DispersedInput::attitude, "initial.attitude", 3, "rad", false},
+      {DispersedInput::velocity, "initial.velocity", 3, "m/s", false},
+      {DispersedInput::angular_velocity, "initial.angular_velocity", 3, "rad/s", false},
+      {DispersedInput::gravity, "gravity.acceleration", 3, "m/s^2", false},
+  };
+  return table;
+}
+
+namespace {
+
+const char* type_name(toml::node_type t) {
+  switch (t) {
+    case toml::node_type::table: return "a table";
+    case toml::node_type::array: return "an array";
+    case toml::node_type::string: return "a string";
+    case toml::node_type::integer: return "an integer";
+    case toml::node_type::floating_point: return "a number";
+    case toml::node_type::boolean: return "a boolean";
+    case toml::node_type::date:
+    case toml::node_type::time:
+    case toml::node_type::date_time: return "a date or time";
+    default: return "nothing";
+  }
+}
+
+// Reads one TOML table, remembering which keys were used so that the rest can be reported.
+class TableReader {
+ public:
+  TableReader(const toml::table& table, std::string prefix, const std::string& file)
+      : table_(table), prefix_(std::move(prefix)), file_(file) {}
+
+  std::string path_of(std::string_view key) const {
+    return prefix_.empty() ? std::string(key) : prefix_ + "." + std::string(key);
+  }
+
+  [[noreturn]] void fail_at(const toml::node& node, std::string_view key, const std::string& msg) const {
+    const auto& b = node.source().begin;
+    throw ScenarioError(file_, b.line, b.column, path_of(key), msg);
+  }
+  [[noreturn]] void fail_here(std::string_view key, const std::string& msg) const {
+    const auto& b = table_.source().begin;
+    throw ScenarioError(file_, b.line, b.column, path_of(key), msg);
+  }
+
+  const toml::node* find(std::string_view key) {
+    used_.insert(std::string(key));
+    return table_.get(key);
+  }
+
+  const toml::table* optional_table(std::string_view key) {
+    const toml::node* n = find(key);
+    if (n == nullptr) return nullptr;
+    if (!n->is_table()) fail_at(*n, key, std::string("must be a table, not ") + type_name(n->type()));
+    return n->as_table();
+  }
+
+  double number(const toml::node& n, std::string_view key) const {
+    if (!n.is_number()) fail_at(n, key, std::string("must be a number, not ") + type_name(n.type()));
+    const double v = *n.value<double>();
+    if (!std::isfinite(v)) fail_at(n, key, "must be finite (not inf or nan)");
+    return v;
+  }
+
+  std::optional<double> optional_number(std::string_view key) {
+    const toml::node* n = find(key);
+    if (n == nullptr) return std::nullopt;
+    return number(*n, key);
+  }
+
+  double required_number(std::string_view key, const char* meaning) {
+    const toml::node* n = find(key);
+    if (n == nullptr) fail_here(key, std::string("is required (") + meaning + ")");
+    return number(*n, key);
+  }
+
+  std::optional<std::int64_t> optional_integer(std::string_view key) {
+    const toml::node* n = find(key);
+    if (n == nullptr) return std::nullopt;
+    if (!n->is_integer()) fail_at(*n, key, std::string("must be an integer, not ") + type_name(n->type()));
+    return n->as_integer()->get();
+  }
+
+  std::optional<std::string> optional_string(std::string_view key) {
+    const toml::node* n = find(key);
+    if (n == nullptr) return std::nullopt;
+    if (!n->is_string()) fail_at(*n, key, std::string("must be a string, not ") + type_name(n->type()));
+    return n->as_string()->get();
+  }
+
+  // An array of `size` numbers.
+  std::vector<double> numbers(const toml::node& n, std::string_view key, std::size_t size) const {
+    const toml::array* a = n.as_array();
+    if (a == nullptr)
+      fail_at(n, key, "must be an array of " + std::to_string(size) + " numbers, not " + type_name(n.type()));
+    if (a->size() != size)
+      fail_at(n, key, "must have " + std::to_string(size) + " elements, not " + std::to_string(a->size()));
+    std::vector<double> out;
+    for (const toml::node& e : *a) out.push_back(number(e, key));
+    return out;
+  }
+
+  std::optional<Vec3<double>> optional_vec3(std::string_view key) {
+    const toml::node* n = find(key);
+    if (n == nullptr) return std::nullopt;
+    const auto v = numbers(*n, key, 3);
+    return Vec3<double>(v[0], v[1], v[2]);
+  }
+
+  // A scalar applies to every component of a vector input; an array gives each one.
+  std::optional<std::array<double, 3>> optional_scalar_or_vec(std::string_view key, int dim) {
+    const toml::node* n = find(key);
+    if (n == nullptr) return std::nullopt;
+    std::array<double, 3> out{};
+    if (n->is_number()) {
+      out.fill(number(*n, key));
+    } else if (dim == 1) {
+      out[0] = number(*n, key);  // reports the type error
+    } else {
+      const auto v = numbers(*n, key, static_cast<std::size_t>(dim));
+      for (int i = 0; i < dim; ++i) out[i] = v[i];
+    }
+    return out;
+  }
+
+  // Every key not read is unknown: a typo must not silently fall back to a default.
+  void reject_unknown_keys() const {
+    for (auto&& [key, node] : table_) {
+      if (used_.count(std::string(key.str())) == 0) {
+        const auto& b = key.source().begin;
+        throw ScenarioError(file_, b.line, b.column, path_of(key.str()), "unknown key");
+      }
+    }
+  }
+
+  const toml::table& table() const { return table_; }
+
+ private:
+  const toml::table& table_;
+  std::string prefix_;
+  const std::string& file_;
+  std::set<std::string> used_;
+};
+
+Mat3<double> read_inertia(TableReader& body) {
+  const toml::node* n = body.find("inertia");
+  if (n == nullptr) body.fail_here("inertia", "is required (3x3 inertia tensor about the centre of mass, kg m^2)");
+  const toml::array* rows = n->as_array();
+  if (rows == nullptr || rows->size() != 3)
+    body.fail_at(*n, "inertia", "must be a 3x3 array of numbers [[Ixx, Ixy, Ixz], [Ixy, Iyy, Iyz], [Ixz, Iyz, Izz]]");
+  Mat3<double> m;
+  for (int r = 0; r < 3; ++r) {
+    const auto row = body.numbers(*rows->get(static_cast<std::size_t>(r)), "inertia", 3);
+    for (int c = 0; c < 3; ++c) m(r, c) = row[c];
+  }
+  return m;
+}
+
+void read_run(TableReader& r, Scenario& s) {
+  if (auto n = r.optional_integer("samples")) {
+    if (*n <= 0) r.fail_at(*r.table().get("samples"), "samples", "must be a positive integer");
+    s.run.n_samples = static_cast<std::uint64_t>(*n);
+  }
+  if (auto n = r.optional_integer("seed")) {
+    if (*n < 0) r.fail_at(*r.table().get("seed"), "seed", "must be a non-negative integer");
+    s.run.seed = static_cast<std::uint64_t>(*n);
+  }
+  s.run.duration = r.required_number("duration", "simulated time span, s");
+  if (!(s.run.duration > 0)) r.fail_at(*r.table().get("duration"), "duration", "must be positive");
+  s.run.step = r.required_number("step", "integration step, s");
+  if (!(s.run.step > 0)) r.fail_at(*r.table().get("step"), "step", "must be positive");
+  if (s.run.step > s.run.duration)
+    r.fail_at(*r.table().get("step"), "step", "must not exceed run.duration");
+  // The step actually used divides the duration exactly and never exceeds the one asked for.
+  const double ratio = s.run.duration / s.run.step;
+  if (ratio > 1e12) r.fail_at(*r.table().get("step"), "step", "gives more than 1e12 steps; use a larger step");
+  s.run.n_steps = static_cast<std::int64_t>(std::ceil(ratio * (1 - 1e-12)));
+  if (auto name = r.optional_string("integrator")) {
+    if (*name != "rk4")
+      r.fail_at(*r.table().get("integrator"), "integrator", "unknown integrator '" + *name + "' (available: rk4)");
+    s.run.integrator = *name;
+  }
+  r.reject_unknown_keys();
+}
+
+void read_body(TableReader& b, Scenario& s) {
+  s.body.mass = b.required_number("mass", "kg");
+  s.body.com_b = b.optional_vec3("center_of_mass").value_or(Vec3<double>::Zero());
+  s.body.inertia_c_b = read_inertia(b);
+  const BodyValidity v = check_mass_properties(s.body);
+  if (v != BodyValidity::valid) {
+    const char* key = v == BodyValidity::non_positive_mass ? "mass" : "inertia";
+    b.fail_at(*b.table().get(key), key, describe(v));
+  }
+  b.reject_unknown_keys();
+}
+
+void read_initial(TableReader& r, Scenario& s) {
+  s.initial.p_w = r.optional_vec3("position").value_or(Vec3<double>::Zero());
+  s.initial.v_w = r.optional_vec3("velocity").value_or(Vec3<double>::Zero());
+  s.initial.omega_b = r.optional_vec3("angular_velocity").value_or(Vec3<double>::Zero());
+  s.initial.q_wb = Quaternion<double>::identity();
+  if (const toml::node* n = r.find("attitude")) {
+    const auto q = r.numbers(*n, "attitude", 4);
+    const Quaternion<double> quat{q[0], q[1], q[2], q[3]};
+    // Accept decimal rounding in a hand-written quaternion, not a non-unit one.
+    if (std::abs(quat.norm() - 1.0) > 1e-6)
+      r.fail_at(*n, "attitude", "must be a unit quaternion (w, x, y, z); its norm is " + std::to_string(quat.norm()));
+    s.initial.q_wb = normalized(quat);
+  }
+  r.reject_unknown_keys();
+}
+
+double nominal_component(const Scenario& s, DispersedInput input, int i) {
+  switch (input) {
+    case DispersedInput::mass: return s.body.mass;
+    case DispersedInput::center_of_mass: return s.body.com_b(i);
+    case DispersedInput::principal_moments: return principal_frame(s.body.inertia_c_b).moments(i);
+    case DispersedInput::position: return s.initial.p_w(i);
+    case DispersedInput::attitude: return 0;  // a perturbation of the nominal attitude
+    case DispersedInput::velocity: return s.initial.v_w(i);
+    case DispersedInput::angular_velocity: return s.initial.omega_b(i);
+    case DispersedInput::gravity: return s.gravity_w(i);
+  }
+  return 0;
+}
+
+Dispersion read_dispersion(TableReader& d, const DispersedInputInfo& info, const Scenario& s) {
+  Dispersion out;
+  out.info = info;
+  const auto& b = d.table().source().begin;
+  out.where = {s.path, b.line, b.column};
+  const std::string kind = d.optional_string("distribution").value_or("");
+  if (kind == "normal") {
+    out.kind = DistributionKind::normal;
+    const auto sigma = d.optional_scalar_or_vec("sigma", info.dim);
+    if (!sigma) d.fail_here("sigma", "is required for a normal distribution (standard deviation)");
+    const auto mean = d.optional_scalar_or_vec("mean", info.dim);
+    for (int i = 0; i < info.dim; ++i) {
+      if ((*sigma)[i] < 0) d.fail_at(*d.table().get("sigma"), "sigma", "must be non-negative");
+      out.a[i] = mean ? (*mean)[i] : nominal_component(s, info.input, i);
+      out.b[i] = (*sigma)[i];
+    }
+  } else if (kind == "uniform") {
+    out.kind = DistributionKind::uniform;
+    const auto lo = d.optional_scalar_or_vec("min", info.dim);
+    const auto hi = d.optional_scalar_or_vec("max", info.dim);
+    const auto half = d.optional_scalar_or_vec("half_width", info.dim);
+    if (half && (lo || hi))
+      d.fail_at(*d.table().get("half_width"), "half_width", "cannot be combined with min and max");
+    if (!half && !(lo && hi))
+      d.fail_here("min", "a uniform distribution needs min and max, or half_width about the nominal value");
+    for (int i = 0; i < info.dim; ++i) {
+      if (half) {
+        if ((*half)[i] < 0) d.fail_at(*d.table().get("half_width"), "half_width", "must be non-negative");
+        const double c = nominal_component(s, info.input, i);
+        out.a[i] = c - (*half)[i];
+        out.b[i] = c + (*half)[i];
+      } else {
+        if ((*lo)[i] > (*hi)[i]) d.fail_at(*d.table().get("max"), "max", "must not be less than min");
+        out.a[i] = (*lo)[i];
+        out.b[i] = (*hi)[i];
+      }
+    }
+  } else if (kind.empty()) {
+    d.fail_here("distribution", "is required (normal or uniform)");
+  } else {
+    d.fail_at(*d.table().get("distribution"), "distribution",
+              "unknown distribution '" + kind + "' (available: normal, uniform)");
+  }
+  d.reject_unknown_keys();
+  return out;
+}
+
+// [dispersions] holds key paths of inputs (dotted keys nest as tables) whose leaves are
+// distribution tables, recognised by their `distribution` key.
+void read_dispersions(const toml::table& table, const std::string& prefix, Scenario& s) {
+  for (auto&& [key, node] : table) {
+    const std::string path = prefix.empty() ? std::string(key.str()) : prefix + "." + std::string(key.str());
+    const auto& b = key.source().begin;
+    const toml::table* t = node.as_table();
+    if (t == nullptr)
+      throw ScenarioError(s.path, b.line, b.column, "dispersions." + path,
+                          "must be a table such as { distribution = \"normal\", sigma = 0.1 }");
+    if (t->get("distribution") == nullptr) {
+      read_dispersions(*t, path, s);
+      continue;
+    }
+    const DispersedInputInfo* info = nullptr;
+    for (const auto& candidate : dispersible_inputs())
+      if (path == candidate.key_path) info = &candidate;
+    if (info == nullptr) {
+      std::string known;
+      for (const auto& candidate : dispersible_inputs()) known += std::string(known.empty() ? "" : ", ") + candidate.key_path;
+      throw ScenarioError(s.path, b.line, b.column, "dispersions." + path,
+                          "is not an input that can be dispersed (known: " + known + ")");
+    }
+    for (const auto& existing : s.dispersions)
+      if (existing.info.input == info->input)
+        throw ScenarioError(s.path, b.line, b.column, "dispersions." + path, "is dispersed twice");
+    TableReader reader(*t, "dispersions." + path, s.path);
+    s.dispersions.push_back(read_dispersion(reader, *info, s));
+  }
+}
+
+}  // namespace
+
+Scenario parse_scenario(const std::string& text, const std::string& path) {
+  Scenario s;
+  s.path = path;
+  s.text = text;
+  toml::table root;
+  try {
+    root = toml::parse(text, path);
+  } catch (const toml::parse_error& e) {
+    const auto& b = e.source().begin;
+    throw ScenarioError(path, b.line, b.column, "", "malformed TOML: " + std::string(e.description()));
+  }
+  TableReader top(root, "", s.path);
+  const auto required_table = [&](std::string_view key, const char* what) -> const toml::table& {
+    const toml::table* t = top.optional_table(key);
+    if (t == nullptr) throw ScenarioError(path, 0, 0, std::string(key), std::string("the table is required (") + what + ")");
+    return *t;
+  };
+
+  s.name = std::filesystem::path(path).stem().string();
+  if (const toml::table* t = top.optional_table("scenario")) {
+    TableReader r(*t, "scenario", s.path);
+    s.name = r.optional_string("name").value_or(s.name);
+    s.description = r.optional_string("description").value_or("");
+    r.reject_unknown_keys();
+  }
+  {
+    TableReader r(required_table("run", "samples, seed, duration, step"), "run", s.path);
+    read_run(r, s);
+  }
+  {
+    TableReader r(required_table("body", "mass, center_of_mass, inertia"), "body", s.path);
+    read_body(r, s);
+  }
+  if (const toml::table* t = top.optional_table("initial")) {
+    TableReader r(*t, "initial", s.path);
+    read_initial(r, s);
+  } else {
+    s.initial = {Vec3<double>::Zero(), Quaternion<double>::identity(), Vec3<double>::Zero(), Vec3<double>::Zero()};
+  }
+  if (const toml::table* t = top.optional_table("gravity")) {
+    TableReader r(*t, "gravity", s.path);
+    s.gravity_w = r.optional_vec3("acceleration").value_or(Vec3<double>::Zero());
+    r.reject_unknown_keys();
+  }
+  // Read after the nominal values: dispersions default to them.
+  if (const toml::table* t = top.optional_table("dispersions")) read_dispersions(*t, "", s);
+  top.reject_unknown_keys();
+  return s;
+}
+
+Scenario load_scenario(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ScenarioError(path, 0, 0, "", "cannot open the scenario file (does it exist and is it readable?)");
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw ScenarioError(path, 0, 0, "", "error while reading the scenario file");
+  return parse_scenario(text.str(), path);
+}
+
+}  // namespace rbmc

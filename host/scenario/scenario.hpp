@@ -1,0 +1,82 @@
+// A scenario as the host holds it after parsing and validation: SI units, double precision.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "rbmc/body/mass_properties.hpp"
+#include "rbmc/dynamics/state.hpp"
+
+namespace rbmc {
+
+// Where a value came from, for error messages raised after parsing.
+struct SourceLocation {
+  std::string file;
+  std::uint32_t line = 0, column = 0;
+};
+
+// The inputs a scenario may disperse, by key path. Each maps to one column group in the output.
+enum class DispersedInput {
+  mass,               // body.mass (kg)
+  center_of_mass,     // body.center_of_mass (m, body frame)
+  principal_moments,  // body.principal_moments (kg m², along the nominal principal axes)
+  position,           // initial.position (m, world)
+  attitude,           // initial.attitude: rotation vector applied in the body frame (rad)
+  velocity,           // initial.velocity (m/s, world)
+  angular_velocity,   // initial.angular_velocity (rad/s, body)
+  gravity,            // gravity.acceleration (m/s², world)
+};
+
+struct DispersedInputInfo {
+  DispersedInput input;
+  const char* key_path;
+  int dim;
+  const char* units;
+  bool is_body;  // a mass property: redrawn under the validity policy
+};
+
+// The table of every input that can be dispersed; the parser rejects any other key path.
+const std::vector<DispersedInputInfo>& dispersible_inputs();
+
+enum class DistributionKind { normal, uniform };
+
+// One dispersion, resolved against the nominal value: for normal, a = mean and b = sigma;
+// for uniform, a = lower and b = upper bound. Components beyond dim are unused.
+struct Dispersion {
+  DispersedInputInfo info;
+  DistributionKind kind;
+  std::array<double, 3> a{}, b{};
+  SourceLocation where;
+};
+
+struct RunSettings {
+  std::uint64_t n_samples = 1000;
+  std::uint64_t seed = 0;
+  double duration = 0;  // s
+  double step = 0;      // requested step (s); the step used is duration / n_steps
+  std::int64_t n_steps = 0;
+  std::string integrator = "rk4";
+};
+
+struct Scenario {
+  std::string path;  // as given by the user
+  std::string text;  // the file verbatim, stored in the results
+  std::string name, description;
+  RunSettings run;
+  MassProperties<double> body;
+  RigidBodyState<double> initial;
+  Vec3<double> gravity_w = Vec3<double>::Zero();
+  std::vector<Dispersion> dispersions;
+
+  double step_used() const { return run.duration / static_cast<double>(run.n_steps); }
+};
+
+// Reads, parses and validates a scenario file. Throws ScenarioError naming the file, line and key.
+Scenario load_scenario(const std::string& path);
+
+// The same from text already in memory; `path` names it in messages.
+Scenario parse_scenario(const std::string& text, const std::string& path);
+
+}  // namespace rbmc

@@ -1,0 +1,43 @@
+// Energies and momenta of one body: what conservation checks and diagnostics compare.
+#pragma once
+
+#include "rbmc/dynamics/newton_euler.hpp"
+
+namespace rbmc {
+
+template <class Scalar>
+RBMC_HD inline Vec3<Scalar> com_position_w(const FreeBodyModel<Scalar>& model, const RigidBodyState<Scalar>& x) {
+  return x.p_w + rotate(x.q_wb, model.com_b);  // 000 eq. 1.1
+}
+
+template <class Scalar>
+RBMC_HD inline Vec3<Scalar> com_velocity_w(const FreeBodyModel<Scalar>& model, const RigidBodyState<Scalar>& x) {
+  return x.v_w + rotate(x.q_wb, x.omega_b.cross(model.com_b));  // 000 eq. 1.4
+}
+
+// T = ½ m |v_C|² + ½ ωᵀ I ω (001, kinetic energy with O = C).
+template <class Scalar>
+RBMC_HD inline Scalar kinetic_energy(const FreeBodyModel<Scalar>& model, const RigidBodyState<Scalar>& x) {
+  const Vec3<Scalar> v_c = com_velocity_w(model, x);
+  return Scalar(0.5) * model.mass * v_c.squaredNorm() + Scalar(0.5) * x.omega_b.dot(model.inertia_c_b * x.omega_b);
+}
+
+template <class Scalar>
+RBMC_HD inline Scalar potential_energy(const FreeBodyModel<Scalar>& model, const RigidBodyState<Scalar>& x) {
+  return uniform_gravity_potential(model.mass, model.gravity_w, com_position_w(model, x));
+}
+
+// Angular momentum about the centre of mass, world frame: h_C = R I ω_b (001, h_• = I ω).
+template <class Scalar>
+RBMC_HD inline Vec3<Scalar> angular_momentum_c_w(const FreeBodyModel<Scalar>& model,
+                                                 const RigidBodyState<Scalar>& x) {
+  return rotate(x.q_wb, Vec3<Scalar>(model.inertia_c_b * x.omega_b));
+}
+
+// Linear momentum p = m v_C.
+template <class Scalar>
+RBMC_HD inline Vec3<Scalar> linear_momentum_w(const FreeBodyModel<Scalar>& model, const RigidBodyState<Scalar>& x) {
+  return model.mass * com_velocity_w(model, x);
+}
+
+}  // namespace rbmc

@@ -1,0 +1,38 @@
+// Host/device annotations and the scalar helpers every core header uses.
+//
+// The core is compiled twice: by the host C++ compiler for the CPU backend and the tests,
+// and by nvcc for the kernels. RBMC_HD marks a function for both; without nvcc it is empty.
+#pragma once
+
+#include <cstdint>
+
+#include <Eigen/Core>
+// Declared by Core but defined here: cross() (Geometry) and inverse() (LU, closed-form cofactors
+// for 3×3, device-safe). Without them nvcc fails at link time with an unresolved extern.
+#include <Eigen/Geometry>
+#include <Eigen/LU>
+
+#if defined(__CUDACC__)
+#define RBMC_HD __host__ __device__
+#else
+#define RBMC_HD
+#endif
+
+namespace rbmc {
+
+template <class Scalar>
+using Vec3 = Eigen::Matrix<Scalar, 3, 1>;
+template <class Scalar>
+using Mat3 = Eigen::Matrix<Scalar, 3, 3>;
+
+// Device-safe scalar functions: Eigen's numext dispatches to the CUDA math library under nvcc.
+template <class Scalar>
+RBMC_HD inline Scalar sqrt_hd(Scalar x) {
+  return Eigen::numext::sqrt(x);
+}
+template <class Scalar>
+RBMC_HD inline bool isfinite_hd(Scalar x) {
+  return (Eigen::numext::isfinite)(x);
+}
+
+}  // namespace rbmc

@@ -1,0 +1,112 @@
+// Structure-of-arrays layout of a batch of samples, shared by the CPU backend and the kernels.
+//
+// A batch of capacity n stores column c of every sample contiguously at data[c * n + i], so
+// consecutive threads read consecutive addresses. The host fills input columns in double; a
+// backend running in float converts with load_sample_inputs<float>, the same rounding on CPU and GPU.
+#pragma once
+
+#include <cstddef>
+
+#include "rbmc/sample/sample_inputs.hpp"
+
+namespace rbmc {
+
+namespace input_column {
+enum : int {
+  mass = 0,
+  com_b = 1,        // 3 columns: x, y, z
+  inertia_c_b = 4,  // 6 columns: xx, yy, zz, xy, xz, yz
+  p_w = 10,         // 3
+  q_wb = 13,        // 4: w, x, y, z
+  v_w = 17,         // 3
+  omega_b = 20,     // 3
+  gravity_w = 23,   // 3
+  count = 26
+};
+}  // namespace input_column
+
+namespace output_column {
+enum : int {
+  p_w = 0,      // 3
+  q_wb = 3,     // 4
+  v_w = 7,      // 3
+  omega_b = 10, // 3
+  time = 13,
+  count = 14
+};
+}  // namespace output_column
+
+template <class Scalar, class Stored>
+RBMC_HD inline Vec3<Scalar> load_vec3(const Stored* data, std::size_t n, int column, std::size_t i) {
+  return Vec3<Scalar>(Scalar(data[column * n + i]), Scalar(data[(column + 1) * n + i]),
+                      Scalar(data[(column + 2) * n + i]));
+}
+
+template <class Scalar, class Stored>
+RBMC_HD inline void store_vec3(Stored* data, std::size_t n, int column, std::size_t i, const Vec3<Scalar>& v) {
+  data[column * n + i] = Stored(v.x());
+  data[(column + 1) * n + i] = Stored(v.y());
+  data[(column + 2) * n + i] = Stored(v.z());
+}
+
+template <class Scalar, class Stored>
+RBMC_HD inline SampleInputs<Scalar> load_sample_inputs(const Stored* data, std::size_t n, std::size_t i) {
+  namespace c = input_column;
+  const auto at = [&](int column) { return Scalar(data[column * n + i]); };
+  SampleInputs<Scalar> in;
+  in.body.mass = at(c::mass);
+  in.body.com_b = load_vec3<Scalar>(data, n, c::com_b, i);
+  const Scalar xx = at(c::inertia_c_b), yy = at(c::inertia_c_b + 1), zz = at(c::inertia_c_b + 2);
+  const Scalar xy = at(c::inertia_c_b + 3), xz = at(c::inertia_c_b + 4), yz = at(c::inertia_c_b + 5);
+  in.body.inertia_c_b << xx, xy, xz, xy, yy, yz, xz, yz, zz;
+  in.initial.p_w = load_vec3<Scalar>(data, n, c::p_w, i);
+  in.initial.q_wb = {at(c::q_wb), at(c::q_wb + 1), at(c::q_wb + 2), at(c::q_wb + 3)};
+  in.initial.v_w = load_vec3<Scalar>(data, n, c::v_w, i);
+  in.initial.omega_b = load_vec3<Scalar>(data, n, c::omega_b, i);
+  in.gravity_w = load_vec3<Scalar>(data, n, c::gravity_w, i);
+  return in;
+}
+
+template <class Scalar, class Stored>
+RBMC_HD inline void store_sample_inputs(Stored* data, std::size_t n, std::size_t i, const SampleInputs<Scalar>& in) {
+  namespace c = input_column;
+  data[c::mass * n + i] = Stored(in.body.mass);
+  store_vec3(data, n, c::com_b, i, in.body.com_b);
+  const Mat3<Scalar>& I = in.body.inertia_c_b;
+  const Scalar six[6] = {I(0, 0), I(1, 1), I(2, 2), I(0, 1), I(0, 2), I(1, 2)};
+  for (int k = 0; k < 6; ++k) data[(c::inertia_c_b + k) * n + i] = Stored(six[k]);
+  store_vec3(data, n, c::p_w, i, in.initial.p_w);
+  const Quaternion<Scalar>& q = in.initial.q_wb;
+  data[c::q_wb * n + i] = Stored(q.w);
+  data[(c::q_wb + 1) * n + i] = Stored(q.x);
+  data[(c::q_wb + 2) * n + i] = Stored(q.y);
+  data[(c::q_wb + 3) * n + i] = Stored(q.z);
+  store_vec3(data, n, c::v_w, i, in.initial.v_w);
+  store_vec3(data, n, c::omega_b, i, in.initial.omega_b);
+  store_vec3(data, n, c::gravity_w, i, in.gravity_w);
+}
+
+template <class Scalar, class Stored>
+RBMC_HD inline void store_sample_result(Stored* data, std::size_t n, std::size_t i, const SampleResult<Scalar>& r) {
+  namespace c = output_column;
+  store_vec3(data, n, c::p_w, i, r.final_state.p_w);
+  const Quaternion<Scalar>& q = r.final_state.q_wb;
+  data[c::q_wb * n + i] = Stored(q.w);
+  data[(c::q_wb + 1) * n + i] = Stored(q.x);
+  data[(c::q_wb + 2) * n + i] = Stored(q.y);
+  data[(c::q_wb + 3) * n + i] = Stored(q.z);
+  store_vec3(data, n, c::v_w, i, r.final_state.v_w);
+  store_vec3(data, n, c::omega_b, i, r.final_state.omega_b);
+  data[c::time * n + i] = Stored(r.time);
+}
+
+// Loads sample i, integrates it and stores its result: the whole per-sample path of a batch.
+template <class Scalar, class StoredIn, class StoredOut>
+RBMC_HD inline void run_sample_in_batch(const StoredIn* inputs, StoredOut* outputs, std::uint8_t* status,
+                                        std::size_t n, std::size_t i, const FixedStepSettings<Scalar>& how) {
+  const SampleResult<Scalar> r = run_sample(load_sample_inputs<Scalar>(inputs, n, i), how);
+  store_sample_result(outputs, n, i, r);
+  status[i] = static_cast<std::uint8_t>(r.status);
+}
+
+}  // namespace rbmc

@@ -1,0 +1,26 @@
+// Per-sample outcome codes, written to /samples/status (uint8). Device code never aborts: it
+// records one of these and the other samples go on. Documented in docs/output-format.md.
+#pragma once
+
+#include <cstdint>
+
+namespace rbmc {
+
+enum class SampleStatus : std::uint8_t {
+  ok = 0,                // integrated to the end time
+  non_finite_state = 1,  // a NaN or infinity appeared; the sample stopped at the last finite time
+  invalid_body = 2,      // its dispersed mass properties were not physical; not integrated
+};
+
+inline constexpr int kSampleStatusCount = 3;
+
+inline const char* status_name(SampleStatus s) {
+  switch (s) {
+    case SampleStatus::ok: return "ok";
+    case SampleStatus::non_finite_state: return "non_finite_state";
+    case SampleStatus::invalid_body: return "invalid_body";
+  }
+  return "unknown";
+}
+
+}  // namespace rbmc

@@ -1,0 +1,38 @@
+// The batch kernel: thread i integrates sample i with the core's per-sample function. Nothing
+// else happens here; the physics lives in include/rbmc.
+#include "kernels/run_batch.cuh"
+#include "rbmc/sample/run_sample.hpp"
+#include "rbmc/sample/sample_layout.hpp"
+
+namespace rbmc::kernels {
+
+namespace {
+
+constexpr unsigned kBlockSize = 128;
+
+template <class Scalar>
+__global__ void run_batch_kernel(const Scalar* __restrict__ inputs, Scalar* __restrict__ outputs,
+                                 std::uint8_t* __restrict__ status, std::size_t n, FixedStepSettings<Scalar> how) {
+  const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  run_sample_in_batch<Scalar>(inputs, outputs, status, n, i, how);
+}
+
+}  // namespace
+
+template <class Scalar>
+cudaError_t launch_run_batch(const Scalar* inputs, Scalar* outputs, std::uint8_t* status, std::size_t n,
+                             Scalar step, std::int64_t n_steps, cudaStream_t stream) {
+  if (n == 0) return cudaSuccess;
+  const auto blocks = static_cast<unsigned>((n + kBlockSize - 1) / kBlockSize);
+  run_batch_kernel<Scalar><<<blocks, kBlockSize, 0, stream>>>(inputs, outputs, status, n,
+                                                              FixedStepSettings<Scalar>{step, n_steps});
+  return cudaGetLastError();
+}
+
+template cudaError_t launch_run_batch<float>(const float*, float*, std::uint8_t*, std::size_t, float, std::int64_t,
+                                             cudaStream_t);
+template cudaError_t launch_run_batch<double>(const double*, double*, std::uint8_t*, std::size_t, double,
+                                              std::int64_t, cudaStream_t);
+
+}  // namespace rbmc::kernels

@@ -1,0 +1,17 @@
+// Launch helper for the batch kernel: plain device pointers in, a CUDA error code out.
+// Layout of the buffers: rbmc/sample/sample_layout.hpp (structure of arrays, stride n).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include <cuda_runtime_api.h>
+
+namespace rbmc::kernels {
+
+// Integrates samples [0, n) on `stream`, one thread each. Returns the launch's error code.
+template <class Scalar>
+cudaError_t launch_run_batch(const Scalar* inputs, Scalar* outputs, std::uint8_t* status, std::size_t n,
+                             Scalar step, std::int64_t n_steps, cudaStream_t stream);
+
+}  // namespace rbmc::kernels
