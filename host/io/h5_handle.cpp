@@ -16,10 +16,23 @@ std::string last_error_message() {
       },
       &entries);
   if (entries.empty()) return "unknown HDF5 error";
+  // The file driver's entry spells out the system error among many fields; keep just that.
+  for (std::string& e : entries) {
+    const std::string tag = "error message = '";
+    const auto at = e.find(tag);
+    if (at != std::string::npos) e = e.substr(at + tag.size(), e.find('\'', at + tag.size()) - at - tag.size());
+  }
   if (entries.size() == 1 || entries.front() == entries.back()) return entries.front();
   return entries.back() + " (" + entries.front() + ")";
 }
 
-void silence_error_printing() { (void)H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); }
+void initialize() {
+  static const bool done = [] {
+    (void)H5dont_atexit();  // fails harmlessly if the library is already initialised
+    (void)H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+    return true;
+  }();
+  (void)done;
+}
 
 }  // namespace rbmc::h5

@@ -14,8 +14,10 @@ namespace rbmc::h5 {
 // ("No space left on device", "unable to open file", ...).
 std::string last_error_message();
 
-// HDF5 prints its error stack to stderr unless told not to; rbmc reports errors itself.
-void silence_error_printing();
+// Called before any other HDF5 call. HDF5 prints its error stack to stderr unless told not to;
+// rbmc reports errors itself. HDF5's at-exit teardown is turned off: it would close a file whose
+// close already failed (a full disk) a second time and crash; rbmc closes what it opens itself.
+void initialize();
 
 inline hid_t check(hid_t id, const std::string& what) {
   if (id < 0) throw Hdf5Error(what + ": " + last_error_message());
@@ -45,6 +47,8 @@ class Handle {
   ~Handle() { reset(); }
 
   hid_t get() const { return id_; }
+  // Gives up ownership without closing.
+  hid_t release() { return std::exchange(id_, H5I_INVALID_HID); }
   // Closes now and reports failure (a close can flush data); the destructor closes quietly.
   void close(const std::string& what) {
     if (id_ < 0) return;

@@ -3,7 +3,7 @@
 namespace rbmc {
 
 ResultsReader::ResultsReader(const std::string& path) : path_(path) {
-  h5::silence_error_printing();
+  h5::initialize();
   file_ = h5::Handle(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose, "opening " + path);
 }
 

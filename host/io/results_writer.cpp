@@ -68,7 +68,7 @@ ResultsWriter::ResultsWriter(std::string path, bool overwrite, const ResultsMeta
   if (!parent.empty() && !fs::is_directory(parent))
     throw UsageError("output directory " + parent.string() + " does not exist");
   temporary_path_ = path_ + ".partial-" + std::to_string(::getpid());
-  h5::silence_error_printing();
+  h5::initialize();
   file_ = h5::Handle(H5Fcreate(temporary_path_.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose,
                      "creating " + temporary_path_);
 
@@ -119,7 +119,11 @@ ResultsWriter::ResultsWriter(std::string path, bool overwrite, const ResultsMeta
 ResultsWriter::~ResultsWriter() {
   if (finished_) return;
   datasets_.clear();
-  file_ = h5::Handle();  // closes quietly
+  // One quiet close. When it fails (its flush hits the same full disk), HDF5 1.10 leaves the ID
+  // half-closed and a second close crashes, so the ID is abandoned; h5::initialize() turned off
+  // HDF5's at-exit teardown, which would otherwise close it again and crash.
+  const hid_t id = file_.release();
+  if (id >= 0) (void)H5Fclose(id);
   std::error_code ignored;
   std::filesystem::remove(temporary_path_, ignored);
 }

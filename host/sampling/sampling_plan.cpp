@@ -5,7 +5,7 @@
 
 namespace rbmc {
 
-SamplingPlan::SamplingPlan(const Scenario& scenario) : scenario_(scenario) {
+SamplingPlan::SamplingPlan(Scenario scenario) : scenario_(std::move(scenario)) {
   for (const Dispersion& d : scenario_.dispersions) {
     n_parameter_values_ += d.info.dim;
     stream_ids_.push_back(stream_id(d.info.key_path));

@@ -17,7 +17,7 @@ class SamplingPlan {
   // the sample keeps its last draw and run_sample flags it invalid_body.
   static constexpr int kMaxBodyAttempts = 64;
 
-  explicit SamplingPlan(const Scenario& scenario);
+  explicit SamplingPlan(Scenario scenario);
 
   const Scenario& scenario() const { return scenario_; }
   const std::vector<Dispersion>& dispersions() const { return scenario_.dispersions; }
@@ -35,7 +35,7 @@ class SamplingPlan {
  private:
   double draw(const Dispersion& d, std::uint64_t k, int component, int attempt) const;
 
-  const Scenario& scenario_;
+  Scenario scenario_;  // a copy: a plan outlives the scenario it was made from
   int n_parameter_values_ = 0;
   std::vector<std::uint32_t> stream_ids_;
   Mat3<double> principal_axes_;

@@ -25,6 +25,15 @@ using Vec3 = Eigen::Matrix<Scalar, 3, 1>;
 template <class Scalar>
 using Mat3 = Eigen::Matrix<Scalar, 3, 3>;
 
+// A parameter of this type does not take part in template argument deduction, so Eigen
+// expressions (Vec3<S>::Zero(), a + b) can be passed where the scalar comes from another argument.
+template <class T>
+struct TypeIdentity {
+  using type = T;
+};
+template <class T>
+using NonDeduced = typename TypeIdentity<T>::type;
+
 // Device-safe scalar functions: Eigen's numext dispatches to the CUDA math library under nvcc.
 template <class Scalar>
 RBMC_HD inline Scalar sqrt_hd(Scalar x) {

@@ -20,7 +20,7 @@ struct FreeBodyModel {
 
 template <class Scalar>
 RBMC_HD inline FreeBodyModel<Scalar> make_free_body_model(const MassProperties<Scalar>& body,
-                                                          const Vec3<Scalar>& gravity_w) {
+                                                          const NonDeduced<Vec3<Scalar>>& gravity_w) {
   return {body.mass, body.com_b, body.inertia_c_b, body.inertia_c_b.inverse(), gravity_w};
 }
 

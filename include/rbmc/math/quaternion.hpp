@@ -37,7 +37,7 @@ RBMC_HD inline Quaternion<Scalar> normalized(const Quaternion<Scalar>& q) {
 
 // R(q) v without forming the matrix: v + 2 w (u × v) + 2 u × (u × v), u = vec(q).
 template <class Scalar>
-RBMC_HD inline Vec3<Scalar> rotate(const Quaternion<Scalar>& q, const Vec3<Scalar>& v) {
+RBMC_HD inline Vec3<Scalar> rotate(const Quaternion<Scalar>& q, const NonDeduced<Vec3<Scalar>>& v) {
   const Vec3<Scalar> u = q.vec();
   const Vec3<Scalar> t = Scalar(2) * u.cross(v);
   return v + q.w * t + u.cross(t);
@@ -45,7 +45,7 @@ RBMC_HD inline Vec3<Scalar> rotate(const Quaternion<Scalar>& q, const Vec3<Scala
 
 // R(q)ᵀ v: world components into body components.
 template <class Scalar>
-RBMC_HD inline Vec3<Scalar> rotate_inverse(const Quaternion<Scalar>& q, const Vec3<Scalar>& v) {
+RBMC_HD inline Vec3<Scalar> rotate_inverse(const Quaternion<Scalar>& q, const NonDeduced<Vec3<Scalar>>& v) {
   return rotate(q.conjugate(), v);
 }
 
@@ -81,7 +81,8 @@ RBMC_HD inline Quaternion<Scalar> quaternion_from_rotation_vector(const Vec3<Sca
 // Quaternion kinematics with body-frame angular velocity: q̇_wb = ½ q_wb ⊗ (0, ω_b).
 // The quaternion form of Poisson's equation Ċ = C ω^× (001; 000 eq. 1.3 written in the body frame).
 template <class Scalar>
-RBMC_HD inline Quaternion<Scalar> quaternion_rate(const Quaternion<Scalar>& q_wb, const Vec3<Scalar>& omega_b) {
+RBMC_HD inline Quaternion<Scalar> quaternion_rate(const Quaternion<Scalar>& q_wb,
+                                                 const NonDeduced<Vec3<Scalar>>& omega_b) {
   const Quaternion<Scalar> pure{Scalar(0), omega_b.x(), omega_b.y(), omega_b.z()};
   const Quaternion<Scalar> d = q_wb * pure;
   return {Scalar(0.5) * d.w, Scalar(0.5) * d.x, Scalar(0.5) * d.y, Scalar(0.5) * d.z};

@@ -1,0 +1,175 @@
+// rbmc as a user runs it: exit codes, messages, and what is (not) left on disk.
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "../host/test_scenarios.hpp"
+#include "host/io/results_reader.hpp"
+
+namespace rbmc {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Outcome {
+  int code;
+  std::string out, err;
+};
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// Runs a bash script in dir (from a file, so that no outer shell expands it); RBMC names the program.
+int run_script(const test::TempDir& dir, const std::string& body) {
+  const std::string script = dir.path().string() + ".sh";
+  std::ofstream(script) << "cd '" << dir.path().string() << "' || exit 99\nRBMC='" RBMC_EXE "'\n" << body << "\n";
+  const int status = std::system(("bash '" + script + "'").c_str());
+  fs::remove(script);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+// Runs `prefix rbmc args` in dir; prefix may set limits or traps.
+Outcome rbmc(const test::TempDir& dir, const std::string& args, const std::string& prefix = "") {
+  const int code = run_script(dir, prefix + " exec \"$RBMC\" " + args + " >stdout.txt 2>stderr.txt");
+  return {code, slurp(dir.file("stdout.txt")), slurp(dir.file("stderr.txt"))};
+}
+
+bool only_logs_in(const test::TempDir& dir, const std::vector<std::string>& allowed) {
+  for (const auto& e : fs::directory_iterator(dir.path())) {
+    const std::string name = e.path().filename().string();
+    if (name != "stdout.txt" && name != "stderr.txt" && std::find(allowed.begin(), allowed.end(), name) == allowed.end())
+      return false;
+  }
+  return true;
+}
+
+TEST(Cli, RunWritesTheFileAndPrintsASummary) {
+  test::TempDir dir;
+  dir.write("box.toml", test::valid_scenario_text(100));
+  const Outcome r = rbmc(dir, "run box.toml -o out.h5 --backend cpu --threads 2");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("wrote        out.h5"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("body-steps/s"), std::string::npos);
+  EXPECT_NE(r.out.find("backend      cpu"), std::string::npos);
+  const ResultsReader f(dir.file("out.h5"));
+  EXPECT_EQ(f.number_attribute("", "n_samples"), 100);
+}
+
+TEST(Cli, FlagsOverrideTheScenario) {
+  test::TempDir dir;
+  dir.write("box.toml", test::valid_scenario_text(100));
+  const Outcome r = rbmc(dir, "run box.toml -o out.h5 --samples 7 --seed 3 --precision float --backend cpu");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const ResultsReader f(dir.file("out.h5"));
+  EXPECT_EQ(f.number_attribute("", "n_samples"), 7);
+  EXPECT_EQ(f.number_attribute("", "seed"), 3);
+  EXPECT_EQ(f.string_attribute("", "precision"), "float");
+}
+
+TEST(Cli, DefaultOutputIsNamedAfterTheScenario) {
+  test::TempDir dir;
+  dir.write("box.toml", test::valid_scenario_text(10));
+  ASSERT_EQ(rbmc(dir, "run box.toml --backend cpu").code, 0);
+  EXPECT_TRUE(fs::exists(dir.file("test_box.h5")));  // [scenario] name
+}
+
+TEST(Cli, BadScenarioExitsTwoNamingFileLineAndKey) {
+  test::TempDir dir;
+  std::string text = test::valid_scenario_text(10);
+  text.replace(text.find("mass = 2.0"), 10, "mass = 2.0\nmas = 3.0");
+  dir.write("bad.toml", text);
+  const Outcome r = rbmc(dir, "run bad.toml -o out.h5");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("bad.toml:13:1: key 'body.mas': unknown key"), std::string::npos) << r.err;
+  EXPECT_TRUE(only_logs_in(dir, {"bad.toml"}));
+}
+
+TEST(Cli, MissingScenarioFileExitsTwo) {
+  test::TempDir dir;
+  const Outcome r = rbmc(dir, "run nowhere.toml -o out.h5");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("nowhere.toml"), std::string::npos) << r.err;
+  EXPECT_TRUE(only_logs_in(dir, {}));
+}
+
+TEST(Cli, UnknownFlagOrBadValueExitsTwo) {
+  test::TempDir dir;
+  dir.write("box.toml", test::valid_scenario_text(10));
+  EXPECT_EQ(rbmc(dir, "run box.toml --bogus").code, 2);
+  EXPECT_EQ(rbmc(dir, "run box.toml --backend gpu").code, 2);
+  EXPECT_EQ(rbmc(dir, "run box.toml --precision half").code, 2);
+  EXPECT_EQ(rbmc(dir, "run box.toml --samples 0").code, 2);
+  EXPECT_TRUE(only_logs_in(dir, {"box.toml"}));
+}
+
+TEST(Cli, ExistingOutputIsKeptWithoutOverwrite) {
+  test::TempDir dir;
+  dir.write("box.toml", test::valid_scenario_text(10));
+  dir.write("out.h5", "precious");
+  const Outcome r = rbmc(dir, "run box.toml -o out.h5 --backend cpu");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--overwrite"), std::string::npos) << r.err;
+  EXPECT_EQ(slurp(dir.file("out.h5")), "precious");
+  EXPECT_EQ(rbmc(dir, "run box.toml -o out.h5 --backend cpu --overwrite").code, 0);
+  EXPECT_NO_THROW(ResultsReader(dir.file("out.h5")));
+}
+
+TEST(Cli, CudaBackendWithoutDeviceFailsClearly) {
+  test::TempDir dir;
+  dir.write("box.toml", test::valid_scenario_text(10));
+  const Outcome r = rbmc(dir, "run box.toml -o out.h5 --backend cuda");
+  if (r.code == 0) GTEST_SKIP() << "a CUDA device is present";
+#if defined(RBMC_HAVE_CUDA)
+  EXPECT_EQ(r.code, 4) << r.err;
+  EXPECT_NE(r.err.find("no CUDA device"), std::string::npos) << r.err;
+#else
+  EXPECT_EQ(r.code, 3) << r.err;
+  EXPECT_NE(r.err.find("built without CUDA"), std::string::npos) << r.err;
+#endif
+  EXPECT_TRUE(only_logs_in(dir, {"box.toml"}));
+}
+
+// A full disk, simulated by a file-size limit (SIGXFSZ ignored, so writes fail with EFBIG):
+// exit code 5, a message, and neither the results file nor its temporary left behind.
+TEST(Cli, FullDiskLeavesNoFile) {
+  test::TempDir dir;
+  dir.write("box.toml", test::valid_scenario_text(50000, 0.01, 0.01));
+  const Outcome r = rbmc(dir, "run box.toml -o out.h5 --backend cpu", "trap '' XFSZ; ulimit -f 256;");
+  EXPECT_EQ(r.code, 5) << r.err;
+  EXPECT_NE(r.err.find("rbmc: error:"), std::string::npos);
+  EXPECT_TRUE(only_logs_in(dir, {"box.toml"}));
+}
+
+// SIGINT during a run: exit code 130, and no file that looks complete (none at all).
+TEST(Cli, InterruptLeavesNoFile) {
+  test::TempDir dir;
+  dir.write("box.toml", test::valid_scenario_text(2000000, 10.0, 0.01));
+  ASSERT_EQ(run_script(dir, "\"$RBMC\" run box.toml -o out.h5 --backend cpu --threads 1 --batch-size 256 "
+                            "2>stderr.txt & pid=$!; sleep 1; kill -INT $pid; wait $pid; echo $? > code.txt"),
+            0);
+  EXPECT_EQ(slurp(dir.file("code.txt")), "130\n") << slurp(dir.file("stderr.txt"));
+  EXPECT_NE(slurp(dir.file("stderr.txt")).find("interrupted"), std::string::npos);
+  EXPECT_TRUE(only_logs_in(dir, {"box.toml", "code.txt"}));
+}
+
+TEST(Cli, VersionAndHelp) {
+  test::TempDir dir;
+  const Outcome v = rbmc(dir, "--version");
+  EXPECT_EQ(v.code, 0);
+  EXPECT_FALSE(v.out.empty());
+  const Outcome h = rbmc(dir, "run --help");
+  EXPECT_EQ(h.code, 0);
+  EXPECT_NE(h.out.find("--precision"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace rbmc

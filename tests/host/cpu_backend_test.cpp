@@ -1,0 +1,81 @@
+#include <gtest/gtest.h>
+
+#include "host/backend/backend.hpp"
+#include "host/io/results_reader.hpp"
+#include "host/run/run_driver.hpp"
+#include "rbmc/dynamics/invariants.hpp"
+#include "test_scenarios.hpp"
+
+namespace rbmc {
+namespace {
+
+// A torque-free body (no gravity) integrated by the CPU backend conserves kinetic energy and
+// angular momentum about its centre of mass within RK4's error: at most T |ω| (|ω| h)⁴ / 120
+// relative (n steps of the local error of a rotation at rate |ω|), plus rounding.
+struct States {
+  std::vector<double> p, q, v, w;  // (N, 3), (N, 4), (N, 3), (N, 3)
+  RigidBodyState<double> at(std::size_t k) const {
+    return {Vec3<double>(p[3 * k], p[3 * k + 1], p[3 * k + 2]),
+            {q[4 * k], q[4 * k + 1], q[4 * k + 2], q[4 * k + 3]},
+            Vec3<double>(v[3 * k], v[3 * k + 1], v[3 * k + 2]),
+            Vec3<double>(w[3 * k], w[3 * k + 1], w[3 * k + 2])};
+  }
+};
+
+States read_states(const ResultsReader& r, const std::string& stage) {
+  const std::string g = "samples/" + stage + "/";
+  return {r.doubles(g + "position").data, r.doubles(g + "orientation").data, r.doubles(g + "velocity").data,
+          r.doubles(g + "angular_velocity").data};
+}
+
+class CpuBackendConservation : public ::testing::TestWithParam<Precision> {};
+
+TEST_P(CpuBackendConservation, TorqueFreeBodyConservesEnergyAndMomentum) {
+  const Precision precision = GetParam();
+  test::TempDir dir;
+  std::string text = test::valid_scenario_text(200, 5.0, 0.005);
+  text.replace(text.find("[0.0, 0.0, -9.81]"), 17, "[0.0, 0.0, 0.0]");
+  const Scenario s = parse_scenario(text, "free.toml");
+  RunOptions o;
+  o.output = dir.file("free.h5");
+  o.backend = BackendChoice::cpu;
+  o.precision = precision;
+  o.progress = false;
+  run_scenario(s, o);
+
+  const ResultsReader r(o.output);
+  const auto mass = r.doubles("samples/body/mass").data, com = r.doubles("samples/body/center_of_mass").data,
+             inertia = r.doubles("samples/body/inertia").data;
+  const States initial = read_states(r, "initial"), final = read_states(r, "final");
+  const double eps = precision == Precision::float32 ? 1.2e-7 : 2.2e-16;
+  const double n_steps = double(s.run.n_steps), h = s.step_used(), duration = s.run.duration;
+  for (std::size_t k = 0; k < 200; k += 13) {
+    MassProperties<double> body{mass[k], Vec3<double>(com[3 * k], com[3 * k + 1], com[3 * k + 2]),
+                                Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>>(&inertia[9 * k])};
+    const FreeBodyModel<double> model = make_free_body_model<double>(body, Vec3<double>::Zero());
+    const RigidBodyState<double> x0 = initial.at(k), x1 = final.at(k);
+    const double w = x0.omega_b.norm();
+    const double tolerance = duration * w * std::pow(w * h, 4) / 120 + 8 * n_steps * eps;
+    const double e0 = kinetic_energy(model, x0);
+    EXPECT_NEAR(kinetic_energy(model, x1) / e0, 1.0, tolerance) << "sample " << k;
+    const Vec3<double> l0 = angular_momentum_c_w(model, x0), l1 = angular_momentum_c_w(model, x1);
+    EXPECT_LE((l1 - l0).norm() / l0.norm(), tolerance) << "sample " << k;
+    // Linear momentum m v_C: v_C = v_O + R (ω × r_C), so the attitude's truncation error enters
+    // scaled by m |ω| |r_C|.
+    const double p_scale = model.mass * (w * model.com_b.norm() + x0.v_w.norm());
+    EXPECT_LE((linear_momentum_w(model, x1) - linear_momentum_w(model, x0)).norm(), tolerance * p_scale);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Precisions, CpuBackendConservation, ::testing::Values(Precision::float64, Precision::float32),
+                         [](const auto& info) { return std::string(precision_name(info.param)); });
+
+TEST(CpuBackend, DescribesItself) {
+  const auto b = make_cpu_backend(Precision::float64, 3);
+  EXPECT_EQ(b->name(), "cpu");
+  EXPECT_NE(b->device().find("3 threads"), std::string::npos);
+  EXPECT_GT(b->max_batch_size(), 0u);
+}
+
+}  // namespace
+}  // namespace rbmc

@@ -1,0 +1,70 @@
+// The CUDA backend against the CPU backend, sample by sample. Skipped (not passed) where no
+// CUDA device is present, including CPU-only builds.
+#include <gtest/gtest.h>
+
+#include "host/backend/backend.hpp"
+#include "host/errors.hpp"
+#include "host/io/results_reader.hpp"
+#include "host/run/run_driver.hpp"
+#include "test_scenarios.hpp"
+
+namespace rbmc {
+namespace {
+
+class GpuTest : public ::testing::TestWithParam<Precision> {
+ protected:
+  void SetUp() override {
+    if (!cuda_device_available()) GTEST_SKIP() << "no CUDA device (or a build without CUDA)";
+  }
+};
+
+// Both backends run the same per-sample function on the same inputs (the same double-to-float
+// rounding); they differ only where nvcc contracts a·b + c into a fused multiply-add. Each such
+// difference is one rounding (eps) per operation, about 100 operations a step, growing at most
+// linearly over n steps of this short, non-chaotic run: tolerance n · 100 · eps, relative.
+TEST_P(GpuTest, CudaMatchesCpuSampleBySample) {
+  const Precision precision = GetParam();
+  test::TempDir dir;
+  const Scenario s = parse_scenario(test::valid_scenario_text(5000, 0.5, 0.01), "box.toml");
+  RunOptions o;
+  o.progress = false;
+  o.precision = precision;
+  o.backend = BackendChoice::cpu;
+  o.output = dir.file("cpu.h5");
+  run_scenario(s, o);
+  o.backend = BackendChoice::cuda;
+  o.output = dir.file("cuda.h5");
+  o.batch_size = 1000;  // several batches
+  run_scenario(s, o);
+  const ResultsReader cpu(dir.file("cpu.h5")), gpu(dir.file("cuda.h5"));
+  EXPECT_EQ(gpu.string_attribute("", "backend"), "cuda");
+  EXPECT_EQ(cpu.uint8s("samples/status").data, gpu.uint8s("samples/status").data);
+  const double eps = precision == Precision::float32 ? 1.2e-7 : 2.2e-16;
+  const double tolerance = double(s.run.n_steps) * 100 * eps;
+  for (const char* d : {"samples/final/position", "samples/final/orientation", "samples/final/velocity",
+                        "samples/final/angular_velocity"}) {
+    const auto a = cpu.doubles(d).data, b = gpu.doubles(d).data;
+    ASSERT_EQ(a.size(), b.size());
+    for (std::size_t i = 0; i < a.size(); ++i)
+      ASSERT_NEAR(a[i], b[i], tolerance * (1 + std::abs(a[i]))) << d << " element " << i;
+  }
+  // Inputs are sampled on the host: identical.
+  EXPECT_EQ(cpu.doubles("samples/initial/orientation").data, gpu.doubles("samples/initial/orientation").data);
+}
+
+INSTANTIATE_TEST_SUITE_P(Precisions, GpuTest, ::testing::Values(Precision::float64, Precision::float32),
+                         [](const auto& info) { return std::string(precision_name(info.param)); });
+
+// Without a device, asking for CUDA is a clear error, not a silent CPU run.
+TEST(CudaBackend, AbsentDeviceIsAClearError) {
+  if (cuda_device_available()) GTEST_SKIP() << "a CUDA device is present";
+#if defined(RBMC_HAVE_CUDA)
+  EXPECT_THROW(make_cuda_backend(Precision::float64), CudaError);
+#else
+  EXPECT_THROW(make_cuda_backend(Precision::float64), NotBuiltWithCuda);
+#endif
+  EXPECT_EQ(make_backend(BackendChoice::automatic, Precision::float64, 1)->name(), "cpu");
+}
+
+}  // namespace
+}  // namespace rbmc

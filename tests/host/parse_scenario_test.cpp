@@ -1,0 +1,158 @@
+#include "host/scenario/scenario.hpp"
+
+#include <gtest/gtest.h>
+
+#include "host/errors.hpp"
+#include "test_scenarios.hpp"
+
+namespace rbmc {
+namespace {
+
+TEST(ParseScenario, ValidScenarioResolvesEveryValue) {
+  const Scenario s = parse_scenario(test::valid_scenario_text(64, 0.5, 0.01), "box.toml");
+  EXPECT_EQ(s.name, "test_box");
+  EXPECT_EQ(s.run.n_samples, 64u);
+  EXPECT_EQ(s.run.seed, 2024u);
+  EXPECT_EQ(s.run.n_steps, 50);
+  EXPECT_DOUBLE_EQ(s.step_used(), 0.01);
+  EXPECT_EQ(s.body.mass, 2.0);
+  EXPECT_EQ(s.body.com_b, Vec3<double>(0.01, 0, -0.02));
+  EXPECT_EQ(s.body.inertia_c_b(2, 2), 0.25);
+  EXPECT_EQ(s.initial.omega_b, Vec3<double>(0.1, 3.0, 0.1));
+  EXPECT_EQ(s.gravity_w.z(), -9.81);
+  ASSERT_EQ(s.dispersions.size(), 5u);
+  const auto find = [&](DispersedInput input) -> const Dispersion& {
+    for (const Dispersion& d : s.dispersions)
+      if (d.info.input == input) return d;
+    throw std::runtime_error("not dispersed");
+  };
+  // A normal dispersion defaults its mean to the nominal value; half_width centres on it.
+  const Dispersion& mass = find(DispersedInput::mass);
+  EXPECT_EQ(mass.kind, DistributionKind::normal);
+  EXPECT_EQ(mass.a[0], 2.0);
+  EXPECT_EQ(mass.b[0], 0.05);
+  EXPECT_EQ(mass.where.line, 28u);
+  const Dispersion& moments = find(DispersedInput::principal_moments);
+  EXPECT_EQ(moments.kind, DistributionKind::uniform);
+  EXPECT_DOUBLE_EQ(moments.a[1], 0.195);
+  EXPECT_DOUBLE_EQ(moments.b[1], 0.205);
+  const Dispersion& attitude = find(DispersedInput::attitude);
+  EXPECT_EQ(attitude.a[2], -0.02);
+  EXPECT_EQ(attitude.b[2], 0.02);
+}
+
+TEST(ParseScenario, StepIsShortenedToDivideTheDuration) {
+  std::string text = test::valid_scenario_text(8, 1.0, 0.3);
+  const Scenario s = parse_scenario(text, "x.toml");
+  EXPECT_EQ(s.run.n_steps, 4);
+  EXPECT_DOUBLE_EQ(s.step_used(), 0.25);
+}
+
+TEST(ParseScenario, MinimalScenarioUsesDefaults) {
+  const Scenario s = parse_scenario(R"([run]
+duration = 1.0
+step = 0.1
+[body]
+mass = 1.0
+inertia = [[1, 0, 0], [0, 1, 0], [0, 0, 1]]
+)",
+                                    "minimal.toml");
+  EXPECT_EQ(s.name, "minimal");
+  EXPECT_EQ(s.run.n_samples, 1000u);
+  EXPECT_EQ(s.gravity_w, Vec3<double>::Zero());
+  EXPECT_EQ(s.initial.q_wb.w, 1.0);
+  EXPECT_TRUE(s.dispersions.empty());
+}
+
+struct BadCase {
+  const char* name;
+  std::string from, to;  // a replacement in the valid text
+  std::string key;       // the key path the error must name
+  std::string message;   // a fragment of the message
+  std::uint32_t line;    // the line it must name (0: not checked)
+};
+
+class BadScenario : public ::testing::TestWithParam<BadCase> {};
+
+// Each bad input is rejected with the file, the line and the key path in the message.
+TEST_P(BadScenario, IsRejectedWithFileLineAndKey) {
+  const BadCase& c = GetParam();
+  std::string text = test::valid_scenario_text();
+  const auto at = text.find(c.from);
+  ASSERT_NE(at, std::string::npos) << c.from;
+  text.replace(at, c.from.size(), c.to);
+  try {
+    parse_scenario(text, "bad.toml");
+    FAIL() << "accepted: " << c.name;
+  } catch (const ScenarioError& e) {
+    const std::string what = e.what();
+    EXPECT_EQ(e.file(), "bad.toml");
+    EXPECT_EQ(e.key_path(), c.key) << what;
+    EXPECT_NE(what.find(c.message), std::string::npos) << what;
+    EXPECT_EQ(what.rfind("bad.toml:", 0), 0u) << what;
+    if (c.line > 0) EXPECT_EQ(e.line(), c.line) << what;
+  }
+}
+
+// Line numbers refer to test::valid_scenario_text(); a bad value in a multi-line array is
+// reported at the line where its key starts.
+INSTANTIATE_TEST_SUITE_P(
+    Cases, BadScenario,
+    ::testing::Values(
+        BadCase{"unknown key", "mass = 2.0", "mass = 2.0\nmas = 3.0", "body.mas", "unknown key", 13},
+        BadCase{"unknown table", "[gravity]", "[gravty]", "gravty", "unknown key", 0},
+        BadCase{"wrong type", "mass = 2.0", "mass = \"heavy\"", "body.mass", "must be a number, not a string", 12},
+        BadCase{"negative mass", "mass = 2.0", "mass = -2.0", "body.mass", "mass must be positive", 12},
+        BadCase{"not positive definite", "[0.0, 0.0, 0.25]]", "[0.0, 0.0, -0.25]]", "body.inertia",
+                "positive definite", 14},
+        BadCase{"triangle inequality", "[0.0, 0.0, 0.25]]", "[0.0, 0.0, 0.35]]", "body.inertia", "triangle", 14},
+        BadCase{"asymmetric inertia", "inertia = [[0.10, 0.0, 0.0]", "inertia = [[0.10, 0.01, 0.0]", "body.inertia",
+                "symmetric", 14},
+        BadCase{"missing required key", "mass = 2.0\n", "", "body.mass", "is required", 0},
+        BadCase{"missing duration", "duration = ", "# duration = ", "run.duration", "is required", 0},
+        BadCase{"negative step", "step = ", "step = -", "run.step", "must be positive", 0},
+        BadCase{"short vector", "velocity = [1.0, 0.0, 2.0]", "velocity = [1.0, 0.0]", "initial.velocity",
+                "must have 3 elements", 21},
+        BadCase{"non-unit quaternion", "attitude = [1.0, 0.0", "attitude = [2.0, 0.0", "initial.attitude",
+                "unit quaternion", 20},
+        BadCase{"nan", "mass = 2.0", "mass = nan", "body.mass", "must be finite", 12},
+        BadCase{"malformed TOML", "mass = 2.0", "mass = = 2.0", "", "malformed TOML", 12},
+        BadCase{"unknown dispersion path", "body.mass = {", "body.density = {", "dispersions.body.density",
+                "is not an input that can be dispersed", 28},
+        BadCase{"unknown distribution", "distribution = \"normal\", sigma = 0.05",
+                "distribution = \"gamma\", sigma = 0.05", "dispersions.body.mass.distribution",
+                "unknown distribution", 28},
+        BadCase{"negative sigma", "sigma = 0.05 }", "sigma = -0.05 }", "dispersions.body.mass.sigma",
+                "non-negative", 28},
+        BadCase{"unknown distribution key", "sigma = 0.05 }", "sigma = 0.05, mu = 1 }",
+                "dispersions.body.mass.mu", "unknown key", 28},
+        BadCase{"unknown integrator", "step = ", "integrator = \"euler\"\nstep = ", "run.integrator",
+                "unknown integrator", 0},
+        BadCase{"samples zero", "samples = 64", "samples = 0", "run.samples", "positive", 6},
+        BadCase{"samples float", "samples = 64", "samples = 6.4", "run.samples", "must be an integer", 6}),
+    [](const ::testing::TestParamInfo<BadCase>& info) {
+      std::string n = info.param.name;
+      for (char& ch : n)
+        if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+      return n;
+    });
+
+TEST(LoadScenario, MissingFileNamesThePath) {
+  try {
+    load_scenario("/nonexistent/dir/scenario.toml");
+    FAIL();
+  } catch (const ScenarioError& e) {
+    EXPECT_NE(std::string(e.what()).find("/nonexistent/dir/scenario.toml"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("cannot open"), std::string::npos);
+  }
+}
+
+TEST(LoadScenario, KeepsTheFileTextVerbatim) {
+  test::TempDir dir;
+  const std::string text = test::valid_scenario_text();
+  const Scenario s = load_scenario(dir.write("s.toml", text));
+  EXPECT_EQ(s.text, text);
+}
+
+}  // namespace
+}  // namespace rbmc

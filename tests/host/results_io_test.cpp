@@ -1,0 +1,134 @@
+#include <filesystem>
+
+#include <gtest/gtest.h>
+
+#include "host/errors.hpp"
+#include "host/io/results_reader.hpp"
+#include "host/io/results_writer.hpp"
+#include "rbmc/sample/sample_layout.hpp"
+#include "test_scenarios.hpp"
+
+namespace rbmc {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Batch {
+  std::vector<double> inputs, outputs, params;
+  std::vector<std::uint8_t> status;
+};
+
+// Values that identify their row and column, so that a transposition or an offset shows.
+Batch make_batch(std::uint64_t first, std::size_t n, int n_params) {
+  Batch b;
+  b.inputs.resize(n * input_column::count);
+  b.outputs.resize(n * output_column::count);
+  b.params.resize(n * std::size_t(n_params));
+  b.status.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const double row = double(first + i);
+    for (int c = 0; c < input_column::count; ++c) b.inputs[c * n + i] = row + c / 100.0;
+    for (int c = 0; c < output_column::count; ++c) b.outputs[c * n + i] = -row - c / 100.0;
+    for (int c = 0; c < n_params; ++c) b.params[c * n + i] = 1000 + row + c / 100.0;
+    b.status[i] = std::uint8_t((first + i) % 3);
+  }
+  return b;
+}
+
+TEST(ResultsFile, RoundTripsEveryDatasetAndAttribute) {
+  test::TempDir dir;
+  const Scenario s = parse_scenario(test::valid_scenario_text(10), "box.toml");
+  const std::string path = dir.file("out.h5");
+  const int n_params = 1 + 3 + 3 + 3 + 3;  // mass, moments, com, angular velocity, attitude
+  {
+    ResultsWriter w(path, false, {"cpu", "test device", "double", &s, 10});
+    for (const auto& [first, n] : {std::pair<std::uint64_t, std::size_t>{0, 6}, {6, 4}}) {
+      const Batch b = make_batch(first, n, n_params);
+      w.write_batch({first, n, b.inputs.data(), b.outputs.data(), b.status.data(), b.params.data()});
+    }
+    EXPECT_FALSE(fs::exists(path));  // not before finish
+    RunTotals totals;
+    totals.wall_seconds = 1.5;
+    totals.status_counts = {4, 3, 3};
+    w.finish(totals);
+  }
+  ASSERT_TRUE(fs::exists(path));
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir.path()), fs::directory_iterator()), 1);  // no temporary left
+
+  const ResultsReader r(path);
+  EXPECT_EQ(r.string_attribute("", "backend"), "cpu");
+  EXPECT_EQ(r.string_attribute("", "device"), "test device");
+  EXPECT_EQ(r.string_attribute("", "precision"), "double");
+  EXPECT_EQ(r.string_attribute("", "scenario"), s.text);
+  EXPECT_EQ(r.number_attribute("", "seed"), 2024);
+  EXPECT_EQ(r.number_attribute("", "n_samples"), 10);
+  EXPECT_EQ(r.number_attribute("", "wall_seconds"), 1.5);
+  EXPECT_EQ(r.number_attribute("", "n_status_ok"), 4);
+  EXPECT_FALSE(r.string_attribute("", "rbmc_version").empty());
+  EXPECT_EQ(r.string_attribute("", "created").size(), 20u);  // 2026-11-22T10:00:00Z
+
+  const auto index = r.uint64s("samples/index");
+  const auto status = r.uint8s("samples/status");
+  for (std::uint64_t k = 0; k < 10; ++k) {
+    EXPECT_EQ(index.data[k], k);
+    EXPECT_EQ(status.data[k], k % 3);
+  }
+  // Columns land in the right rows and components.
+  const auto omega = r.doubles("samples/initial/angular_velocity");
+  ASSERT_EQ(omega.shape, (std::vector<std::uint64_t>{10, 3}));
+  EXPECT_EQ(omega.data[7 * 3 + 2], 7 + (input_column::omega_b + 2) / 100.0);
+  const auto q = r.doubles("samples/final/orientation");
+  ASSERT_EQ(q.shape, (std::vector<std::uint64_t>{10, 4}));
+  EXPECT_EQ(q.data[8 * 4 + 3], -8 - (output_column::q_wb + 3) / 100.0);
+  const auto inertia = r.doubles("samples/body/inertia");
+  ASSERT_EQ(inertia.shape, (std::vector<std::uint64_t>{10, 3, 3}));
+  EXPECT_EQ(inertia.data[3 * 9 + 1], 3 + (input_column::inertia_c_b + 3) / 100.0);  // xy
+  EXPECT_EQ(inertia.data[3 * 9 + 3], inertia.data[3 * 9 + 1]);                     // symmetric
+  // Parameter columns follow the scenario's dispersions in order.
+  int column = 0;
+  for (const Dispersion& d : s.dispersions) {
+    if (d.info.input == DispersedInput::principal_moments) break;
+    column += d.info.dim;
+  }
+  const auto moments = r.doubles("samples/params/body.principal_moments");
+  ASSERT_EQ(moments.shape, (std::vector<std::uint64_t>{10, 3}));
+  EXPECT_EQ(moments.data[2 * 3 + 1], 1000 + 2 + (column + 1) / 100.0);
+  EXPECT_EQ(r.doubles("samples/final/time").data[9], -9 - output_column::time / 100.0);
+
+  for (const char* d : {"samples/index", "samples/status", "samples/params/body.mass", "samples/body/mass",
+                        "samples/body/center_of_mass", "samples/initial/position", "samples/initial/orientation",
+                        "samples/initial/velocity", "samples/final/position", "samples/final/velocity",
+                        "samples/final/angular_velocity"}) {
+    ASSERT_TRUE(r.has(d)) << d;
+    EXPECT_FALSE(r.string_attribute(d, "units").empty()) << d;
+  }
+  EXPECT_EQ(r.string_attribute("samples/final/velocity", "units"), "m/s");
+  EXPECT_EQ(r.string_attribute("samples/initial/angular_velocity", "units"), "rad/s");
+}
+
+TEST(ResultsFile, AnUnfinishedWriterLeavesNothing) {
+  test::TempDir dir;
+  const Scenario s = parse_scenario(test::valid_scenario_text(10), "box.toml");
+  {
+    ResultsWriter w(dir.file("out.h5"), false, {"cpu", "d", "double", &s, 10});
+    EXPECT_TRUE(fs::exists(w.temporary_path()));
+  }
+  EXPECT_TRUE(fs::is_empty(dir.path()));
+}
+
+TEST(ResultsFile, RefusesToReplaceAFileWithoutOverwrite) {
+  test::TempDir dir;
+  const Scenario s = parse_scenario(test::valid_scenario_text(10), "box.toml");
+  const std::string path = dir.write("out.h5", "precious");
+  EXPECT_THROW(ResultsWriter(path, false, {"cpu", "d", "double", &s, 10}), UsageError);
+  EXPECT_NO_THROW(ResultsWriter(path, true, {"cpu", "d", "double", &s, 10}));
+  EXPECT_THROW(ResultsWriter(dir.file("missing/out.h5"), false, {"cpu", "d", "double", &s, 10}), UsageError);
+}
+
+TEST(ResultsFile, ReadingANonHdf5FileIsAnHdf5Error) {
+  test::TempDir dir;
+  EXPECT_THROW(ResultsReader(dir.write("x.h5", "not hdf5")), Hdf5Error);
+}
+
+}  // namespace
+}  // namespace rbmc

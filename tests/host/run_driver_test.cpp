@@ -1,0 +1,101 @@
+#include "host/run/run_driver.hpp"
+
+#include <filesystem>
+
+#include <gtest/gtest.h>
+
+#include "host/io/results_reader.hpp"
+#include "test_scenarios.hpp"
+
+namespace rbmc {
+namespace {
+
+namespace fs = std::filesystem;
+
+RunOptions cpu_options(const std::string& output, unsigned threads, std::size_t batch) {
+  RunOptions o;
+  o.output = output;
+  o.backend = BackendChoice::cpu;
+  o.threads = threads;
+  o.batch_size = batch;
+  o.progress = false;
+  return o;
+}
+
+TEST(RunDriver, WritesACompleteFile) {
+  test::TempDir dir;
+  const Scenario s = parse_scenario(test::valid_scenario_text(50), "box.toml");
+  const RunSummary summary = run_scenario(s, cpu_options(dir.file("r.h5"), 2, 16));
+  EXPECT_EQ(summary.n_samples, 50u);
+  EXPECT_EQ(summary.totals.status_counts[0], 50u);
+  EXPECT_EQ(summary.backend, "cpu");
+  const ResultsReader r(dir.file("r.h5"));
+  EXPECT_EQ(r.number_attribute("", "n_samples"), 50);
+  EXPECT_EQ(r.string_attribute("", "precision"), "double");
+  EXPECT_GT(r.number_attribute("", "wall_seconds"), 0);
+  const auto time = r.doubles("samples/final/time");
+  for (double t : time.data) EXPECT_DOUBLE_EQ(t, 0.5);
+  // The dispersed inputs vary across samples and the file holds them.
+  const auto mass = r.doubles("samples/body/mass");
+  EXPECT_NE(mass.data[0], mass.data[1]);
+  EXPECT_EQ(r.doubles("samples/params/body.mass").data, mass.data);
+}
+
+// Results depend on nothing but the scenario, the seed and the precision: thread count and batch
+// size leave every number unchanged, bit for bit.
+TEST(RunDriver, ThreadsAndBatchSizeDoNotChangeAnyNumber) {
+  test::TempDir dir;
+  const Scenario s = parse_scenario(test::valid_scenario_text(40), "box.toml");
+  run_scenario(s, cpu_options(dir.file("a.h5"), 1, 40));
+  run_scenario(s, cpu_options(dir.file("b.h5"), 3, 7));
+  run_scenario(s, cpu_options(dir.file("c.h5"), 2, 1));
+  const ResultsReader a(dir.file("a.h5")), b(dir.file("b.h5")), c(dir.file("c.h5"));
+  for (const char* d : {"samples/final/position", "samples/final/orientation", "samples/final/velocity",
+                        "samples/final/angular_velocity", "samples/initial/orientation", "samples/body/inertia"}) {
+    EXPECT_EQ(a.doubles(d).data, b.doubles(d).data) << d;
+    EXPECT_EQ(a.doubles(d).data, c.doubles(d).data) << d;
+  }
+}
+
+// Sample k computed alone (a run of one sample whose index is k: the first k+1 samples, last row)
+// equals sample k inside a large batch.
+TEST(RunDriver, SampleComputedAloneEqualsItsRowInALargeBatch) {
+  test::TempDir dir;
+  const Scenario s = parse_scenario(test::valid_scenario_text(64), "box.toml");
+  run_scenario(s, cpu_options(dir.file("all.h5"), 2, 64));
+  RunOptions few = cpu_options(dir.file("few.h5"), 1, 1);
+  few.samples = 18;  // row 17 is computed in a batch of one
+  run_scenario(s, few);
+  const ResultsReader all(dir.file("all.h5")), one(dir.file("few.h5"));
+  const auto pa = all.doubles("samples/final/position").data, po = one.doubles("samples/final/position").data;
+  const auto wa = all.doubles("samples/final/angular_velocity").data,
+             wo = one.doubles("samples/final/angular_velocity").data;
+  for (int c = 0; c < 3; ++c) {
+    EXPECT_EQ(pa[17 * 3 + c], po[17 * 3 + c]);
+    EXPECT_EQ(wa[17 * 3 + c], wo[17 * 3 + c]);
+  }
+}
+
+TEST(RunDriver, SeedOverrideChangesTheDraws) {
+  test::TempDir dir;
+  const Scenario s = parse_scenario(test::valid_scenario_text(8), "box.toml");
+  run_scenario(s, cpu_options(dir.file("a.h5"), 1, 8));
+  RunOptions o = cpu_options(dir.file("b.h5"), 1, 8);
+  o.seed = 7;
+  run_scenario(s, o);
+  const ResultsReader a(dir.file("a.h5")), b(dir.file("b.h5"));
+  EXPECT_NE(a.doubles("samples/body/mass").data, b.doubles("samples/body/mass").data);
+  EXPECT_EQ(b.number_attribute("", "seed"), 7);
+}
+
+TEST(RunDriver, AnInterruptedRunLeavesNoFile) {
+  test::TempDir dir;
+  const Scenario s = parse_scenario(test::valid_scenario_text(8), "box.toml");
+  interrupt_requested() = true;
+  EXPECT_THROW(run_scenario(s, cpu_options(dir.file("r.h5"), 1, 2)), Interrupted);
+  interrupt_requested() = false;
+  EXPECT_TRUE(fs::is_empty(dir.path()));
+}
+
+}  // namespace
+}  // namespace rbmc

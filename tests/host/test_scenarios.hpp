@@ -1,0 +1,28 @@
+// Scenario texts and temporary files shared by the host tests.
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+namespace rbmc::test {
+
+// A small valid scenario: an asymmetric box with every spine dispersion.
+std::string valid_scenario_text(int samples = 64, double duration = 0.5, double step = 0.01);
+
+// A fresh empty directory under the system's temporary directory, removed by its destructor.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+  std::string file(const std::string& name) const { return (path_ / name).string(); }
+  // Writes text to name and returns its path.
+  std::string write(const std::string& name, const std::string& text) const;
+
+ private:
+  std::filesystem::path path_;
+};
+
+}  // namespace rbmc::test
