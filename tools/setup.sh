@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs what rbmc needs from Debian 12 packages, only those missing. The CUDA toolkit is not
+# a Debian package here: it is used when nvcc is on PATH or in /usr/local/cuda (see CMakeLists.txt).
+set -euo pipefail
+
+packages=(
+  cmake g++ make                 # build
+  libeigen3-dev                  # fixed-size linear algebra, host and device
+  libhdf5-dev hdf5-tools         # results files (and h5dump to look at them)
+  libtomlplusplus-dev            # scenario files
+  libcli11-dev                   # command line
+  librandom123-dev               # counter-based Philox streams
+  googletest libgtest-dev        # tests
+  libbenchmark-dev               # bench/
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]} == 0)); then
+  exit 0
+fi
+
+echo "rbmc setup: installing ${missing[*]}" >&2
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then
+  command -v sudo >/dev/null || { echo "rbmc setup: need root or sudo to install ${missing[*]}" >&2; exit 1; }
+  sudo=sudo
+fi
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
