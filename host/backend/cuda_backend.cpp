@@ -15,7 +15,7 @@ bool cuda_device_available() {
   int count = 0;
   const cudaError_t e = cudaGetDeviceCount(&count);
   if (e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver) {
-    (void)cudaGetLastError();  // clear the sticky-free error so later calls start clean
+    (void)cudaGetLastError();  // reset the recorded error so that later calls start clean
     return false;
   }
   RBMC_CUDA_CHECK(e);

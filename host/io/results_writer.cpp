@@ -26,15 +26,16 @@ std::string iso8601_utc_now() {
   return buf;
 }
 
+// Variable-length UTF-8, which h5py returns as str (fixed-length strings come back as bytes).
 void write_string_attribute(hid_t object, const std::string& name, const std::string& value) {
   h5::Handle type(H5Tcopy(H5T_C_S1), H5Tclose, "H5Tcopy");
-  h5::check_status(H5Tset_size(type.get(), std::max<std::size_t>(1, value.size())), "H5Tset_size");
+  h5::check_status(H5Tset_size(type.get(), H5T_VARIABLE), "H5Tset_size");
   h5::check_status(H5Tset_cset(type.get(), H5T_CSET_UTF8), "H5Tset_cset");
   h5::Handle space(H5Screate(H5S_SCALAR), H5Sclose, "H5Screate");
   h5::Handle attr(H5Acreate2(object, name.c_str(), type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose,
                   "creating attribute " + name);
-  const std::string stored = value.empty() ? std::string(1, '\0') : value;
-  h5::check_status(H5Awrite(attr.get(), type.get(), stored.data()), "writing attribute " + name);
+  const char* text = value.c_str();
+  h5::check_status(H5Awrite(attr.get(), type.get(), &text), "writing attribute " + name);
 }
 
 template <class T>

@@ -4,6 +4,7 @@
 // and by nvcc for the kernels. RBMC_HD marks a function for both; without nvcc it is empty.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 
 #include <Eigen/Core>
@@ -38,6 +39,15 @@ using NonDeduced = typename TypeIdentity<T>::type;
 template <class Scalar>
 RBMC_HD inline Scalar sqrt_hd(Scalar x) {
   return Eigen::numext::sqrt(x);
+}
+// Eigen 3.4's numext has no atan2: CUDA's overloads for float and double on the device.
+template <class Scalar>
+RBMC_HD inline Scalar atan2_hd(Scalar y, Scalar x) {
+#if defined(__CUDA_ARCH__)
+  return ::atan2(y, x);
+#else
+  return std::atan2(y, x);
+#endif
 }
 template <class Scalar>
 RBMC_HD inline bool isfinite_hd(Scalar x) {

@@ -50,6 +50,21 @@ RBMC_HD inline void store_vec3(Stored* data, std::size_t n, int column, std::siz
 }
 
 template <class Scalar, class Stored>
+RBMC_HD inline Quaternion<Scalar> load_quaternion(const Stored* data, std::size_t n, int column, std::size_t i) {
+  return {Scalar(data[column * n + i]), Scalar(data[(column + 1) * n + i]), Scalar(data[(column + 2) * n + i]),
+          Scalar(data[(column + 3) * n + i])};
+}
+
+template <class Scalar, class Stored>
+RBMC_HD inline void store_quaternion(Stored* data, std::size_t n, int column, std::size_t i,
+                                     const Quaternion<Scalar>& q) {
+  data[column * n + i] = Stored(q.w);
+  data[(column + 1) * n + i] = Stored(q.x);
+  data[(column + 2) * n + i] = Stored(q.y);
+  data[(column + 3) * n + i] = Stored(q.z);
+}
+
+template <class Scalar, class Stored>
 RBMC_HD inline SampleInputs<Scalar> load_sample_inputs(const Stored* data, std::size_t n, std::size_t i) {
   namespace c = input_column;
   const auto at = [&](int column) { return Scalar(data[column * n + i]); };
@@ -60,7 +75,7 @@ RBMC_HD inline SampleInputs<Scalar> load_sample_inputs(const Stored* data, std::
   const Scalar xy = at(c::inertia_c_b + 3), xz = at(c::inertia_c_b + 4), yz = at(c::inertia_c_b + 5);
   in.body.inertia_c_b << xx, xy, xz, xy, yy, yz, xz, yz, zz;
   in.initial.p_w = load_vec3<Scalar>(data, n, c::p_w, i);
-  in.initial.q_wb = {at(c::q_wb), at(c::q_wb + 1), at(c::q_wb + 2), at(c::q_wb + 3)};
+  in.initial.q_wb = load_quaternion<Scalar>(data, n, c::q_wb, i);
   in.initial.v_w = load_vec3<Scalar>(data, n, c::v_w, i);
   in.initial.omega_b = load_vec3<Scalar>(data, n, c::omega_b, i);
   in.gravity_w = load_vec3<Scalar>(data, n, c::gravity_w, i);
@@ -76,11 +91,7 @@ RBMC_HD inline void store_sample_inputs(Stored* data, std::size_t n, std::size_t
   const Scalar six[6] = {I(0, 0), I(1, 1), I(2, 2), I(0, 1), I(0, 2), I(1, 2)};
   for (int k = 0; k < 6; ++k) data[(c::inertia_c_b + k) * n + i] = Stored(six[k]);
   store_vec3(data, n, c::p_w, i, in.initial.p_w);
-  const Quaternion<Scalar>& q = in.initial.q_wb;
-  data[c::q_wb * n + i] = Stored(q.w);
-  data[(c::q_wb + 1) * n + i] = Stored(q.x);
-  data[(c::q_wb + 2) * n + i] = Stored(q.y);
-  data[(c::q_wb + 3) * n + i] = Stored(q.z);
+  store_quaternion(data, n, c::q_wb, i, in.initial.q_wb);
   store_vec3(data, n, c::v_w, i, in.initial.v_w);
   store_vec3(data, n, c::omega_b, i, in.initial.omega_b);
   store_vec3(data, n, c::gravity_w, i, in.gravity_w);
@@ -90,11 +101,7 @@ template <class Scalar, class Stored>
 RBMC_HD inline void store_sample_result(Stored* data, std::size_t n, std::size_t i, const SampleResult<Scalar>& r) {
   namespace c = output_column;
   store_vec3(data, n, c::p_w, i, r.final_state.p_w);
-  const Quaternion<Scalar>& q = r.final_state.q_wb;
-  data[c::q_wb * n + i] = Stored(q.w);
-  data[(c::q_wb + 1) * n + i] = Stored(q.x);
-  data[(c::q_wb + 2) * n + i] = Stored(q.y);
-  data[(c::q_wb + 3) * n + i] = Stored(q.z);
+  store_quaternion(data, n, c::q_wb, i, r.final_state.q_wb);
   store_vec3(data, n, c::v_w, i, r.final_state.v_w);
   store_vec3(data, n, c::omega_b, i, r.final_state.omega_b);
   data[c::time * n + i] = Stored(r.time);
