@@ -61,6 +61,8 @@ std::string ResultsReader::string_attribute(const std::string& object, const std
   if (variable) {
     h5::Handle memory_type(H5Tcopy(H5T_C_S1), H5Tclose, "H5Tcopy");
     h5::check_status(H5Tset_size(memory_type.get(), H5T_VARIABLE), "H5Tset_size");
+    // HDF5 does not convert between character sets: read in the one the file has.
+    h5::check_status(H5Tset_cset(memory_type.get(), H5Tget_cset(type.get())), "H5Tset_cset");
     char* value = nullptr;
     h5::check_status(H5Aread(attr.get(), memory_type.get(), &value), "reading attribute " + name);
     std::string s = value ? value : "";
