@@ -13,6 +13,7 @@
 #include "host/errors.hpp"
 #include "host/scenario/scenario.hpp"
 #include "rbmc/body/principal_axes.hpp"
+#include "rbmc/body/shapes.hpp"
 #include "rbmc/math/quaternion.hpp"
 
 namespace rbmc {
@@ -158,6 +159,7 @@ class TableReader {
   }
 
   const toml::table& table() const { return table_; }
+  const std::string& file() const { return file_; }
 
  private:
   const toml::table& table_;
@@ -168,7 +170,8 @@ class TableReader {
 
 Mat3<double> read_inertia(TableReader& body) {
   const toml::node* n = body.find("inertia");
-  if (n == nullptr) body.fail_here("inertia", "is required (3x3 inertia tensor about the centre of mass, kg m^2)");
+  if (n == nullptr)
+    body.fail_here("inertia", "is required (3x3 inertia tensor about the centre of mass, kg m^2), or give a shape");
   const toml::array* rows = n->as_array();
   if (rows == nullptr || rows->size() != 3)
     body.fail_at(*n, "inertia", "must be a 3x3 array of numbers [[Ixx, Ixy, Ixz], [Ixy, Iyy, Iyz], [Ixz, Iyz, Izz]]");
@@ -178,6 +181,50 @@ Mat3<double> read_inertia(TableReader& body) {
     for (int c = 0; c < 3; ++c) m(r, c) = row[c];
   }
   return m;
+}
+
+// [body] shape = { type = "...", ... }: the inertia of a homogeneous solid about its centre of
+// mass, in its own axes (symmetry axis z), from include/rbmc/body/shapes.hpp.
+Mat3<double> read_shape(TableReader& body, double mass, std::string& shape_name) {
+  const toml::node* n = body.find("shape");
+  const toml::table* t = n->as_table();
+  if (t == nullptr) body.fail_at(*n, "shape", "must be a table such as { type = \"box\", size = [0.3, 0.2, 0.1] }");
+  TableReader shape(*t, "body.shape", body.file());
+  const auto type = shape.optional_string("type");
+  if (!type) shape.fail_here("type", "is required (box, solid_cylinder, hollow_cylinder, solid_sphere, thin_disk, slender_rod)");
+  const auto positive = [&](const char* key, const char* meaning) {
+    const double v = shape.required_number(key, meaning);
+    if (!(v > 0)) shape.fail_at(*t->get(key), key, "must be positive");
+    return v;
+  };
+  Mat3<double> inertia;
+  if (*type == "box") {
+    const toml::node* size = shape.find("size");
+    if (size == nullptr) shape.fail_here("size", "is required (edge lengths along x, y, z, m)");
+    const auto e = shape.numbers(*size, "size", 3);
+    for (double x : e)
+      if (!(x > 0)) shape.fail_at(*size, "size", "edge lengths must be positive");
+    inertia = shapes::box(mass, e[0], e[1], e[2]);
+  } else if (*type == "solid_cylinder") {
+    inertia = shapes::solid_cylinder(mass, positive("radius", "m"), positive("height", "m, along z"));
+  } else if (*type == "hollow_cylinder") {
+    const double r_in = positive("inner_radius", "m"), r_out = positive("outer_radius", "m");
+    if (!(r_in < r_out)) shape.fail_at(*t->get("inner_radius"), "inner_radius", "must be less than outer_radius");
+    inertia = shapes::hollow_cylinder(mass, r_in, r_out, positive("height", "m, along z"));
+  } else if (*type == "solid_sphere") {
+    inertia = shapes::solid_sphere(mass, positive("radius", "m"));
+  } else if (*type == "thin_disk") {
+    inertia = shapes::thin_disk(mass, positive("radius", "m, in the xy plane"));
+  } else if (*type == "slender_rod") {
+    inertia = shapes::slender_rod(mass, positive("length", "m, along z"), positive("radius", "m"));
+  } else {
+    shape.fail_at(*t->get("type"), "type",
+                  "unknown shape '" + *type +
+                      "' (available: box, solid_cylinder, hollow_cylinder, solid_sphere, thin_disk, slender_rod)");
+  }
+  shape.reject_unknown_keys();
+  shape_name = *type;
+  return inertia;
 }
 
 void read_run(TableReader& r, Scenario& s) {
@@ -210,10 +257,18 @@ void read_run(TableReader& r, Scenario& s) {
 void read_body(TableReader& b, Scenario& s) {
   s.body.mass = b.required_number("mass", "kg");
   s.body.com_b = b.optional_vec3("center_of_mass").value_or(Vec3<double>::Zero());
-  s.body.inertia_c_b = read_inertia(b);
+  const bool has_inertia = b.table().get("inertia") != nullptr, has_shape = b.table().get("shape") != nullptr;
+  if (has_inertia && has_shape)
+    b.fail_at(*b.table().get("shape"), "shape", "give either inertia or shape, not both");
+  if (!(s.body.mass > 0)) b.fail_at(*b.table().get("mass"), "mass", describe(BodyValidity::non_positive_mass));
+  if (has_shape) {
+    s.body.inertia_c_b = read_shape(b, s.body.mass, s.body_shape);
+  } else {
+    s.body.inertia_c_b = read_inertia(b);
+  }
   const BodyValidity v = check_mass_properties(s.body);
   if (v != BodyValidity::valid) {
-    const char* key = v == BodyValidity::non_positive_mass ? "mass" : "inertia";
+    const char* key = v == BodyValidity::non_positive_mass ? "mass" : (has_shape ? "shape" : "inertia");
     b.fail_at(*b.table().get(key), key, describe(v));
   }
   b.reject_unknown_keys();

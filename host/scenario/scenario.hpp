@@ -66,6 +66,7 @@ struct Scenario {
   std::string name, description;
   RunSettings run;
   MassProperties<double> body;
+  std::string body_shape;  // the [body] shape's type when the inertia came from one, else empty
   RigidBodyState<double> initial;
   Vec3<double> gravity_w = Vec3<double>::Zero();
   std::vector<Dispersion> dispersions;

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "host/errors.hpp"
+#include "rbmc/body/shapes.hpp"
 #include "test_scenarios.hpp"
 
 namespace rbmc {
@@ -152,6 +153,54 @@ TEST(LoadScenario, KeepsTheFileTextVerbatim) {
   const std::string text = test::valid_scenario_text();
   const Scenario s = load_scenario(dir.write("s.toml", text));
   EXPECT_EQ(s.text, text);
+}
+
+}  // namespace
+}  // namespace rbmc
+
+namespace rbmc {
+namespace {
+
+std::string with_body(const std::string& body) {
+  return "[run]\nduration = 1.0\nstep = 0.1\n[body]\nmass = 2.0\n" + body + "\n";
+}
+
+TEST(ParseScenarioShapes, ShapeGivesItsInertia) {
+  const Scenario box = parse_scenario(with_body(R"(shape = { type = "box", size = [0.3, 0.2, 0.1] })"), "s.toml");
+  EXPECT_EQ(box.body.inertia_c_b, shapes::box(2.0, 0.3, 0.2, 0.1));
+  EXPECT_EQ(box.body_shape, "box");
+  const Scenario tube = parse_scenario(
+      with_body(R"(shape = { type = "hollow_cylinder", inner_radius = 0.1, outer_radius = 0.2, height = 1.0 })"), "s.toml");
+  EXPECT_EQ(tube.body.inertia_c_b, shapes::hollow_cylinder(2.0, 0.1, 0.2, 1.0));
+  const Scenario rod = parse_scenario(with_body(R"(shape = { type = "slender_rod", length = 1.0, radius = 0.01 })"), "s.toml");
+  EXPECT_EQ(rod.body.inertia_c_b, shapes::slender_rod(2.0, 1.0, 0.01));
+  for (const char* shape : {R"({ type = "solid_cylinder", radius = 0.1, height = 0.5 })", R"({ type = "solid_sphere", radius = 0.1 })",
+                            R"({ type = "thin_disk", radius = 0.1 })"})
+    EXPECT_NO_THROW(parse_scenario(with_body(std::string("shape = ") + shape), "s.toml")) << shape;
+}
+
+TEST(ParseScenarioShapes, BadShapesNameTheKey) {
+  const auto key_of = [](const std::string& body) {
+    try {
+      parse_scenario(with_body(body), "s.toml");
+    } catch (const ScenarioError& e) {
+      return e.key_path() + " | " + e.what();
+    }
+    return std::string("accepted");
+  };
+  EXPECT_EQ(key_of(R"(shape = { type = "cone", radius = 1.0 })").rfind("body.shape.type | ", 0), 0u);
+  EXPECT_EQ(key_of(R"(shape = { type = "box", size = [0.3, -0.2, 0.1] })").rfind("body.shape.size | ", 0), 0u);
+  EXPECT_EQ(key_of(R"(shape = { type = "solid_sphere" })").rfind("body.shape.radius | ", 0), 0u);
+  EXPECT_EQ(key_of(R"(shape = { type = "solid_sphere", radius = 1.0, height = 2.0 })").rfind("body.shape.height | ", 0), 0u);
+  EXPECT_EQ(key_of(R"(shape = { type = "hollow_cylinder", inner_radius = 0.3, outer_radius = 0.2, height = 1.0 })")
+                .rfind("body.shape.inner_radius | ", 0),
+            0u);
+  EXPECT_EQ(key_of(R"(shape = { type = "box", size = [1, 1, 1] }
+inertia = [[1, 0, 0], [0, 1, 0], [0, 0, 1]])")
+                .rfind("body.shape | ", 0),
+            0u);
+  EXPECT_EQ(key_of("").rfind("body.inertia | ", 0), 0u);
+  EXPECT_EQ(key_of(R"(shape = "box")").rfind("body.shape | ", 0), 0u);
 }
 
 }  // namespace
