@@ -6,6 +6,8 @@
 #include <memory>
 #include <string>
 
+#include "rbmc/dynamics/load_set.hpp"
+
 namespace rbmc {
 
 enum class Precision { float32, float64 };
@@ -13,9 +15,11 @@ enum class BackendChoice { automatic, cpu, cuda };
 
 inline const char* precision_name(Precision p) { return p == Precision::float32 ? "float" : "double"; }
 
+// What every sample of a run shares: the step, the number of steps and the loads.
 struct BatchIntegration {
   double step;  // s
   std::int64_t n_steps;
+  LoadSet<double> loads;
 };
 
 class Backend {

@@ -351,6 +351,78 @@ Dispersion read_dispersion(TableReader& d, const DispersedInputInfo& info, const
   return out;
 }
 
+LoadFrame read_frame(TableReader& r) {
+  const std::string frame = r.optional_string("frame").value_or("");
+  if (frame == "body") return LoadFrame::body;
+  if (frame == "world") return LoadFrame::world;
+  if (frame.empty()) r.fail_here("frame", "is required (\"body\": turns with the body, or \"world\": fixed in space)");
+  r.fail_at(*r.table().get("frame"), "frame", "must be \"body\" or \"world\", not \"" + frame + "\"");
+}
+
+Vec3<double> required_vec3(TableReader& r, std::string_view key, const char* meaning) {
+  const auto v = r.optional_vec3(key);
+  if (!v) r.fail_here(key, std::string("is required (") + meaning + ")");
+  return *v;
+}
+
+double non_negative(TableReader& r, std::string_view key, const char* meaning, double fallback) {
+  const double v = r.optional_number(key).value_or(fallback);
+  if (v < 0) r.fail_at(*r.table().get(key), key, std::string("must be non-negative (") + meaning + ")");
+  return v;
+}
+
+// [[loads]]: an array of tables, each with a `type`. Uniform gravity stays in [gravity].
+void read_loads(const toml::node& node, Scenario& s) {
+  const toml::array* array = node.as_array();
+  const auto& b = node.source().begin;
+  if (array == nullptr || !array->is_array_of_tables())
+    throw ScenarioError(s.path, b.line, b.column, "loads", "must be an array of tables: [[loads]] entries with a type");
+  LoadSet<double>& loads = s.loads;
+  std::size_t index = 0;
+  for (const toml::node& entry : *array) {
+    TableReader r(*entry.as_table(), "loads[" + std::to_string(index++) + "]", s.path);
+    const std::string type = r.optional_string("type").value_or("");
+    if (type == "point_force") {
+      if (loads.n_point_forces == LoadSet<double>::kMaxPointForces)
+        r.fail_here("type", "too many point forces (at most " + std::to_string(LoadSet<double>::kMaxPointForces) + ")");
+      loads.point_forces[loads.n_point_forces++] = {r.optional_vec3("point").value_or(Vec3<double>::Zero()),
+                                                    required_vec3(r, "force", "N"), read_frame(r)};
+    } else if (type == "torque") {
+      if (loads.n_torques == LoadSet<double>::kMaxTorques)
+        r.fail_here("type", "too many torques (at most " + std::to_string(LoadSet<double>::kMaxTorques) + ")");
+      loads.torques[loads.n_torques++] = {required_vec3(r, "torque", "N m"), read_frame(r)};
+    } else if (type == "damping") {
+      loads.linear_damping += non_negative(r, "linear", "N s/m", 0);
+      loads.quadratic_damping += non_negative(r, "quadratic", "N s^2/m^2", 0);
+      loads.angular_linear_damping += non_negative(r, "angular_linear", "N m s", 0);
+      loads.angular_quadratic_damping += non_negative(r, "angular_quadratic", "N m s^2", 0);
+    } else if (type == "spring") {
+      if (loads.n_springs == LoadSet<double>::kMaxSprings)
+        r.fail_here("type", "too many springs (at most " + std::to_string(LoadSet<double>::kMaxSprings) + ")");
+      LoadSet<double>::Spring spring;
+      spring.point_b = r.optional_vec3("point").value_or(Vec3<double>::Zero());
+      spring.anchor_w = required_vec3(r, "anchor", "world point, m");
+      spring.stiffness = r.required_number("stiffness", "N/m");
+      if (spring.stiffness < 0) r.fail_at(*r.table().get("stiffness"), "stiffness", "must be non-negative");
+      spring.rest_length = non_negative(r, "rest_length", "m", 0);
+      spring.damping = non_negative(r, "damping", "N s/m", 0);
+      loads.springs[loads.n_springs++] = spring;
+    } else if (type == "central_gravity") {
+      if (loads.has_central_body) r.fail_here("type", "only one central body is supported");
+      loads.has_central_body = true;
+      loads.central_mu = r.required_number("mu", "gravitational parameter, m^3/s^2");
+      if (!(loads.central_mu > 0)) r.fail_at(*r.table().get("mu"), "mu", "must be positive");
+      loads.central_center_w = r.optional_vec3("center").value_or(Vec3<double>::Zero());
+    } else if (type.empty()) {
+      r.fail_here("type", "is required (point_force, torque, damping, spring, central_gravity)");
+    } else {
+      r.fail_at(*r.table().get("type"), "type",
+                "unknown load '" + type + "' (available: point_force, torque, damping, spring, central_gravity)");
+    }
+    r.reject_unknown_keys();
+  }
+}
+
 // [dispersions] holds key paths of inputs (dotted keys nest as tables) whose leaves are
 // distribution tables, recognised by their `distribution` key.
 void read_dispersions(const toml::table& table, const std::string& prefix, Scenario& s) {
@@ -428,6 +500,7 @@ Scenario parse_scenario(const std::string& text, const std::string& path) {
     s.gravity_w = r.optional_vec3("acceleration").value_or(Vec3<double>::Zero());
     r.reject_unknown_keys();
   }
+  if (const toml::node* loads = top.find("loads")) read_loads(*loads, s);
   // Read after the nominal values: dispersions default to them.
   if (const toml::table* t = top.optional_table("dispersions")) read_dispersions(*t, "", s);
   top.reject_unknown_keys();

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "rbmc/body/mass_properties.hpp"
+#include "rbmc/dynamics/load_set.hpp"
 #include "rbmc/dynamics/state.hpp"
 
 namespace rbmc {
@@ -69,6 +70,7 @@ struct Scenario {
   std::string body_shape;  // the [body] shape's type when the inertia came from one, else empty
   RigidBodyState<double> initial;
   Vec3<double> gravity_w = Vec3<double>::Zero();
+  LoadSet<double> loads;  // [[loads]]: every load but uniform gravity
   std::vector<Dispersion> dispersions;
 
   double step_used() const { return run.duration / static_cast<double>(run.n_steps); }

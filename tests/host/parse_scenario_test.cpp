@@ -205,3 +205,88 @@ inertia = [[1, 0, 0], [0, 1, 0], [0, 0, 1]])")
 
 }  // namespace
 }  // namespace rbmc
+
+namespace rbmc {
+namespace {
+
+std::string with_loads(const std::string& loads) {
+  return "[run]\nduration = 1.0\nstep = 0.1\n[body]\nmass = 2.0\ninertia = [[1, 0, 0], [0, 2, 0], [0, 0, 2.5]]\n" + loads;
+}
+
+TEST(ParseScenarioLoads, EveryLoadTypeIsRead) {
+  const Scenario s = parse_scenario(with_loads(R"(
+[[loads]]
+type = "point_force"
+point = [0.1, 0.0, 0.0]
+force = [0.0, 0.0, 2.0]
+frame = "body"
+
+[[loads]]
+type = "torque"
+torque = [0.0, 0.0, 0.5]
+frame = "world"
+
+[[loads]]
+type = "damping"
+linear = 0.1
+angular_quadratic = 0.01
+
+[[loads]]
+type = "spring"
+point = [0.0, 0.0, 0.1]
+anchor = [0.0, 0.0, 2.0]
+stiffness = 100.0
+rest_length = 1.5
+damping = 0.2
+
+[[loads]]
+type = "central_gravity"
+mu = 3.986004418e14
+)"),
+                                    "loads.toml");
+  const LoadSet<double>& l = s.loads;
+  ASSERT_EQ(l.n_point_forces, 1);
+  EXPECT_EQ(l.point_forces[0].point_b, Vec3<double>(0.1, 0, 0));
+  EXPECT_EQ(l.point_forces[0].frame, LoadFrame::body);
+  ASSERT_EQ(l.n_torques, 1);
+  EXPECT_EQ(l.torques[0].frame, LoadFrame::world);
+  EXPECT_EQ(l.linear_damping, 0.1);
+  EXPECT_EQ(l.angular_quadratic_damping, 0.01);
+  ASSERT_EQ(l.n_springs, 1);
+  EXPECT_EQ(l.springs[0].rest_length, 1.5);
+  EXPECT_TRUE(l.has_central_body);
+  EXPECT_EQ(l.central_center_w, Vec3<double>::Zero());
+  EXPECT_FALSE(l.is_conservative());
+}
+
+TEST(ParseScenarioLoads, BadLoadsNameTheKey) {
+  const auto key_of = [](const std::string& loads) {
+    try {
+      parse_scenario(with_loads(loads), "l.toml");
+    } catch (const ScenarioError& e) {
+      return e.key_path();
+    }
+    return std::string("accepted");
+  };
+  EXPECT_EQ(key_of("[[loads]]\ntype = \"magnet\"\n"), "loads[0].type");
+  EXPECT_EQ(key_of("[[loads]]\nforce = [1, 0, 0]\n"), "loads[0].type");
+  EXPECT_EQ(key_of("[[loads]]\ntype = \"point_force\"\nforce = [1, 0, 0]\n"), "loads[0].frame");
+  EXPECT_EQ(key_of("[[loads]]\ntype = \"point_force\"\nforce = [1, 0, 0]\nframe = \"moon\"\n"), "loads[0].frame");
+  EXPECT_EQ(key_of("[[loads]]\ntype = \"torque\"\nframe = \"body\"\n"), "loads[0].torque");
+  EXPECT_EQ(key_of("[[loads]]\ntype = \"damping\"\nlinear = -1.0\n"), "loads[0].linear");
+  EXPECT_EQ(key_of("[[loads]]\ntype = \"damping\"\nlinear = 1.0\n[[loads]]\ntype = \"spring\"\nstiffness = 1.0\n"),
+            "loads[1].anchor");
+  EXPECT_EQ(key_of("[[loads]]\ntype = \"central_gravity\"\nmu = 0.0\n"), "loads[0].mu");
+  EXPECT_EQ(key_of("[[loads]]\ntype = \"torque\"\ntorque = [0, 0, 1]\nframe = \"body\"\ncolor = \"red\"\n"),
+            "loads[0].color");
+  EXPECT_EQ(key_of("loads = 3\n"), "body.loads");  // after [body], a key belongs to the body table
+  try {
+    parse_scenario("loads = 3\n" + with_loads(""), "l.toml");
+    FAIL();
+  } catch (const ScenarioError& e) {
+    EXPECT_EQ(e.key_path(), "loads");
+  }
+}
+
+}  // namespace
+}  // namespace rbmc

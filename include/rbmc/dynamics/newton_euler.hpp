@@ -47,7 +47,7 @@ RBMC_HD inline RigidBodyStateRate<Scalar> free_body_rate(const FreeBodyModel<Sca
   return xd;
 }
 
-// The loads the spine's scenarios declare: uniform gravity only.
+// Under uniform gravity alone (the other loads: load_set.hpp).
 template <class Scalar>
 RBMC_HD inline RigidBodyStateRate<Scalar> free_body_rate(const FreeBodyModel<Scalar>& model,
                                                          const RigidBodyState<Scalar>& x) {

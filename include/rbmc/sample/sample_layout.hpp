@@ -7,7 +7,7 @@
 
 #include <cstddef>
 
-#include "rbmc/sample/sample_inputs.hpp"
+#include "rbmc/sample/run_sample.hpp"
 
 namespace rbmc {
 
@@ -110,8 +110,9 @@ RBMC_HD inline void store_sample_result(Stored* data, std::size_t n, std::size_t
 // Loads sample i, integrates it and stores its result: the whole per-sample path of a batch.
 template <class Scalar, class StoredIn, class StoredOut>
 RBMC_HD inline void run_sample_in_batch(const StoredIn* inputs, StoredOut* outputs, std::uint8_t* status,
-                                        std::size_t n, std::size_t i, const FixedStepSettings<Scalar>& how) {
-  const SampleResult<Scalar> r = run_sample(load_sample_inputs<Scalar>(inputs, n, i), how);
+                                        std::size_t n, std::size_t i, const LoadSet<Scalar>& loads,
+                                        const FixedStepSettings<Scalar>& how) {
+  const SampleResult<Scalar> r = run_sample(load_sample_inputs<Scalar>(inputs, n, i), loads, how);
   store_sample_result(outputs, n, i, r);
   status[i] = static_cast<std::uint8_t>(r.status);
 }

@@ -1,0 +1,137 @@
+// The loads a scenario declares, shared by all its samples, and their evaluation at a state.
+// Fixed capacities keep the set a plain value that a kernel takes as an argument.
+#pragma once
+
+#include "rbmc/dynamics/invariants.hpp"
+#include "rbmc/dynamics/loads.hpp"
+#include "rbmc/dynamics/newton_euler.hpp"
+
+namespace rbmc {
+
+template <class Scalar>
+struct LoadSet {
+  static constexpr int kMaxPointForces = 8;
+  static constexpr int kMaxTorques = 4;
+  static constexpr int kMaxSprings = 8;
+
+  struct PointForce {
+    Vec3<Scalar> point_b;  // application point, body frame, from the body origin (m)
+    Vec3<Scalar> force;    // N, in `frame`
+    LoadFrame frame;
+  };
+  struct Torque {
+    Vec3<Scalar> torque;  // N m, in `frame`
+    LoadFrame frame;
+  };
+  struct Spring {
+    Vec3<Scalar> point_b;   // body point, body frame (m)
+    Vec3<Scalar> anchor_w;  // world point (m)
+    Scalar stiffness;       // N/m
+    Scalar rest_length;     // m
+    Scalar damping;         // N s/m
+  };
+
+  int n_point_forces = 0, n_torques = 0, n_springs = 0;
+  PointForce point_forces[kMaxPointForces];
+  Torque torques[kMaxTorques];
+  Spring springs[kMaxSprings];
+  Scalar linear_damping = 0, quadratic_damping = 0;                  // N s/m, N s²/m²
+  Scalar angular_linear_damping = 0, angular_quadratic_damping = 0;  // N m s, N m s²
+  bool has_central_body = false;
+  Scalar central_mu = 0;                                  // m³/s²
+  Vec3<Scalar> central_center_w = Vec3<Scalar>::Zero();  // m
+
+  // The same loads in another precision (a float run converts once, on the host).
+  template <class Other>
+  LoadSet<Other> cast() const {
+    LoadSet<Other> o;
+    o.n_point_forces = n_point_forces;
+    o.n_torques = n_torques;
+    o.n_springs = n_springs;
+    for (int i = 0; i < n_point_forces; ++i)
+      o.point_forces[i] = {point_forces[i].point_b.template cast<Other>(), point_forces[i].force.template cast<Other>(),
+                           point_forces[i].frame};
+    for (int i = 0; i < n_torques; ++i) o.torques[i] = {torques[i].torque.template cast<Other>(), torques[i].frame};
+    for (int i = 0; i < n_springs; ++i)
+      o.springs[i] = {springs[i].point_b.template cast<Other>(), springs[i].anchor_w.template cast<Other>(),
+                      Other(springs[i].stiffness), Other(springs[i].rest_length), Other(springs[i].damping)};
+    o.linear_damping = Other(linear_damping);
+    o.quadratic_damping = Other(quadratic_damping);
+    o.angular_linear_damping = Other(angular_linear_damping);
+    o.angular_quadratic_damping = Other(angular_quadratic_damping);
+    o.has_central_body = has_central_body;
+    o.central_mu = Other(central_mu);
+    o.central_center_w = central_center_w.template cast<Other>();
+    return o;
+  }
+
+  // True when every load derives from a potential, so that T + V is conserved: no damping, no
+  // spring damping, no force or torque that turns with the body, no world-fixed couple.
+  RBMC_HD bool is_conservative() const {
+    if (linear_damping != Scalar(0) || quadratic_damping != Scalar(0) || angular_linear_damping != Scalar(0) ||
+        angular_quadratic_damping != Scalar(0) || n_torques > 0)
+      return false;
+    for (int i = 0; i < n_point_forces; ++i)
+      if (point_forces[i].frame == LoadFrame::body) return false;
+    for (int i = 0; i < n_springs; ++i)
+      if (springs[i].damping != Scalar(0)) return false;
+    return true;
+  }
+};
+
+// The body point point_b's world position and velocity (000 eqs 1.1, 1.4).
+template <class Scalar>
+RBMC_HD inline Vec3<Scalar> point_position_w(const RigidBodyState<Scalar>& x, const Vec3<Scalar>& point_b) {
+  return x.p_w + rotate(x.q_wb, point_b);
+}
+template <class Scalar>
+RBMC_HD inline Vec3<Scalar> point_velocity_w(const RigidBodyState<Scalar>& x, const Vec3<Scalar>& point_b) {
+  return x.v_w + rotate(x.q_wb, Vec3<Scalar>(x.omega_b.cross(point_b)));
+}
+
+// The resultant wrench of uniform gravity (from the model) and every load in the set.
+template <class Scalar>
+RBMC_HD inline Wrench<Scalar> evaluate_loads(const LoadSet<Scalar>& loads, const FreeBodyModel<Scalar>& model,
+                                             const RigidBodyState<Scalar>& x) {
+  Wrench<Scalar> w = uniform_gravity_wrench(model.mass, model.gravity_w);
+  for (int i = 0; i < loads.n_point_forces; ++i) {
+    const auto& f = loads.point_forces[i];
+    w += point_force_wrench(x.q_wb, model.com_b, f.point_b, f.force, f.frame);
+  }
+  for (int i = 0; i < loads.n_torques; ++i) w += pure_torque_wrench(x.q_wb, loads.torques[i].torque, loads.torques[i].frame);
+  if (loads.linear_damping != Scalar(0) || loads.quadratic_damping != Scalar(0) ||
+      loads.angular_linear_damping != Scalar(0) || loads.angular_quadratic_damping != Scalar(0))
+    w += damping_wrench(com_velocity_w(model, x), x.omega_b, loads.linear_damping, loads.quadratic_damping,
+                        loads.angular_linear_damping, loads.angular_quadratic_damping);
+  for (int i = 0; i < loads.n_springs; ++i) {
+    const auto& s = loads.springs[i];
+    w += spring_damper_wrench(x.q_wb, model.com_b, s.point_b, point_position_w(x, s.point_b),
+                              point_velocity_w(x, s.point_b), s.anchor_w, s.stiffness, s.rest_length, s.damping);
+  }
+  if (loads.has_central_body)
+    w += central_gravity_wrench(x.q_wb, model.inertia_c_b, model.mass, com_position_w(model, x), loads.central_center_w,
+                                loads.central_mu);
+  return w;
+}
+
+// The potential energy of the conservative loads: uniform and central gravity, springs, and
+// world-fixed point forces (V = −F · r_P). Meaningful as T + V only when is_conservative().
+template <class Scalar>
+RBMC_HD inline Scalar potential_energy(const LoadSet<Scalar>& loads, const FreeBodyModel<Scalar>& model,
+                                       const RigidBodyState<Scalar>& x) {
+  Scalar v = potential_energy(model, x);  // uniform gravity
+  for (int i = 0; i < loads.n_point_forces; ++i) {
+    const auto& f = loads.point_forces[i];
+    if (f.frame == LoadFrame::world) v -= f.force.dot(point_position_w(x, f.point_b));
+  }
+  for (int i = 0; i < loads.n_springs; ++i) {
+    const auto& s = loads.springs[i];
+    v += spring_potential(point_position_w(x, s.point_b), s.anchor_w, s.stiffness, s.rest_length);
+  }
+  if (loads.has_central_body)
+    v += central_gravity_potential(x.q_wb, model.inertia_c_b, model.mass, com_position_w(model, x),
+                                   loads.central_center_w, loads.central_mu);
+  return v;
+}
+
+}  // namespace rbmc
