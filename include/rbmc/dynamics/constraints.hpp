@@ -1,0 +1,130 @@
+// Constraints on one body, solved with Lagrange multipliers.
+//
+// A constraint imposes three acceleration-level conditions c̈(ẍ) = target. The right-hand side is
+// affine in the reaction λ it applies, so the constrained accelerations satisfy c̈₀ + K λ = target,
+// K the constraint's apparent inverse inertia (002, "apparent inverse inertia"; 004's
+// A = Lᵀ M⁻¹ L, eq. 100). This is the Schur complement of 002's [H Kᵀ; K 0] system and 004's
+// λ = −A⁻¹ (Lᵀ B) (eqs 96–103). K is found by superposition: the rates under unit reactions.
+// Drift off the constraint is stabilised (Baumgarte): target = −2α ċ − α² c, a critically
+// damped return at rate α.
+#pragma once
+
+#include <cstdint>
+
+#include "rbmc/dynamics/load_set.hpp"
+#include "rbmc/dynamics/newton_euler.hpp"
+
+namespace rbmc {
+
+enum class ConstraintKind : std::uint8_t {
+  none = 0,
+  pivot = 1,   // a spherical joint: the body point point_b stays at the world point anchor_w
+  planar = 2,  // plane motion (004 §5): the body z axis stays along world z and the origin at z = plane_height
+};
+
+template <class Scalar>
+struct Constraint {
+  ConstraintKind kind = ConstraintKind::none;
+  Vec3<Scalar> point_b = Vec3<Scalar>::Zero();   // pivot: body point, body frame, from the origin (m)
+  Vec3<Scalar> anchor_w = Vec3<Scalar>::Zero();  // pivot: world point (m)
+  Scalar plane_height = 0;                       // planar: z of the body origin (m)
+  Scalar stabilization = 0;                      // Baumgarte rate α (1/s); 0 turns it off
+
+  template <class Other>
+  Constraint<Other> cast() const {
+    return {kind, point_b.template cast<Other>(), anchor_w.template cast<Other>(), Other(plane_height),
+            Other(stabilization)};
+  }
+};
+
+// The reaction as a wrench. Pivot: λ is the force (world) the joint applies at the body point.
+// Planar: λ₀ is a force along world z at the body origin, (λ₁, λ₂) a couple about body x and y.
+template <class Scalar>
+RBMC_HD inline Wrench<Scalar> reaction_wrench(const Constraint<Scalar>& c, const FreeBodyModel<Scalar>& model,
+                                              const RigidBodyState<Scalar>& x, const Vec3<Scalar>& lambda) {
+  if (c.kind == ConstraintKind::pivot) return point_force_wrench(x.q_wb, model.com_b, c.point_b, lambda, LoadFrame::world);
+  Wrench<Scalar> w = point_force_wrench<Scalar>(x.q_wb, model.com_b, Vec3<Scalar>::Zero(), Vec3<Scalar>(0, 0, lambda(0)),
+                                                LoadFrame::world);
+  w.torque_c_b += Vec3<Scalar>(lambda(1), lambda(2), Scalar(0));
+  return w;
+}
+
+// The constrained quantities' second derivatives, from the state and its rate.
+// Pivot: a_P = a_O + R (ω̇ × p + ω × (ω × p)) (000 eq. 1.9). Planar: (a_O,z, ω̇_x, ω̇_y).
+template <class Scalar>
+RBMC_HD inline Vec3<Scalar> constraint_acceleration(const Constraint<Scalar>& c, const RigidBodyState<Scalar>& x,
+                                                    const RigidBodyStateRate<Scalar>& xd) {
+  if (c.kind == ConstraintKind::pivot) {
+    const Vec3<Scalar>& p = c.point_b;
+    return xd.v_dot_w + rotate(x.q_wb, Vec3<Scalar>(xd.omega_dot_b.cross(p) + x.omega_b.cross(x.omega_b.cross(p))));
+  }
+  return Vec3<Scalar>(xd.v_dot_w.z(), xd.omega_dot_b.x(), xd.omega_dot_b.y());
+}
+
+// Position- and velocity-level errors (c, ċ). Planar: e = Rᵀ e_z is world z in body components;
+// the tilt errors are (e_y, −e_x), whose rates are (ω_x, ω_y) to first order.
+template <class Scalar>
+RBMC_HD inline void constraint_errors(const Constraint<Scalar>& c, const RigidBodyState<Scalar>& x,
+                                      Vec3<Scalar>& position, Vec3<Scalar>& velocity) {
+  if (c.kind == ConstraintKind::pivot) {
+    position = x.p_w + rotate(x.q_wb, c.point_b) - c.anchor_w;
+    velocity = x.v_w + rotate(x.q_wb, Vec3<Scalar>(x.omega_b.cross(c.point_b)));
+    return;
+  }
+  const Vec3<Scalar> e = rotate_inverse<Scalar>(x.q_wb, Vec3<Scalar>::UnitZ());
+  position = Vec3<Scalar>(x.p_w.z() - c.plane_height, e.y(), -e.x());
+  velocity = Vec3<Scalar>(x.v_w.z(), x.omega_b.x(), x.omega_b.y());
+}
+
+template <class Scalar>
+struct ConstrainedRate {
+  RigidBodyStateRate<Scalar> rate;
+  Vec3<Scalar> lambda;  // the multipliers: see reaction_wrench for their meaning
+};
+
+// ẋ under the applied wrench and the constraint's reaction.
+template <class Scalar>
+RBMC_HD inline ConstrainedRate<Scalar> constrained_rate(const Constraint<Scalar>& c, const FreeBodyModel<Scalar>& model,
+                                                        const RigidBodyState<Scalar>& x, const Wrench<Scalar>& applied) {
+  const RigidBodyStateRate<Scalar> free = free_body_rate(model, x, applied);
+  if (c.kind == ConstraintKind::none) return {free, Vec3<Scalar>::Zero()};
+  const Vec3<Scalar> c0 = constraint_acceleration(c, x, free);
+  Mat3<Scalar> k;
+  for (int j = 0; j < 3; ++j) {
+    Wrench<Scalar> w = applied;
+    w += reaction_wrench<Scalar>(c, model, x, Vec3<Scalar>::Unit(j));
+    k.col(j) = constraint_acceleration(c, x, free_body_rate(model, x, w)) - c0;
+  }
+  Vec3<Scalar> error, error_rate;
+  constraint_errors(c, x, error, error_rate);
+  const Scalar a = c.stabilization;
+  const Vec3<Scalar> target = -Scalar(2) * a * error_rate - a * a * error;
+  const Vec3<Scalar> lambda = k.inverse() * (target - c0);
+  Wrench<Scalar> w = applied;
+  w += reaction_wrench(c, model, x, lambda);
+  return {free_body_rate(model, x, w), lambda};
+}
+
+// The state moved onto the constraint (a consistent initial condition): pivot, the origin placed
+// so that the body point is at the anchor and moving with zero velocity; planar, the tilt and the
+// out-of-plane velocities removed, the heading and in-plane motion kept.
+template <class Scalar>
+RBMC_HD inline RigidBodyState<Scalar> project_onto_constraint(const Constraint<Scalar>& c,
+                                                              const RigidBodyState<Scalar>& x) {
+  RigidBodyState<Scalar> y = x;
+  if (c.kind == ConstraintKind::pivot) {
+    y.p_w = c.anchor_w - rotate(x.q_wb, c.point_b);
+    y.v_w = -rotate(x.q_wb, Vec3<Scalar>(x.omega_b.cross(c.point_b)));
+  } else if (c.kind == ConstraintKind::planar) {
+    // Keep the heading: the rotation about world z that takes body x nearest to where it points.
+    const Vec3<Scalar> ex = rotate<Scalar>(x.q_wb, Vec3<Scalar>::UnitX());
+    const Scalar half = Scalar(0.5) * atan2_hd<Scalar>(ex.y(), ex.x());
+    y.q_wb = {Eigen::numext::cos(half), Scalar(0), Scalar(0), Eigen::numext::sin(half)};
+    y.p_w.z() = c.plane_height;
+    y.v_w.z() = Scalar(0);
+    y.omega_b = Vec3<Scalar>(Scalar(0), Scalar(0), x.omega_b.z());
+  }
+  return y;
+}
+
+}  // namespace rbmc

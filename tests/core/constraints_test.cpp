@@ -1,0 +1,132 @@
+#include "rbmc/dynamics/constraints.hpp"
+
+#include <cmath>
+
+#include "rbmc/integrate/rk4.hpp"
+#include "test_support.hpp"
+
+namespace rbmc {
+namespace {
+
+// 004's physical pendulum (eqs 91–115): a slender rod, m = 10 kg, l = 1 m, pivoted at one end
+// (J = m l²/3 about the pivot, centre of mass at ξ = l/2), g = 9.81, released from rest at
+// φ₀ = π/2 (horizontal). The body origin is the centre of mass, the rod lies along body x, the
+// pivot is the body point (−l/2, 0, 0) at the world origin, and it swings in the xz plane.
+struct Pendulum {
+  static constexpr double m = 10, l = 1, g = 9.81, xi = 0.5, radius = 0.01;
+  static constexpr double j_pivot = m * l * l / 3;
+  // Complete elliptic integral of the first kind at k = sin(π/4): Γ(1/4)² / (4 √π).
+  static constexpr double elliptic_k = 1.8540746773013719;
+  static double period() { return 4 * std::sqrt(j_pivot / (m * g * xi)) * elliptic_k; }
+
+  FreeBodyModel<double> model = make_free_body_model<double>(
+      {m, Vec3<double>::Zero(), Vec3<double>(m * radius * radius / 2, m * l * l / 12, m * l * l / 12).asDiagonal()},
+      Vec3<double>(0, 0, -g));
+  Constraint<double> pivot{ConstraintKind::pivot, Vec3<double>(-l / 2, 0, 0), Vec3<double>::Zero(), 0, 0};
+  RigidBodyState<double> released() const {
+    return project_onto_constraint(pivot, RigidBodyState<double>{Vec3<double>::Zero(), Quaternion<double>::identity(),
+                                                                 Vec3<double>::Zero(), Vec3<double>::Zero()});
+  }
+  auto rate() const {
+    return [this](const RigidBodyState<double>& x) {
+      return constrained_rate(pivot, model, x, uniform_gravity_wrench(model.mass, model.gravity_w)).rate;
+    };
+  }
+};
+
+// At release the rod's angular acceleration is m g ξ / J = 3g/(2l), its centre of mass falls
+// at ξ α = 3g/4, so the pivot carries m g − m (3g/4) = m g / 4, upward.
+TEST(PhysicalPendulum, ReactionAtReleaseIsAQuarterOfTheWeight) {
+  const Pendulum p;
+  const RigidBodyState<double> x0 = p.released();
+  EXPECT_LE((x0.p_w - Vec3<double>(0.5, 0, 0)).norm(), 1e-16);
+  const ConstrainedRate<double> r = constrained_rate(p.pivot, p.model, x0, uniform_gravity_wrench(p.m, p.model.gravity_w));
+  EXPECT_NEAR(r.lambda.z(), p.m * p.g / 4, 1e-12 * p.m * p.g);
+  EXPECT_NEAR(r.lambda.x(), 0.0, 1e-12 * p.m * p.g);
+  // About +y, which turns body x (the rod, pointing along world x) toward −z: the rod swings down.
+  EXPECT_NEAR(r.rate.omega_dot_b.y(), 3 * p.g / (2 * p.l), 1e-12 * p.g);
+}
+
+// The period matches the elliptic-integral formula to 1e-6 relative. With h = T / (4N) the rod
+// is vertical (centre of mass at x = 0) after N, 3N and 5N steps; the time error there is
+// x_C / |ẋ_C|. RK4's phase error at ω h ≈ 0.004 is ~1e-11, far inside the bound.
+TEST(PhysicalPendulum, PeriodMatchesTheEllipticIntegral) {
+  Pendulum p;
+  p.pivot.stabilization = 0;  // the exact constraint forces alone; drift is checked below
+  const double period = Pendulum::period();
+  EXPECT_NEAR(period, 1.9333, 1e-4);  // 4 · sqrt(1/(3 · 9.81 · 0.5)) · K(1/√2)
+  const int n = 400;
+  const double h = period / (4 * n);
+  RigidBodyState<double> x = p.released();
+  const auto rate = p.rate();
+  for (int step = 1; step <= 5 * n; ++step) {
+    x = rk4_step(rate, x, h);
+    if (step % (2 * n) == n) {
+      const double x_c = x.p_w.x(), speed = std::abs(x.v_w.x());
+      EXPECT_LE(std::abs(x_c) / speed / (period / 4), 1e-6) << "crossing at step " << step;
+      EXPECT_NEAR(x.p_w.z(), -p.xi, 1e-9);
+    }
+  }
+  // The pivot stayed put (RK4 drift only) and the energy is conserved.
+  Vec3<double> e, e_rate;
+  constraint_errors(p.pivot, x, e, e_rate);
+  EXPECT_LE(e.norm(), 1e-9);
+  EXPECT_LE(e_rate.norm(), 1e-9);
+  const double energy0 = kinetic_energy(p.model, p.released()) + potential_energy(p.model, p.released());
+  EXPECT_NEAR(kinetic_energy(p.model, x) + potential_energy(p.model, x), energy0, 1e-9 * p.m * p.g);
+}
+
+// Stabilisation pulls a state that starts off the constraint back onto it, critically damped:
+// after 10/α the error is below e^{−10} (1 + 10) ≈ 5e-4 of the initial one.
+TEST(PhysicalPendulum, StabilizationRemovesDrift) {
+  Pendulum p;
+  p.pivot.stabilization = 20;  // 1/s
+  RigidBodyState<double> x = p.released();
+  x.p_w += Vec3<double>(0.01, -0.005, 0.002);  // 1 cm off the pivot
+  const auto rate = p.rate();
+  for (int i = 0; i < 500; ++i) x = rk4_step(rate, x, 1e-3);  // 0.5 s = 10/α
+  Vec3<double> e, e_rate;
+  constraint_errors(p.pivot, x, e, e_rate);
+  EXPECT_LE(e.norm(), 5e-4 * 0.0114);
+}
+
+// Plane motion (004 §5): a puck on a table. Its weight is carried by the reaction force, and a
+// spin ω about z with products of inertia I_xz, I_yz needs the couple ω × I ω = (−I_yz ω², I_xz ω², 0)
+// to stay upright; the puck slides in a straight line at constant spin.
+TEST(PlanarConstraint, PuckOnATable) {
+  const double m = 2, w = 5, g = 9.81;
+  Mat3<double> inertia;
+  inertia << 0.2, 0.0, 0.01, 0.0, 0.2, -0.02, 0.01, -0.02, 0.35;
+  const FreeBodyModel<double> model = make_free_body_model<double>({m, Vec3<double>::Zero(), inertia}, Vec3<double>(0, 0, -g));
+  const Constraint<double> plane{ConstraintKind::planar, Vec3<double>::Zero(), Vec3<double>::Zero(), 0.0, 10.0};
+  RigidBodyState<double> x{Vec3<double>::Zero(), quaternion_from_rotation_vector<double>(Vec3<double>(0, 0, 0.3)),
+                           Vec3<double>(1.0, 0.5, 0), Vec3<double>(0, 0, w)};
+  x = project_onto_constraint(plane, x);
+  const ConstrainedRate<double> r0 = constrained_rate(plane, model, x, uniform_gravity_wrench(m, model.gravity_w));
+  EXPECT_NEAR(r0.lambda(0), m * g, 1e-12 * m * g);
+  EXPECT_NEAR(r0.lambda(1), 0.02 * w * w, 1e-12);  // −I_yz ω² with I_yz = −0.02
+  EXPECT_NEAR(r0.lambda(2), 0.01 * w * w, 1e-12);  // I_xz ω²
+  const auto rate = [&](const RigidBodyState<double>& s) {
+    return constrained_rate(plane, model, s, uniform_gravity_wrench(m, model.gravity_w)).rate;
+  };
+  for (int i = 0; i < 1000; ++i) x = rk4_step(rate, x, 1e-3);
+  EXPECT_LE((x.p_w - Vec3<double>(1.0, 0.5, 0)).norm(), 1e-10);
+  EXPECT_NEAR(x.omega_b.z(), w, 1e-10);
+  EXPECT_LE(Vec3<double>(x.omega_b.x(), x.omega_b.y(), 0).norm(), 1e-10);
+}
+
+// The projection puts any state on the constraint.
+TEST(Constraints, ProjectionSatisfiesTheConstraint) {
+  test::Random rng(9);
+  for (ConstraintKind kind : {ConstraintKind::pivot, ConstraintKind::planar}) {
+    const Constraint<double> c{kind, Vec3<double>(0.1, -0.3, 0.2), Vec3<double>(1, 2, 3), 0.7, 0};
+    const RigidBodyState<double> y = project_onto_constraint(c, rng.state<double>());
+    Vec3<double> e, e_rate;
+    constraint_errors(c, y, e, e_rate);
+    EXPECT_LE(e.norm(), 1e-14);
+    EXPECT_LE(e_rate.norm(), 1e-14);
+  }
+}
+
+}  // namespace
+}  // namespace rbmc
