@@ -7,13 +7,13 @@
 
 #include <cuda_runtime_api.h>
 
-#include "rbmc/dynamics/load_set.hpp"
+#include "rbmc/sample/run_sample.hpp"
 
 namespace rbmc::kernels {
 
 // Integrates samples [0, n) on `stream`, one thread each. Returns the launch's error code.
 template <class Scalar>
 cudaError_t launch_run_batch(const Scalar* inputs, Scalar* outputs, std::uint8_t* status, std::size_t n,
-                             const LoadSet<Scalar>& loads, Scalar step, std::int64_t n_steps, cudaStream_t stream);
+                             const SharedModel<Scalar>& shared, Scalar step, std::int64_t n_steps, cudaStream_t stream);
 
 }  // namespace rbmc::kernels

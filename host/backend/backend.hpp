@@ -6,7 +6,7 @@
 #include <memory>
 #include <string>
 
-#include "rbmc/dynamics/load_set.hpp"
+#include "rbmc/sample/run_sample.hpp"
 
 namespace rbmc {
 
@@ -15,11 +15,11 @@ enum class BackendChoice { automatic, cpu, cuda };
 
 inline const char* precision_name(Precision p) { return p == Precision::float32 ? "float" : "double"; }
 
-// What every sample of a run shares: the step, the number of steps and the loads.
+// What every sample of a run shares: the step, the number of steps, the loads and the constraint.
 struct BatchIntegration {
   double step;  // s
   std::int64_t n_steps;
-  LoadSet<double> loads;
+  SharedModel<double> shared;
 };
 
 class Backend {

@@ -34,10 +34,10 @@ class CpuBackend final : public Backend {
   void run_batch(const double* inputs, double* outputs, std::uint8_t* status, std::size_t n,
                  const BatchIntegration& how) override {
     const FixedStepSettings<Scalar> settings{Scalar(how.step), how.n_steps};
-    const LoadSet<Scalar> loads = how.loads.cast<Scalar>();
+    const SharedModel<Scalar> shared = how.shared.cast<Scalar>();
     parallel_for(n, threads_, [&](std::size_t begin, std::size_t end) {
       for (std::size_t i = begin; i < end; ++i)
-        run_sample_in_batch<Scalar>(inputs, outputs, status, n, i, loads, settings);
+        run_sample_in_batch<Scalar>(inputs, outputs, status, n, i, shared, settings);
     });
   }
 

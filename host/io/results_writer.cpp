@@ -51,6 +51,13 @@ h5::Handle create_group(hid_t parent, const std::string& name) {
                     "creating group " + name);
 }
 
+// A constraint's ideal reaction does no work, so the energy test looks at the loads only; the
+// pivot and the plane exert moments about the centre of mass, so they break momentum conservation.
+bool conserves_energy(const Scenario& s) { return s.loads.is_conservative(); }
+bool conserves_momentum(const Scenario& s) {
+  return s.constraint.kind == ConstraintKind::none && conserves_angular_momentum(s.loads);
+}
+
 std::string status_codes_text() {
   std::string s;
   for (int c = 0; c < kSampleStatusCount; ++c)
@@ -115,6 +122,21 @@ ResultsWriter::ResultsWriter(std::string path, bool overwrite, const ResultsMeta
     create(g + "angular_velocity", H5T_NATIVE_DOUBLE, {3}, "rad/s", "angular velocity, body frame");
   }
   create("samples/final/time", H5T_NATIVE_DOUBLE, {}, "s", "time of the final state (end time unless stopped early)");
+  if (s.constraint.kind != ConstraintKind::none) {
+    create("samples/final/reaction_force", H5T_NATIVE_DOUBLE, {3}, "N",
+           "force the constraint applies to the body at the final state, world frame");
+    create("samples/final/reaction_torque", H5T_NATIVE_DOUBLE, {3}, "N m",
+           "couple the constraint applies at the final state, body frame (zero for a pivot)");
+  }
+  // Drift of what this scenario conserves: zero up to integration error.
+  if (conserves_energy(s) || conserves_momentum(s)) create_group(root, "samples/diagnostics");
+  if (conserves_energy(s))
+    create("samples/diagnostics/energy_drift", H5T_NATIVE_DOUBLE, {}, "1",
+           "(E - E0) / max(T0 + |V0|, T + |V|), E = T + V: zero up to integration error for these conservative loads");
+  if (conserves_momentum(s)) {
+    create("samples/diagnostics/angular_momentum_drift", H5T_NATIVE_DOUBLE, {}, "1",
+           "|h_C - h_C0| / |h_C0|, angular momentum about the centre of mass: conserved here");
+  }
 }
 
 ResultsWriter::~ResultsWriter() {
@@ -207,6 +229,13 @@ void ResultsWriter::write_batch(const BatchView& b) {
   write_columns("samples/final/velocity", b.outputs, out::v_w);
   write_columns("samples/final/angular_velocity", b.outputs, out::omega_b);
   write_columns("samples/final/time", b.outputs, out::time);
+  if (scenario_->constraint.kind != ConstraintKind::none) {
+    write_columns("samples/final/reaction_force", b.outputs, out::reaction_force_w);
+    write_columns("samples/final/reaction_torque", b.outputs, out::reaction_torque_b);
+  }
+  if (conserves_energy(*scenario_)) write_columns("samples/diagnostics/energy_drift", b.outputs, out::energy_drift);
+  if (conserves_momentum(*scenario_))
+    write_columns("samples/diagnostics/angular_momentum_drift", b.outputs, out::momentum_drift);
 }
 
 ResultsWriter::Dataset& ResultsWriter::dataset(const std::string& name) {

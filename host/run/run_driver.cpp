@@ -103,7 +103,7 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
   const std::uint64_t n_total = scenario.run.n_samples;
   std::size_t batch_size = options.batch_size > 0 ? options.batch_size : backend->max_batch_size();
   batch_size = std::size_t(std::min<std::uint64_t>(batch_size, n_total));
-  const BatchIntegration how{scenario.step_used(), scenario.run.n_steps, scenario.loads};
+  const BatchIntegration how{scenario.step_used(), scenario.run.n_steps, {scenario.loads, scenario.constraint}};
 
   RunTotals totals;
   HostBatch batch;

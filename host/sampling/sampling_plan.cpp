@@ -56,6 +56,8 @@ int SamplingPlan::sample(std::uint64_t k, SampleInputs<double>& in, double* para
     }
     if (check_mass_properties(in.body) == BodyValidity::valid || attempt + 1 >= kMaxBodyAttempts) break;
   }
+  // A constrained body starts on its constraint: a consistent initial state (docs/scenario.md).
+  if (s.constraint.kind != ConstraintKind::none) in.initial = project_onto_constraint(s.constraint, in.initial);
   return attempt;
 }
 

@@ -423,6 +423,29 @@ void read_loads(const toml::node& node, Scenario& s) {
   }
 }
 
+// [constraint]: a spherical pivot or plane motion. Read after [initial] and [run]: the defaults
+// (anchor, plane height, stabilisation rate) come from them.
+void read_constraint(TableReader& r, Scenario& s) {
+  Constraint<double>& c = s.constraint;
+  const std::string type = r.optional_string("type").value_or("");
+  if (type == "pivot") {
+    c.kind = ConstraintKind::pivot;
+    c.point_b = r.optional_vec3("point").value_or(Vec3<double>::Zero());
+    // By default the joint is where the body point starts.
+    c.anchor_w = r.optional_vec3("anchor").value_or(s.initial.p_w + rotate(s.initial.q_wb, c.point_b));
+  } else if (type == "planar") {
+    c.kind = ConstraintKind::planar;
+    c.plane_height = r.optional_number("height").value_or(s.initial.p_w.z());
+  } else if (type.empty()) {
+    r.fail_here("type", "is required (pivot or planar)");
+  } else {
+    r.fail_at(*r.table().get("type"), "type", "unknown constraint '" + type + "' (available: pivot, planar)");
+  }
+  // Baumgarte rate: by default α h = 0.05, a return over about 20 steps, well inside RK4's stability.
+  c.stabilization = non_negative(r, "stabilization", "1/s", 0.05 / s.step_used());
+  r.reject_unknown_keys();
+}
+
 // [dispersions] holds key paths of inputs (dotted keys nest as tables) whose leaves are
 // distribution tables, recognised by their `distribution` key.
 void read_dispersions(const toml::table& table, const std::string& prefix, Scenario& s) {
@@ -501,6 +524,10 @@ Scenario parse_scenario(const std::string& text, const std::string& path) {
     r.reject_unknown_keys();
   }
   if (const toml::node* loads = top.find("loads")) read_loads(*loads, s);
+  if (const toml::table* t = top.optional_table("constraint")) {
+    TableReader r(*t, "constraint", s.path);
+    read_constraint(r, s);
+  }
   // Read after the nominal values: dispersions default to them.
   if (const toml::table* t = top.optional_table("dispersions")) read_dispersions(*t, "", s);
   top.reject_unknown_keys();

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "rbmc/body/mass_properties.hpp"
+#include "rbmc/dynamics/constraints.hpp"
 #include "rbmc/dynamics/load_set.hpp"
 #include "rbmc/dynamics/state.hpp"
 
@@ -71,6 +72,7 @@ struct Scenario {
   RigidBodyState<double> initial;
   Vec3<double> gravity_w = Vec3<double>::Zero();
   LoadSet<double> loads;  // [[loads]]: every load but uniform gravity
+  Constraint<double> constraint;  // [constraint]
   std::vector<Dispersion> dispersions;
 
   double step_used() const { return run.duration / static_cast<double>(run.n_steps); }

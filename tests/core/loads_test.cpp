@@ -123,7 +123,8 @@ TEST(LoadPotentials, ConservativeLoadsConserveEnergyUnderIntegration) {
   loads.has_central_body = true;
   loads.central_mu = 5.0;
   loads.central_center_w = Vec3<S>(0.0, 0.0, -3.0);
-  const FreeBodyRate<S> rate{make_free_body_model<S>(body, Vec3<S>(0, 0, -9.81)), &loads};
+  const SharedModel<S> shared{loads, {}};
+  const BodyRate<S> rate{make_free_body_model<S>(body, Vec3<S>(0, 0, -9.81)), &shared};
   RigidBodyState<S> x{Vec3<S>(0.2, 0.1, 0.4), Quaternion<S>::identity(), Vec3<S>(0.3, 0, 0), Vec3<S>(0.5, 2.0, 0.3)};
   const auto energy = [&](const RigidBodyState<S>& s) {
     return kinetic_energy(rate.model, s) + potential_energy(loads, rate.model, s);

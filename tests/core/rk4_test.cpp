@@ -28,8 +28,8 @@ struct Drift {
 
 template <class S>
 Drift torque_free_drift(S h, double duration) {
-  const LoadSet<S> no_loads{};
-  const FreeBodyRate<S> rate{make_free_body_model<S>(asymmetric_body<S>(), Vec3<S>::Zero()), &no_loads};
+  const SharedModel<S> none{};
+  const BodyRate<S> rate{make_free_body_model<S>(asymmetric_body<S>(), Vec3<S>::Zero()), &none};
   RigidBodyState<S> x = spinning_state<S>();
   const double e0 = kinetic_energy(rate.model, x);
   const Vec3<double> l0 = angular_momentum_c_w(rate.model, x).template cast<double>();
@@ -72,8 +72,8 @@ TEST(Rk4Order, HalvingTheStepDividesTheErrorBySixteen) {
 TYPED_TEST(Rk4Test, FreeFallIsExact) {
   using S = TypeParam;
   const Vec3<S> g(0, 0, S(-9.81));
-  const LoadSet<S> no_loads{};
-  const FreeBodyRate<S> rate{make_free_body_model(asymmetric_body<S>(), g), &no_loads};
+  const SharedModel<S> none{};
+  const BodyRate<S> rate{make_free_body_model(asymmetric_body<S>(), g), &none};
   const Vec3<S> p0(1, 2, 3), v0(S(0.5), S(-1), 4);
   RigidBodyState<S> x{p0, Quaternion<S>::identity(), v0, Vec3<S>::Zero()};
   const S h = S(0.01);
@@ -91,8 +91,8 @@ TYPED_TEST(Rk4Test, FreeFallIsExact) {
 TYPED_TEST(Rk4Test, CentreOfMassFollowsParabolaWhileSpinning) {
   using S = TypeParam;
   const Vec3<S> g(0, 0, S(-9.81));
-  const LoadSet<S> no_loads{};
-  const FreeBodyRate<S> rate{make_free_body_model(asymmetric_body<S>(), g), &no_loads};
+  const SharedModel<S> none{};
+  const BodyRate<S> rate{make_free_body_model(asymmetric_body<S>(), g), &none};
   RigidBodyState<S> x = spinning_state<S>();
   const Vec3<S> c0 = com_position_w(rate.model, x), u0 = com_velocity_w(rate.model, x);
   const S h = S(0.01);

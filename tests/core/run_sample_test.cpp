@@ -24,13 +24,13 @@ SampleInputs<S> box_inputs() {
 TYPED_TEST(RunSampleTest, IntegratesToTheEndTime) {
   using S = TypeParam;
   const FixedStepSettings<S> how{S(0.01), 100};
-  const SampleResult<S> r = run_sample(box_inputs<S>(), LoadSet<S>{}, how);
+  const SampleResult<S> r = run_sample(box_inputs<S>(), SharedModel<S>{}, how);
   EXPECT_EQ(r.status, SampleStatus::ok);
   EXPECT_EQ(r.time, S(100) * S(0.01));
   EXPECT_NEAR(r.final_state.q_wb.norm(), S(1), S(4) * test::eps<S>());
   // It is the same as stepping by hand with the same right-hand side.
-  const LoadSet<S> no_loads{};
-  const FreeBodyRate<S> rate{make_free_body_model(box_inputs<S>().body, box_inputs<S>().gravity_w), &no_loads};
+  const SharedModel<S> none{};
+  const BodyRate<S> rate{make_free_body_model(box_inputs<S>().body, box_inputs<S>().gravity_w), &none};
   RigidBodyState<S> x = box_inputs<S>().initial;
   for (int i = 0; i < 100; ++i) x = rk4_step(rate, x, S(0.01));
   EXPECT_EQ(r.final_state.p_w, x.p_w);
@@ -41,7 +41,7 @@ TYPED_TEST(RunSampleTest, InvalidBodyIsFlaggedNotIntegrated) {
   using S = TypeParam;
   SampleInputs<S> in = box_inputs<S>();
   in.body.inertia_c_b = Vec3<S>(1, 1, 3).asDiagonal();  // breaks the triangle inequality
-  const SampleResult<S> r = run_sample(in, LoadSet<S>{}, FixedStepSettings<S>{S(0.01), 100});
+  const SampleResult<S> r = run_sample(in, SharedModel<S>{}, FixedStepSettings<S>{S(0.01), 100});
   EXPECT_EQ(r.status, SampleStatus::invalid_body);
   EXPECT_EQ(r.time, S(0));
   EXPECT_EQ(r.final_state.p_w, in.initial.p_w);
@@ -52,7 +52,7 @@ TYPED_TEST(RunSampleTest, NonFiniteStateStopsTheSampleAtTheLastFiniteStep) {
   SampleInputs<S> in = box_inputs<S>();
   // ω × Iω overflows at |ω| ~ sqrt(max) / |I|: the first step is already non-finite.
   in.initial.omega_b = Vec3<S>(std::sqrt(std::numeric_limits<S>::max()), S(1), S(1));
-  const SampleResult<S> r = run_sample(in, LoadSet<S>{}, FixedStepSettings<S>{S(0.01), 100});
+  const SampleResult<S> r = run_sample(in, SharedModel<S>{}, FixedStepSettings<S>{S(0.01), 100});
   EXPECT_EQ(r.status, SampleStatus::non_finite_state);
   EXPECT_EQ(r.time, S(0));
   EXPECT_TRUE(is_finite(r.final_state));
@@ -64,13 +64,13 @@ TYPED_TEST(RunSampleTest, BatchPathEqualsDirectCallBitForBit) {
   using S = TypeParam;
   const FixedStepSettings<S> how{S(0.01), 50};
   const SampleInputs<S> in = box_inputs<S>();
-  const SampleResult<S> direct = run_sample(in, LoadSet<S>{}, how);
+  const SampleResult<S> direct = run_sample(in, SharedModel<S>{}, how);
   for (std::size_t n : {std::size_t(1), std::size_t(7)}) {
     std::vector<double> inputs(n * input_column::count), outputs(n * output_column::count);
     std::vector<std::uint8_t> status(n);
     const std::size_t i = n - 1;
     store_sample_inputs(inputs.data(), n, i, in);
-    run_sample_in_batch<S>(inputs.data(), outputs.data(), status.data(), n, i, LoadSet<S>{}, how);
+    run_sample_in_batch<S>(inputs.data(), outputs.data(), status.data(), n, i, SharedModel<S>{}, how);
     EXPECT_EQ(outputs[output_column::p_w * n + i], double(direct.final_state.p_w.x()));
     EXPECT_EQ(outputs[(output_column::q_wb + 2) * n + i], double(direct.final_state.q_wb.y));
     EXPECT_EQ(outputs[(output_column::omega_b + 1) * n + i], double(direct.final_state.omega_b.y()));

@@ -1,6 +1,9 @@
 #include "host/run/run_driver.hpp"
 
+#include <cmath>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 
 #include <gtest/gtest.h>
 
@@ -128,6 +131,70 @@ frame = "body"
   const auto w = ResultsReader(o.output).doubles("samples/final/angular_velocity").data;
   EXPECT_NEAR(w[2], 0.5 * 2.0 / 2.5, 1e-13);
   EXPECT_EQ(w[0], 0.0);
+}
+
+}  // namespace
+}  // namespace rbmc
+
+namespace rbmc {
+namespace {
+
+std::string read_config(const std::string& name) {
+  std::ifstream in(std::string(RBMC_SOURCE_DIR) + "/configs/" + name);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// configs/physical_pendulum.toml run for a quarter period: the rod hangs vertically, its centre
+// of mass at x = 0, and the pivot carries m g + m ω² ξ = 2.5 m g (ω² = 2 m g ξ / J at the bottom).
+TEST(RunDriverConstraints, PendulumScenarioAfterAQuarterPeriod) {
+  std::string text = read_config("physical_pendulum.toml");
+  const double quarter = std::sqrt((1.0 / 3) / (9.81 * 0.5)) * 1.8540746773013719;
+  for (const auto& [from, to] : {std::pair<std::string, std::string>{"samples = 10000", "samples = 2"},
+                                 {"duration = 7.0", "duration = " + std::to_string(quarter)},
+                                 {"step = 0.001", "step = " + std::to_string(quarter / 400)}}) {
+    ASSERT_NE(text.find(from), std::string::npos) << from;
+    text.replace(text.find(from), from.size(), to);
+  }
+  text = text.substr(0, text.find("[dispersions]"));
+  test::TempDir dir;
+  RunOptions o;
+  o.output = dir.file("p.h5");
+  o.backend = BackendChoice::cpu;
+  o.progress = false;
+  const Scenario s = parse_scenario(text, "pendulum.toml");
+  run_scenario(s, o);
+  const ResultsReader r(o.output);
+  const auto p = r.doubles("samples/final/position").data, v = r.doubles("samples/final/velocity").data;
+  const auto reaction = r.doubles("samples/final/reaction_force").data;
+  // to_string keeps 6 decimals of the quarter period: the time is right to ~1e-6 s.
+  EXPECT_LE(std::abs(p[0]) / std::abs(v[0]), 2e-6);
+  EXPECT_NEAR(reaction[2], 2.5 * 10 * 9.81, 1e-4 * 2.5 * 10 * 9.81);
+  EXPECT_NEAR(reaction[0], 0.0, 1e-2);
+  // The energy of this conservative pendulum is conserved; the initial state was on the pivot.
+  const auto drift = r.doubles("samples/diagnostics/energy_drift").data;
+  EXPECT_LE(std::abs(drift[0]), 1e-9);
+  EXPECT_FALSE(r.has("samples/diagnostics/angular_momentum_drift"));
+  const auto p0 = r.doubles("samples/initial/position").data;
+  EXPECT_NEAR(p0[0], 0.5, 1e-15);
+}
+
+// A torque-free run records both drifts, each within RK4's bound for its step.
+TEST(RunDriverConstraints, FreeBodyRecordsItsInvariantsDrift) {
+  test::TempDir dir;
+  std::string text = test::valid_scenario_text(20, 2.0, 0.005);
+  RunOptions o;
+  o.output = dir.file("f.h5");
+  o.backend = BackendChoice::cpu;
+  o.progress = false;
+  run_scenario(parse_scenario(text, "free.toml"), o);
+  const ResultsReader r(o.output);
+  const double w = 3.1, h = 0.005, duration = 2.0;
+  const double bound = duration * w * std::pow(w * h, 4) / 120 + 1e-13;
+  for (double d : r.doubles("samples/diagnostics/angular_momentum_drift").data) EXPECT_LE(std::abs(d), bound);
+  for (double d : r.doubles("samples/diagnostics/energy_drift").data) EXPECT_LE(std::abs(d), bound);
+  EXPECT_FALSE(r.has("samples/final/reaction_force"));
 }
 
 }  // namespace

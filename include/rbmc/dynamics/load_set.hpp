@@ -79,6 +79,15 @@ struct LoadSet {
   }
 };
 
+// True when no load has a moment about the centre of mass, so that the angular momentum about it
+// is conserved (uniform gravity and translational damping act at the centre of mass).
+template <class Scalar>
+RBMC_HD inline bool conserves_angular_momentum(const LoadSet<Scalar>& loads) {
+  return loads.n_point_forces == 0 && loads.n_torques == 0 && loads.n_springs == 0 &&
+         loads.angular_linear_damping == Scalar(0) && loads.angular_quadratic_damping == Scalar(0) &&
+         !loads.has_central_body;
+}
+
 // The body point point_b's world position and velocity (000 eqs 1.1, 1.4).
 template <class Scalar>
 RBMC_HD inline Vec3<Scalar> point_position_w(const RigidBodyState<Scalar>& x, const Vec3<Scalar>& point_b) {

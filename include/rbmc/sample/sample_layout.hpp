@@ -27,12 +27,16 @@ enum : int {
 
 namespace output_column {
 enum : int {
-  p_w = 0,      // 3
-  q_wb = 3,     // 4
-  v_w = 7,      // 3
-  omega_b = 10, // 3
+  p_w = 0,                // 3
+  q_wb = 3,               // 4
+  v_w = 7,                // 3
+  omega_b = 10,           // 3
   time = 13,
-  count = 14
+  reaction_force_w = 14,  // 3
+  reaction_torque_b = 17, // 3
+  energy_drift = 20,
+  momentum_drift = 21,
+  count = 22
 };
 }  // namespace output_column
 
@@ -105,14 +109,18 @@ RBMC_HD inline void store_sample_result(Stored* data, std::size_t n, std::size_t
   store_vec3(data, n, c::v_w, i, r.final_state.v_w);
   store_vec3(data, n, c::omega_b, i, r.final_state.omega_b);
   data[c::time * n + i] = Stored(r.time);
+  store_vec3(data, n, c::reaction_force_w, i, r.reaction_force_w);
+  store_vec3(data, n, c::reaction_torque_b, i, r.reaction_torque_b);
+  data[c::energy_drift * n + i] = Stored(r.energy_drift);
+  data[c::momentum_drift * n + i] = Stored(r.momentum_drift);
 }
 
 // Loads sample i, integrates it and stores its result: the whole per-sample path of a batch.
 template <class Scalar, class StoredIn, class StoredOut>
 RBMC_HD inline void run_sample_in_batch(const StoredIn* inputs, StoredOut* outputs, std::uint8_t* status,
-                                        std::size_t n, std::size_t i, const LoadSet<Scalar>& loads,
+                                        std::size_t n, std::size_t i, const SharedModel<Scalar>& shared,
                                         const FixedStepSettings<Scalar>& how) {
-  const SampleResult<Scalar> r = run_sample(load_sample_inputs<Scalar>(inputs, n, i), loads, how);
+  const SampleResult<Scalar> r = run_sample(load_sample_inputs<Scalar>(inputs, n, i), shared, how);
   store_sample_result(outputs, n, i, r);
   status[i] = static_cast<std::uint8_t>(r.status);
 }
