@@ -13,7 +13,9 @@
 #include "host/errors.hpp"
 #include "host/scenario/scenario.hpp"
 #include "rbmc/body/principal_axes.hpp"
+#include "rbmc/body/inertia.hpp"
 #include "rbmc/body/shapes.hpp"
+#include "rbmc/math/euler.hpp"
 #include "rbmc/math/quaternion.hpp"
 
 namespace rbmc {
@@ -265,6 +267,14 @@ void read_body(TableReader& b, Scenario& s) {
     s.body.inertia_c_b = read_shape(b, s.body.mass, s.body_shape);
   } else {
     s.body.inertia_c_b = read_inertia(b);
+    // A tensor about the body origin is moved to the centre of mass (parallel axis, 001).
+    const std::string about = b.optional_string("inertia_about").value_or("center_of_mass");
+    if (about == "origin") {
+      s.body.inertia_c_b = inertia_about_center_of_mass<double>(s.body.inertia_c_b, s.body.mass, s.body.com_b);
+    } else if (about != "center_of_mass") {
+      b.fail_at(*b.table().get("inertia_about"), "inertia_about",
+                "must be \"center_of_mass\" or \"origin\", not \"" + about + "\"");
+    }
   }
   const BodyValidity v = check_mass_properties(s.body);
   if (v != BodyValidity::valid) {
@@ -279,6 +289,14 @@ void read_initial(TableReader& r, Scenario& s) {
   s.initial.v_w = r.optional_vec3("velocity").value_or(Vec3<double>::Zero());
   s.initial.omega_b = r.optional_vec3("angular_velocity").value_or(Vec3<double>::Zero());
   s.initial.q_wb = Quaternion<double>::identity();
+  // The attitude in one of four forms (docs/scenario.md); at most one may be given.
+  const char* forms[] = {"attitude", "attitude_euler_zxz", "attitude_euler_zyx", "attitude_rotation_vector"};
+  const char* given = nullptr;
+  for (const char* key : forms) {
+    if (r.table().get(key) == nullptr) continue;
+    if (given != nullptr) r.fail_at(*r.table().get(key), key, std::string("conflicts with ") + given + ": give one attitude");
+    given = key;
+  }
   if (const toml::node* n = r.find("attitude")) {
     const auto q = r.numbers(*n, "attitude", 4);
     const Quaternion<double> quat{q[0], q[1], q[2], q[3]};
@@ -287,6 +305,10 @@ void read_initial(TableReader& r, Scenario& s) {
       r.fail_at(*n, "attitude", "must be a unit quaternion (w, x, y, z); its norm is " + std::to_string(quat.norm()));
     s.initial.q_wb = normalized(quat);
   }
+  if (const auto a = r.optional_vec3("attitude_euler_zxz")) s.initial.q_wb = quaternion_from_euler_zxz<double>(*a);
+  if (const auto a = r.optional_vec3("attitude_euler_zyx")) s.initial.q_wb = quaternion_from_euler_zyx<double>(*a);
+  if (const auto a = r.optional_vec3("attitude_rotation_vector"))
+    s.initial.q_wb = quaternion_from_rotation_vector<double>(*a);
   r.reject_unknown_keys();
 }
 

@@ -173,3 +173,26 @@ TEST(Cli, VersionAndHelp) {
 
 }  // namespace
 }  // namespace rbmc
+
+namespace rbmc {
+namespace {
+
+// Every example scenario in configs/ runs as shipped (with few samples).
+TEST(Cli, EveryExampleConfigRuns) {
+  int seen = 0;
+  for (const auto& entry : fs::directory_iterator(std::string(RBMC_SOURCE_DIR) + "/configs")) {
+    if (entry.path().extension() != ".toml") continue;
+    ++seen;
+    test::TempDir dir;
+    const Outcome r = rbmc(dir, "run '" + entry.path().string() + "' -o out.h5 --samples 4 --backend cpu");
+    EXPECT_EQ(r.code, 0) << entry.path() << ": " << r.err;
+    if (r.code == 0) {
+      const ResultsReader f(dir.file("out.h5"));
+      EXPECT_EQ(f.number_attribute("", "n_status_ok"), 4) << entry.path();
+    }
+  }
+  EXPECT_GE(seen, 6);
+}
+
+}  // namespace
+}  // namespace rbmc

@@ -290,3 +290,47 @@ TEST(ParseScenarioLoads, BadLoadsNameTheKey) {
 
 }  // namespace
 }  // namespace rbmc
+
+namespace rbmc {
+namespace {
+
+TEST(ParseScenarioAttitude, EveryFormGivesTheSameRotation) {
+  const std::string base = "[run]\nduration = 1.0\nstep = 0.1\n[body]\nmass = 1.0\ninertia = [[1, 0, 0], [0, 1, 0], [0, 0, 1]]\n[initial]\n";
+  // A quarter turn about z, four ways.
+  const double c = std::sqrt(0.5);
+  for (const std::string& form : {std::string("attitude = [") + std::to_string(c) + ", 0, 0, " + std::to_string(c) + "]",
+                                  std::string("attitude_euler_zxz = [1.5707963267948966, 0, 0]"),
+                                  std::string("attitude_euler_zyx = [1.5707963267948966, 0, 0]"),
+                                  std::string("attitude_rotation_vector = [0, 0, 1.5707963267948966]")}) {
+    const Scenario s = parse_scenario(base + form + "\n", "a.toml");
+    EXPECT_NEAR(s.initial.q_wb.w, c, 1e-6) << form;
+    EXPECT_NEAR(s.initial.q_wb.z, c, 1e-6) << form;
+  }
+  try {
+    parse_scenario(base + "attitude_euler_zyx = [0, 0, 0]\nattitude_rotation_vector = [0, 0, 1]\n", "a.toml");
+    FAIL();
+  } catch (const ScenarioError& e) {
+    EXPECT_EQ(e.key_path(), "initial.attitude_rotation_vector");
+  }
+}
+
+// An inertia given about the body origin is moved to the centre of mass: J_O = I_C − m r^× r^×.
+TEST(ParseScenarioInertia, InertiaAboutTheOriginIsMovedToTheCentreOfMass) {
+  const Scenario s = parse_scenario(R"([run]
+duration = 1.0
+step = 0.1
+[body]
+mass = 2.0
+center_of_mass = [0.0, 0.0, 0.5]
+inertia = [[1.5, 0, 0], [0, 1.5, 0], [0, 0, 1.0]]
+inertia_about = "origin"
+)",
+                                    "o.toml");
+  // I_C = J_O − m (z² on the transverse axes) = 1.5 − 2 · 0.25 = 1.0.
+  EXPECT_NEAR(s.body.inertia_c_b(0, 0), 1.0, 1e-15);
+  EXPECT_NEAR(s.body.inertia_c_b(1, 1), 1.0, 1e-15);
+  EXPECT_NEAR(s.body.inertia_c_b(2, 2), 1.0, 1e-15);
+}
+
+}  // namespace
+}  // namespace rbmc
