@@ -10,7 +10,7 @@ SamplingPlan::SamplingPlan(Scenario scenario) : scenario_(std::move(scenario)) {
     n_parameter_values_ += d.info.dim;
     stream_ids_.push_back(stream_id(d.info.key_path));
   }
-  principal_axes_ = principal_frame(scenario_.body.inertia_c_b).axes;
+  principal_axes_ = principal_frame(scenario_.body.inertia_c_b, PrincipalOrder::keep_body_axes).axes;
 }
 
 double SamplingPlan::draw(const Dispersion& d, std::uint64_t k, int component, int attempt) const {

@@ -316,7 +316,7 @@ double nominal_component(const Scenario& s, DispersedInput input, int i) {
   switch (input) {
     case DispersedInput::mass: return s.body.mass;
     case DispersedInput::center_of_mass: return s.body.com_b(i);
-    case DispersedInput::principal_moments: return principal_frame(s.body.inertia_c_b).moments(i);
+    case DispersedInput::principal_moments: return principal_frame(s.body.inertia_c_b, PrincipalOrder::keep_body_axes).moments(i);
     case DispersedInput::position: return s.initial.p_w(i);
     case DispersedInput::attitude: return 0;  // a perturbation of the nominal attitude
     case DispersedInput::velocity: return s.initial.v_w(i);

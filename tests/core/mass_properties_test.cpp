@@ -72,8 +72,11 @@ TYPED_TEST(MassPropertiesTest, PrincipalFrameIsProperRotationAndReconstructs) {
     EXPECT_LE(f.moments(0), f.moments(1));
     EXPECT_LE(f.moments(1), f.moments(2));
   }
-  // A diagonal tensor keeps the body axes in their order.
-  const PrincipalFrame<S> d = principal_frame<S>(Vec3<S>(3, 1, 2).asDiagonal());
+  // A diagonal tensor: sorted by default, or its body axes kept in their order on request.
+  const PrincipalFrame<S> sorted = principal_frame<S>(Vec3<S>(3, 1, 2).asDiagonal());
+  EXPECT_EQ(sorted.moments, Vec3<S>(1, 2, 3));
+  EXPECT_NEAR(sorted.axes.determinant(), S(1), S(64) * test::eps<S>());
+  const PrincipalFrame<S> d = principal_frame<S>(Vec3<S>(3, 1, 2).asDiagonal(), PrincipalOrder::keep_body_axes);
   EXPECT_EQ(d.axes, Mat3<S>::Identity());
   EXPECT_EQ(d.moments, Vec3<S>(3, 1, 2));
 }

@@ -84,7 +84,7 @@ TEST(SamplingPlan, PrincipalMomentsKeepTheNominalAxes) {
   const Scenario s = scenario_with(R"(body.principal_moments = { distribution = "uniform", half_width = 0.01 })",
                                    "[[0.2, 0.03, 0.0], [0.03, 0.25, 0.01], [0.0, 0.01, 0.3]]");
   const SamplingPlan plan(s);
-  const PrincipalFrame<double> nominal = principal_frame(s.body.inertia_c_b);
+  const PrincipalFrame<double> nominal = principal_frame(s.body.inertia_c_b, PrincipalOrder::keep_body_axes);
   SampleInputs<double> in;
   double drawn[3];
   for (std::uint64_t k = 0; k < 200; ++k) {

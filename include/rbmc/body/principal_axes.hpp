@@ -15,12 +15,19 @@ struct PrincipalFrame {
   Vec3<Scalar> moments;  // moment about each column's axis (kg m²)
 };
 
-// A diagonal tensor keeps the body axes and their order, which is what a user who wrote
-// diag(I1, I2, I3) means by "the principal moments"; otherwise the moments ascend.
+enum class PrincipalOrder {
+  ascending,          // moments sorted I₁ ≤ I₂ ≤ I₃
+  keep_body_axes,     // a diagonal tensor keeps the body axes in their order (else ascending)
+};
+
+// keep_body_axes is what a user who wrote diag(I1, I2, I3) means by "the principal moments" when
+// dispersing them; ascending is the conventional principal frame.
 template <class Scalar>
-inline PrincipalFrame<Scalar> principal_frame(const Mat3<Scalar>& inertia) {
+inline PrincipalFrame<Scalar> principal_frame(const Mat3<Scalar>& inertia,
+                                              PrincipalOrder order = PrincipalOrder::ascending) {
   PrincipalFrame<Scalar> f;
-  if (inertia(0, 1) == Scalar(0) && inertia(0, 2) == Scalar(0) && inertia(1, 2) == Scalar(0)) {
+  if (order == PrincipalOrder::keep_body_axes && inertia(0, 1) == Scalar(0) && inertia(0, 2) == Scalar(0) &&
+      inertia(1, 2) == Scalar(0)) {
     f.axes.setIdentity();
     f.moments = inertia.diagonal();
     return f;

@@ -34,6 +34,14 @@ RBMC_HD inline Vec3<Scalar> angular_momentum_c_w(const FreeBodyModel<Scalar>& mo
   return rotate(x.q_wb, Vec3<Scalar>(model.inertia_c_b * x.omega_b));
 }
 
+// Angular momentum about the world origin, world frame: r_C × m v_C + h_C (002: h_O = h_C + OC × h).
+template <class Scalar>
+RBMC_HD inline Vec3<Scalar> angular_momentum_origin_w(const FreeBodyModel<Scalar>& model,
+                                                      const RigidBodyState<Scalar>& x) {
+  return com_position_w(model, x).cross(Vec3<Scalar>(model.mass * com_velocity_w(model, x))) +
+         angular_momentum_c_w(model, x);
+}
+
 // Linear momentum p = m v_C.
 template <class Scalar>
 RBMC_HD inline Vec3<Scalar> linear_momentum_w(const FreeBodyModel<Scalar>& model, const RigidBodyState<Scalar>& x) {
