@@ -13,7 +13,7 @@ constexpr unsigned kBlockSize = 128;
 template <class Scalar>
 __global__ void run_batch_kernel(const Scalar* __restrict__ inputs, Scalar* __restrict__ outputs,
                                  std::uint8_t* __restrict__ status, std::size_t n, const SharedModel<Scalar> shared,
-                                 FixedStepSettings<Scalar> how) {
+                                 IntegrationSettings<Scalar> how) {
   const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= n) return;
   run_sample_in_batch<Scalar>(inputs, outputs, status, n, i, shared, how);
@@ -23,18 +23,19 @@ __global__ void run_batch_kernel(const Scalar* __restrict__ inputs, Scalar* __re
 
 template <class Scalar>
 cudaError_t launch_run_batch(const Scalar* inputs, Scalar* outputs, std::uint8_t* status, std::size_t n,
-                             const SharedModel<Scalar>& shared, Scalar step, std::int64_t n_steps, cudaStream_t stream) {
+                             const SharedModel<Scalar>& shared, const IntegrationSettings<Scalar>& how, cudaStream_t stream) {
   if (n == 0) return cudaSuccess;
   const auto blocks = static_cast<unsigned>((n + kBlockSize - 1) / kBlockSize);
   // The shared model travels as a kernel argument (under 1 KB, read-only, cached).
   run_batch_kernel<Scalar><<<blocks, kBlockSize, 0, stream>>>(inputs, outputs, status, n, shared,
-                                                              FixedStepSettings<Scalar>{step, n_steps});
+                                                              how);
   return cudaGetLastError();
 }
 
 template cudaError_t launch_run_batch<float>(const float*, float*, std::uint8_t*, std::size_t, const SharedModel<float>&,
-                                             float, std::int64_t, cudaStream_t);
+                                             const IntegrationSettings<float>&, cudaStream_t);
 template cudaError_t launch_run_batch<double>(const double*, double*, std::uint8_t*, std::size_t,
-                                              const SharedModel<double>&, double, std::int64_t, cudaStream_t);
+                                              const SharedModel<double>&, const IntegrationSettings<double>&,
+                                              cudaStream_t);
 
 }  // namespace rbmc::kernels

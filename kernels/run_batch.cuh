@@ -14,6 +14,6 @@ namespace rbmc::kernels {
 // Integrates samples [0, n) on `stream`, one thread each. Returns the launch's error code.
 template <class Scalar>
 cudaError_t launch_run_batch(const Scalar* inputs, Scalar* outputs, std::uint8_t* status, std::size_t n,
-                             const SharedModel<Scalar>& shared, Scalar step, std::int64_t n_steps, cudaStream_t stream);
+                             const SharedModel<Scalar>& shared, const IntegrationSettings<Scalar>& how, cudaStream_t stream);
 
 }  // namespace rbmc::kernels

@@ -15,10 +15,9 @@ enum class BackendChoice { automatic, cpu, cuda };
 
 inline const char* precision_name(Precision p) { return p == Precision::float32 ? "float" : "double"; }
 
-// What every sample of a run shares: the step, the number of steps, the loads and the constraint.
+// What every sample of a run shares: how it is integrated, the loads and the constraint.
 struct BatchIntegration {
-  double step;  // s
-  std::int64_t n_steps;
+  IntegrationSettings<double> settings;
   SharedModel<double> shared;
 };
 

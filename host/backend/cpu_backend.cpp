@@ -33,7 +33,7 @@ class CpuBackend final : public Backend {
 
   void run_batch(const double* inputs, double* outputs, std::uint8_t* status, std::size_t n,
                  const BatchIntegration& how) override {
-    const FixedStepSettings<Scalar> settings{Scalar(how.step), how.n_steps};
+    const IntegrationSettings<Scalar> settings = how.settings.cast<Scalar>();
     const SharedModel<Scalar> shared = how.shared.cast<Scalar>();
     parallel_for(n, threads_, [&](std::size_t begin, std::size_t end) {
       for (std::size_t i = begin; i < end; ++i)

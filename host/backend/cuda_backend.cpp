@@ -57,7 +57,7 @@ class CudaBackend final : public Backend {
     RBMC_CUDA_CHECK(cudaMemcpyAsync(d_inputs_.data(), staging_in_.data(), n_in * sizeof(Scalar),
                                     cudaMemcpyHostToDevice, stream_));
     RBMC_CUDA_CHECK(kernels::launch_run_batch<Scalar>(d_inputs_.data(), d_outputs_.data(), d_status_.data(), n,
-                                                      how.shared.cast<Scalar>(), Scalar(how.step), how.n_steps,
+                                                      how.shared.cast<Scalar>(), how.settings.cast<Scalar>(),
                                                       stream_));
     staging_out_.resize(n_out);
     RBMC_CUDA_CHECK(cudaMemcpyAsync(staging_out_.data(), d_outputs_.data(), n_out * sizeof(Scalar),

@@ -33,8 +33,14 @@ void print_summary(const Scenario& s, const RunSummary& r) {
   if (r.totals.n_redrawn > 0)
     std::printf("  redrawn      %llu bodies had non-physical draws and were redrawn (validity policy)\n",
                 static_cast<unsigned long long>(r.totals.n_redrawn));
-  std::printf("  integration  rk4, %lld steps of %.6g s (%.6g s)\n", static_cast<long long>(r.n_steps), s.step_used(),
-              s.run.duration);
+  if (s.run.integrator == "dopri5") {
+    std::printf("  integration  dopri5, rtol %.3g, atol %.3g: %.4g steps per sample on average (%llu rejected), %.6g s\n",
+                s.run.rtol, s.run.atol, double(r.totals.steps) / double(r.n_samples),
+                static_cast<unsigned long long>(r.totals.rejected_steps), s.run.duration);
+  } else {
+    std::printf("  integration  rk4, %lld steps of %.6g s (%.6g s)\n", static_cast<long long>(r.n_steps), s.step_used(),
+                s.run.duration);
+  }
   std::printf("  throughput   %.3g body-steps/s (%.2f s wall)\n", r.body_steps_per_second, r.totals.wall_seconds);
   std::printf("  backend      %s: %s\n", r.backend.c_str(), r.device.c_str());
   std::printf("  precision    %s\n", r.precision.c_str());

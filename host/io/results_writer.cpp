@@ -93,7 +93,14 @@ ResultsWriter::ResultsWriter(std::string path, bool overwrite, const ResultsMeta
   write_string_attribute(root, "scenario_path", s.path);
   write_string_attribute(root, "created", iso8601_utc_now());
   write_string_attribute(root, "integrator", s.run.integrator);
-  write_scalar_attribute<double>(root, "step", H5T_NATIVE_DOUBLE, s.step_used());
+  write_scalar_attribute<double>(root, "step", H5T_NATIVE_DOUBLE, s.integration().step);
+  if (s.run.integrator == "dopri5") {
+    write_scalar_attribute<double>(root, "rtol", H5T_NATIVE_DOUBLE, s.run.rtol);
+    write_scalar_attribute<double>(root, "atol", H5T_NATIVE_DOUBLE, s.run.atol);
+    write_scalar_attribute<double>(root, "min_step", H5T_NATIVE_DOUBLE, s.run.min_step);
+    write_scalar_attribute<double>(root, "max_step", H5T_NATIVE_DOUBLE, s.run.max_step);
+    write_scalar_attribute<std::int64_t>(root, "max_steps", H5T_NATIVE_INT64, s.run.max_steps);
+  }
   write_scalar_attribute<std::int64_t>(root, "n_steps", H5T_NATIVE_INT64, s.run.n_steps);
   write_scalar_attribute<double>(root, "duration", H5T_NATIVE_DOUBLE, s.run.duration);
 
@@ -122,6 +129,8 @@ ResultsWriter::ResultsWriter(std::string path, bool overwrite, const ResultsMeta
     create(g + "angular_velocity", H5T_NATIVE_DOUBLE, {3}, "rad/s", "angular velocity, body frame");
   }
   create("samples/final/time", H5T_NATIVE_DOUBLE, {}, "s", "time of the final state (end time unless stopped early)");
+  create("samples/final/steps", H5T_STD_I64LE, {}, "1", "integration steps accepted");
+  create("samples/final/rejected_steps", H5T_STD_I64LE, {}, "1", "steps the adaptive controller rejected");
   if (s.constraint.kind != ConstraintKind::none) {
     create("samples/final/reaction_force", H5T_NATIVE_DOUBLE, {3}, "N",
            "force the constraint applies to the body at the final state, world frame");
@@ -229,6 +238,8 @@ void ResultsWriter::write_batch(const BatchView& b) {
   write_columns("samples/final/velocity", b.outputs, out::v_w);
   write_columns("samples/final/angular_velocity", b.outputs, out::omega_b);
   write_columns("samples/final/time", b.outputs, out::time);
+  write_columns("samples/final/steps", b.outputs, out::steps);  // HDF5 converts to int64
+  write_columns("samples/final/rejected_steps", b.outputs, out::rejected_steps);
   if (scenario_->constraint.kind != ConstraintKind::none) {
     write_columns("samples/final/reaction_force", b.outputs, out::reaction_force_w);
     write_columns("samples/final/reaction_torque", b.outputs, out::reaction_torque_b);
@@ -248,6 +259,8 @@ void ResultsWriter::finish(const RunTotals& totals) {
   const hid_t root = file_.get();
   write_scalar_attribute<double>(root, "wall_seconds", H5T_NATIVE_DOUBLE, totals.wall_seconds);
   write_scalar_attribute<std::uint64_t>(root, "n_redrawn_bodies", H5T_NATIVE_UINT64, totals.n_redrawn);
+  write_scalar_attribute<std::uint64_t>(root, "total_steps", H5T_NATIVE_UINT64, totals.steps);
+  write_scalar_attribute<std::uint64_t>(root, "total_rejected_steps", H5T_NATIVE_UINT64, totals.rejected_steps);
   for (int c = 0; c < kSampleStatusCount; ++c)
     write_scalar_attribute<std::uint64_t>(root, std::string("n_status_") + status_name(static_cast<SampleStatus>(c)),
                                           H5T_NATIVE_UINT64, totals.status_counts[c]);

@@ -37,6 +37,7 @@ struct RunTotals {
   double wall_seconds = 0;
   std::array<std::uint64_t, kSampleStatusCount> status_counts{};
   std::uint64_t n_redrawn = 0;  // samples whose mass properties the validity policy redrew
+  std::uint64_t steps = 0, rejected_steps = 0;  // over all samples
 };
 
 class ResultsWriter {

@@ -103,7 +103,7 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
   const std::uint64_t n_total = scenario.run.n_samples;
   std::size_t batch_size = options.batch_size > 0 ? options.batch_size : backend->max_batch_size();
   batch_size = std::size_t(std::min<std::uint64_t>(batch_size, n_total));
-  const BatchIntegration how{scenario.step_used(), scenario.run.n_steps, {scenario.loads, scenario.constraint}};
+  const BatchIntegration how{scenario.integration(), {scenario.loads, scenario.constraint}};
 
   RunTotals totals;
   HostBatch batch;
@@ -114,7 +114,11 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
     batch.resize(n, plan.n_parameter_values());
     totals.n_redrawn += sample_batch(plan, first, n, threads, batch);
     backend->run_batch(batch.inputs.data(), batch.outputs.data(), batch.status.data(), n, how);
-    for (std::size_t i = 0; i < n; ++i) ++totals.status_counts[std::min<int>(batch.status[i], kSampleStatusCount - 1)];
+    for (std::size_t i = 0; i < n; ++i) {
+      ++totals.status_counts[std::min<int>(batch.status[i], kSampleStatusCount - 1)];
+      totals.steps += std::uint64_t(batch.outputs[output_column::steps * n + i]);
+      totals.rejected_steps += std::uint64_t(batch.outputs[output_column::rejected_steps * n + i]);
+    }
     writer.write_batch({first, n, batch.inputs.data(), batch.outputs.data(), batch.status.data(), batch.params.data()});
     progress.update(first + n);
   }
@@ -131,7 +135,7 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
   summary.n_samples = n_total;
   summary.n_steps = scenario.run.n_steps;
   summary.totals = totals;
-  summary.body_steps_per_second = double(n_total) * double(scenario.run.n_steps) / totals.wall_seconds;
+  summary.body_steps_per_second = double(totals.steps) / totals.wall_seconds;
   return summary;
 }
 

@@ -249,10 +249,34 @@ void read_run(TableReader& r, Scenario& s) {
   if (ratio > 1e12) r.fail_at(*r.table().get("step"), "step", "gives more than 1e12 steps; use a larger step");
   s.run.n_steps = static_cast<std::int64_t>(std::ceil(ratio * (1 - 1e-12)));
   if (auto name = r.optional_string("integrator")) {
-    if (*name != "rk4")
-      r.fail_at(*r.table().get("integrator"), "integrator", "unknown integrator '" + *name + "' (available: rk4)");
+    if (*name != "rk4" && *name != "dopri5")
+      r.fail_at(*r.table().get("integrator"), "integrator",
+                "unknown integrator '" + *name + "' (available: rk4, dopri5)");
     s.run.integrator = *name;
   }
+  // Step control: meaningful for the adaptive integrator only, so an error elsewhere.
+  s.run.min_step = s.run.duration * 1e-12;
+  s.run.max_step = s.run.duration;
+  for (const char* key : {"rtol", "atol", "min_step", "max_step", "max_steps"}) {
+    const toml::node* n = r.table().get(key);
+    if (n != nullptr && s.run.integrator != "dopri5")
+      r.fail_at(*n, key, "applies to integrator = \"dopri5\" only (this run uses " + s.run.integrator + ")");
+  }
+  const auto positive = [&](const char* key, double& value) {
+    if (auto v = r.optional_number(key)) {
+      if (!(*v > 0)) r.fail_at(*r.table().get(key), key, "must be positive");
+      value = *v;
+    }
+  };
+  positive("rtol", s.run.rtol);
+  positive("atol", s.run.atol);
+  positive("min_step", s.run.min_step);
+  positive("max_step", s.run.max_step);
+  if (auto n = r.optional_integer("max_steps")) {
+    if (*n <= 0) r.fail_at(*r.table().get("max_steps"), "max_steps", "must be a positive integer");
+    s.run.max_steps = *n;
+  }
+  if (s.run.min_step > s.run.max_step) r.fail_at(*r.table().get("min_step"), "min_step", "must not exceed max_step");
   r.reject_unknown_keys();
 }
 
@@ -554,6 +578,12 @@ Scenario parse_scenario(const std::string& text, const std::string& path) {
   if (const toml::table* t = top.optional_table("dispersions")) read_dispersions(*t, "", s);
   top.reject_unknown_keys();
   return s;
+}
+
+IntegrationSettings<double> Scenario::integration() const {
+  const IntegratorKind kind = run.integrator == "dopri5" ? IntegratorKind::dopri5 : IntegratorKind::rk4;
+  return {kind, run.duration, kind == IntegratorKind::rk4 ? step_used() : run.step, run.n_steps, run.rtol, run.atol,
+          run.min_step, run.max_step, run.max_steps};
 }
 
 Scenario load_scenario(const std::string& path) {

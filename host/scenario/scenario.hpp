@@ -10,6 +10,7 @@
 #include "rbmc/dynamics/constraints.hpp"
 #include "rbmc/dynamics/load_set.hpp"
 #include "rbmc/dynamics/state.hpp"
+#include "rbmc/sample/sample_inputs.hpp"
 
 namespace rbmc {
 
@@ -59,7 +60,11 @@ struct RunSettings {
   double duration = 0;  // s
   double step = 0;      // requested step (s); the step used is duration / n_steps
   std::int64_t n_steps = 0;
-  std::string integrator = "rk4";
+  std::string integrator = "rk4";  // "rk4" or "dopri5"
+  // dopri5 only:
+  double rtol = 1e-6, atol = 1e-9;
+  double min_step = 0, max_step = 0;  // s; defaults duration × 1e-12 and duration
+  std::int64_t max_steps = 1000000;   // accepted plus rejected
 };
 
 struct Scenario {
@@ -76,6 +81,7 @@ struct Scenario {
   std::vector<Dispersion> dispersions;
 
   double step_used() const { return run.duration / static_cast<double>(run.n_steps); }
+  IntegrationSettings<double> integration() const;
 };
 
 // Reads, parses and validates a scenario file. Throws ScenarioError naming the file, line and key.

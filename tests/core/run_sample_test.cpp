@@ -23,7 +23,7 @@ SampleInputs<S> box_inputs() {
 
 TYPED_TEST(RunSampleTest, IntegratesToTheEndTime) {
   using S = TypeParam;
-  const FixedStepSettings<S> how{S(0.01), 100};
+  const IntegrationSettings<S> how = fixed_step<S>(S(0.01), 100);
   const SampleResult<S> r = run_sample(box_inputs<S>(), SharedModel<S>{}, how);
   EXPECT_EQ(r.status, SampleStatus::ok);
   EXPECT_EQ(r.time, S(100) * S(0.01));
@@ -41,7 +41,7 @@ TYPED_TEST(RunSampleTest, InvalidBodyIsFlaggedNotIntegrated) {
   using S = TypeParam;
   SampleInputs<S> in = box_inputs<S>();
   in.body.inertia_c_b = Vec3<S>(1, 1, 3).asDiagonal();  // breaks the triangle inequality
-  const SampleResult<S> r = run_sample(in, SharedModel<S>{}, FixedStepSettings<S>{S(0.01), 100});
+  const SampleResult<S> r = run_sample(in, SharedModel<S>{}, fixed_step<S>(S(0.01), 100));
   EXPECT_EQ(r.status, SampleStatus::invalid_body);
   EXPECT_EQ(r.time, S(0));
   EXPECT_EQ(r.final_state.p_w, in.initial.p_w);
@@ -52,7 +52,7 @@ TYPED_TEST(RunSampleTest, NonFiniteStateStopsTheSampleAtTheLastFiniteStep) {
   SampleInputs<S> in = box_inputs<S>();
   // ω × Iω overflows at |ω| ~ sqrt(max) / |I|: the first step is already non-finite.
   in.initial.omega_b = Vec3<S>(std::sqrt(std::numeric_limits<S>::max()), S(1), S(1));
-  const SampleResult<S> r = run_sample(in, SharedModel<S>{}, FixedStepSettings<S>{S(0.01), 100});
+  const SampleResult<S> r = run_sample(in, SharedModel<S>{}, fixed_step<S>(S(0.01), 100));
   EXPECT_EQ(r.status, SampleStatus::non_finite_state);
   EXPECT_EQ(r.time, S(0));
   EXPECT_TRUE(is_finite(r.final_state));
@@ -62,7 +62,7 @@ TYPED_TEST(RunSampleTest, NonFiniteStateStopsTheSampleAtTheLastFiniteStep) {
 // the batch path, gives exactly what run_sample gives, whatever the batch size and position.
 TYPED_TEST(RunSampleTest, BatchPathEqualsDirectCallBitForBit) {
   using S = TypeParam;
-  const FixedStepSettings<S> how{S(0.01), 50};
+  const IntegrationSettings<S> how = fixed_step<S>(S(0.01), 50);
   const SampleInputs<S> in = box_inputs<S>();
   const SampleResult<S> direct = run_sample(in, SharedModel<S>{}, how);
   for (std::size_t n : {std::size_t(1), std::size_t(7)}) {

@@ -334,3 +334,41 @@ inertia_about = "origin"
 
 }  // namespace
 }  // namespace rbmc
+
+namespace rbmc {
+namespace {
+
+std::string with_run(const std::string& run) {
+  return "[run]\nduration = 2.0\nstep = 0.1\n" + run + "\n[body]\nmass = 1.0\ninertia = [[1, 0, 0], [0, 2, 0], [0, 0, 2.5]]\n";
+}
+
+TEST(ParseScenarioIntegrator, AdaptiveSettingsAndTheirDefaults) {
+  const Scenario s = parse_scenario(with_run("integrator = \"dopri5\"\nrtol = 1e-8\nmax_steps = 500"), "i.toml");
+  const IntegrationSettings<double> i = s.integration();
+  EXPECT_EQ(i.kind, IntegratorKind::dopri5);
+  EXPECT_EQ(i.rtol, 1e-8);
+  EXPECT_EQ(i.atol, 1e-9);
+  EXPECT_EQ(i.max_steps, 500);
+  EXPECT_EQ(i.max_step, 2.0);
+  EXPECT_EQ(i.min_step, 2.0e-12);
+  EXPECT_EQ(i.step, 0.1);  // the first step tried
+}
+
+TEST(ParseScenarioIntegrator, BadSettingsNameTheKey) {
+  const auto key_of = [](const std::string& run) {
+    try {
+      parse_scenario(with_run(run), "i.toml");
+    } catch (const ScenarioError& e) {
+      return e.key_path() + " | " + e.what();
+    }
+    return std::string("accepted");
+  };
+  EXPECT_EQ(key_of("rtol = 1e-6").rfind("run.rtol | ", 0), 0u);  // with rk4: applies to dopri5 only
+  EXPECT_EQ(key_of("integrator = \"dopri5\"\natol = 0.0").rfind("run.atol | ", 0), 0u);
+  EXPECT_EQ(key_of("integrator = \"dopri5\"\nmax_steps = 0").rfind("run.max_steps | ", 0), 0u);
+  EXPECT_EQ(key_of("integrator = \"dopri5\"\nmin_step = 1.0\nmax_step = 0.5").rfind("run.min_step | ", 0), 0u);
+  EXPECT_EQ(key_of("integrator = \"euler\"").rfind("run.integrator | ", 0), 0u);
+}
+
+}  // namespace
+}  // namespace rbmc

@@ -199,3 +199,34 @@ TEST(RunDriverConstraints, FreeBodyRecordsItsInvariantsDrift) {
 
 }  // namespace
 }  // namespace rbmc
+
+namespace rbmc {
+namespace {
+
+// An adaptive run records each sample's step counts, and the same seed gives the same counts.
+TEST(RunDriverIntegrators, AdaptiveRunRecordsStepCounts) {
+  test::TempDir dir;
+  std::string text = test::valid_scenario_text(30, 2.0, 0.05);
+  text.replace(text.find("step = "), 0, "integrator = \"dopri5\"\nrtol = 1e-8\n");
+  const Scenario s = parse_scenario(text, "a.toml");
+  RunOptions o;
+  o.backend = BackendChoice::cpu;
+  o.progress = false;
+  o.output = dir.file("a.h5");
+  run_scenario(s, o);
+  o.output = dir.file("b.h5");
+  o.threads = 1;
+  o.batch_size = 7;
+  run_scenario(s, o);
+  const ResultsReader a(dir.file("a.h5")), b(dir.file("b.h5"));
+  const auto steps = a.doubles("samples/final/steps").data;
+  for (double n : steps) EXPECT_GT(n, 5);
+  EXPECT_EQ(steps, b.doubles("samples/final/steps").data);
+  EXPECT_EQ(a.doubles("samples/final/angular_velocity").data, b.doubles("samples/final/angular_velocity").data);
+  for (double t : a.doubles("samples/final/time").data) EXPECT_EQ(t, 2.0);
+  EXPECT_EQ(a.string_attribute("", "integrator"), "dopri5");
+  EXPECT_EQ(a.number_attribute("", "rtol"), 1e-8);
+}
+
+}  // namespace
+}  // namespace rbmc

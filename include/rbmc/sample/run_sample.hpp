@@ -3,6 +3,7 @@
 
 #include "rbmc/dynamics/constraints.hpp"
 #include "rbmc/dynamics/load_set.hpp"
+#include "rbmc/integrate/dopri5.hpp"
 #include "rbmc/integrate/rk4.hpp"
 #include "rbmc/sample/sample_inputs.hpp"
 
@@ -35,34 +36,115 @@ RBMC_HD inline Scalar relative_change(Scalar now, Scalar before, Scalar scale) {
   return scale > Scalar(0) ? (now - before) / scale : now - before;
 }
 
-// Integrates one body under uniform gravity, the shared loads and constraint, with fixed-step
-// RK4. The initial state must satisfy the constraint (the sampling plan projects it). A body
-// whose mass properties are not physical is not integrated (status invalid_body); a state that
-// turns non-finite stops the sample at the last finite step (status non_finite_state).
+// Where an integration loop stopped.
+template <class Scalar>
+struct IntegrationEnd {
+  RigidBodyState<Scalar> state;
+  Scalar time;
+  SampleStatus status;
+  std::int64_t steps, rejected_steps;
+};
+
+// Fixed-step RK4 to n_steps; stops at the last finite state if one turns non-finite.
+template <class Scalar, class Rate>
+RBMC_HD inline IntegrationEnd<Scalar> integrate_rk4(const Rate& rate, RigidBodyState<Scalar> x,
+                                                    const IntegrationSettings<Scalar>& how) {
+  std::int64_t step = 0;
+  SampleStatus status = SampleStatus::ok;
+  for (; step < how.n_steps; ++step) {
+    const RigidBodyState<Scalar> next = rk4_step(rate, x, how.step);
+    if (!is_finite(next)) {
+      status = SampleStatus::non_finite_state;
+      break;
+    }
+    x = next;
+  }
+  // A product, not a running sum: no accumulated rounding.
+  return {x, Scalar(step) * how.step, status, step, 0};
+}
+
+// Adaptive Dormand–Prince 5(4) to the duration, each sample with its own step: accepted when the
+// error norm is at most 1, then the step grows or shrinks by next_step_factor(); the last step
+// is shortened to land on the end time. Stops with max_steps_reached, step_size_underflow or
+// non_finite_state when it cannot go on.
+template <class Scalar, class Rate>
+RBMC_HD inline IntegrationEnd<Scalar> integrate_dopri5(const Rate& rate, const RigidBodyState<Scalar>& x0,
+                                                       const IntegrationSettings<Scalar>& how) {
+  StateVector<Scalar> y = pack(x0);
+  StateVector<Scalar> k1 = pack(rate(x0));
+  Scalar t = Scalar(0);
+  Scalar h = how.step < how.max_step ? how.step : how.max_step;
+  std::int64_t accepted = 0, rejected = 0;
+  bool after_rejection = false;
+  SampleStatus status = SampleStatus::ok;
+  while (t < how.duration) {
+    if (accepted + rejected >= how.max_steps) {
+      status = SampleStatus::max_steps_reached;
+      break;
+    }
+    // Land on the end time; stretch by up to 1 % rather than leave a sliver of a step.
+    const Scalar left = how.duration - t;
+    const bool last = h >= left * Scalar(0.99);
+    const Scalar step = last ? left : h;
+    const Dopri5Trial<Scalar> trial = dopri5_trial(rate, y, k1, t, step);
+    const Scalar err = error_norm(trial.error, y, trial.y, how.rtol, how.atol);
+    if (!isfinite_hd(err)) {
+      // A non-finite trial: shrink like a rejection; if the step cannot shrink, the state itself is bad.
+      if (step <= how.min_step) {
+        status = SampleStatus::non_finite_state;
+        break;
+      }
+      h = step * Scalar(0.2);
+      ++rejected;
+      after_rejection = true;
+      continue;
+    }
+    if (err <= Scalar(1)) {
+      y = trial.y;
+      // Back onto the unit sphere; k7 belongs to the unnormalised y, an O(tolerance) difference.
+      const Scalar qn = sqrt_hd(y(3) * y(3) + y(4) * y(4) + y(5) * y(5) + y(6) * y(6));
+      y.template segment<4>(3) /= qn;
+      k1 = trial.k7;
+      t = last ? how.duration : t + step;
+      ++accepted;
+      h = step * next_step_factor(err, after_rejection);
+      after_rejection = false;
+    } else {
+      ++rejected;
+      h = step * next_step_factor(err, true);
+      after_rejection = true;
+    }
+    if (h > how.max_step) h = how.max_step;
+    if (h < how.min_step && t < how.duration) {
+      status = SampleStatus::step_size_underflow;
+      break;
+    }
+  }
+  return {unpack(y), t, status, accepted, rejected};
+}
+
+// Integrates one body under uniform gravity, the shared loads and constraint, with the chosen
+// integrator. The initial state must satisfy the constraint (the sampling plan projects it). A
+// body whose mass properties are not physical is not integrated (status invalid_body).
 template <class Scalar>
 RBMC_HD inline SampleResult<Scalar> run_sample(const SampleInputs<Scalar>& in, const SharedModel<Scalar>& shared,
-                                               const FixedStepSettings<Scalar>& how) {
-  SampleResult<Scalar> out{in.initial, Scalar(0), SampleStatus::ok, Vec3<Scalar>::Zero(), Vec3<Scalar>::Zero(),
-                           Scalar(0), Scalar(0)};
+                                               const IntegrationSettings<Scalar>& how) {
+  SampleResult<Scalar> out{in.initial, Scalar(0),  SampleStatus::ok, Vec3<Scalar>::Zero(), Vec3<Scalar>::Zero(),
+                           Scalar(0),  Scalar(0), 0,                0};
   if (check_mass_properties(in.body) != BodyValidity::valid) {
     out.status = SampleStatus::invalid_body;
     return out;
   }
   const BodyRate<Scalar> rate{make_free_body_model(in.body, in.gravity_w), &shared};
-  RigidBodyState<Scalar> x = in.initial;
-  const Scalar kinetic0 = kinetic_energy(rate.model, x), potential0 = potential_energy(shared.loads, rate.model, x);
-  const Vec3<Scalar> momentum0 = angular_momentum_c_w(rate.model, x);
-  std::int64_t step = 0;
-  for (; step < how.n_steps; ++step) {
-    const RigidBodyState<Scalar> next = rk4_step(rate, x, how.step);
-    if (!is_finite(next)) {
-      out.status = SampleStatus::non_finite_state;
-      break;
-    }
-    x = next;
-  }
+  const RigidBodyState<Scalar>& x0 = in.initial;
+  const IntegrationEnd<Scalar> end =
+      how.kind == IntegratorKind::dopri5 ? integrate_dopri5(rate, x0, how) : integrate_rk4(rate, x0, how);
+  const RigidBodyState<Scalar>& x = end.state;
   out.final_state = x;
-  out.time = Scalar(step) * how.step;  // a product, not a running sum: no accumulated rounding
+  out.time = end.time;
+  out.status = end.status;
+  out.steps = end.steps;
+  out.rejected_steps = end.rejected_steps;
   if (shared.constraint.kind != ConstraintKind::none) {
     const Vec3<Scalar> lambda = rate.evaluate(x).lambda;
     out.reaction_force_w = reaction_wrench(shared.constraint, rate.model, x, lambda).force_w;
@@ -72,11 +154,13 @@ RBMC_HD inline SampleResult<Scalar> run_sample(const SampleInputs<Scalar>& in, c
   }
   // Relative to the larger of T + |V| at the start and the end: a body released from rest at the
   // potential's zero has T₀ + |V₀| = 0, but not at the end.
+  const Scalar kinetic0 = kinetic_energy(rate.model, x0), potential0 = potential_energy(shared.loads, rate.model, x0);
   const Scalar kinetic1 = kinetic_energy(rate.model, x), potential1 = potential_energy(shared.loads, rate.model, x);
   const Scalar scale0 = kinetic0 + Eigen::numext::abs(potential0), scale1 = kinetic1 + Eigen::numext::abs(potential1);
   out.energy_drift = relative_change(kinetic1 + potential1, kinetic0 + potential0, scale0 > scale1 ? scale0 : scale1);
-  out.momentum_drift = relative_change((angular_momentum_c_w(rate.model, x) - momentum0).norm(), Scalar(0),
-                                       momentum0.norm());
+  const Vec3<Scalar> momentum0 = angular_momentum_c_w(rate.model, x0);
+  out.momentum_drift =
+      relative_change((angular_momentum_c_w(rate.model, x) - momentum0).norm(), Scalar(0), momentum0.norm());
   return out;
 }
 

@@ -16,12 +16,34 @@ struct SampleInputs {
   Vec3<Scalar> gravity_w;
 };
 
-// Fixed-step integration: n_steps steps of size step, from t = 0.
-template <class Scalar>
-struct FixedStepSettings {
-  Scalar step;
-  std::int64_t n_steps;
+enum class IntegratorKind : std::uint8_t {
+  rk4 = 0,     // classical Runge–Kutta, fixed step
+  dopri5 = 1,  // Dormand–Prince 5(4), adaptive step per sample
 };
+
+// How each sample is integrated, from t = 0 to duration.
+template <class Scalar>
+struct IntegrationSettings {
+  IntegratorKind kind;
+  Scalar duration;        // s
+  Scalar step;            // rk4: the step; dopri5: the first step tried (s)
+  std::int64_t n_steps;   // rk4: duration / step
+  Scalar rtol, atol;      // dopri5: relative and absolute tolerance of the local error
+  Scalar min_step, max_step;  // dopri5 (s)
+  std::int64_t max_steps;     // dopri5: accepted plus rejected steps
+
+  template <class Other>
+  IntegrationSettings<Other> cast() const {
+    return {kind, Other(duration), Other(step), n_steps, Other(rtol), Other(atol), Other(min_step), Other(max_step),
+            max_steps};
+  }
+};
+
+// n fixed RK4 steps of size h.
+template <class Scalar>
+RBMC_HD inline IntegrationSettings<Scalar> fixed_step(Scalar h, std::int64_t n) {
+  return {IntegratorKind::rk4, h * Scalar(n), h, n, Scalar(0), Scalar(0), h, h, n};
+}
 
 template <class Scalar>
 struct SampleResult {
@@ -32,6 +54,8 @@ struct SampleResult {
   Vec3<Scalar> reaction_torque_b;  // and its couple (N m, body); zero without a constraint
   Scalar energy_drift;             // (E − E₀) / max(T₀ + |V₀|, T + |V|), E = T + V of the conservative loads
   Scalar momentum_drift;           // |h_C − h_C,0| / |h_C,0|, angular momentum about the centre of mass
+  std::int64_t steps;              // accepted steps
+  std::int64_t rejected_steps;     // steps the adaptive controller rejected
 };
 
 }  // namespace rbmc

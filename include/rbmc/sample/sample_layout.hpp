@@ -36,7 +36,9 @@ enum : int {
   reaction_torque_b = 17, // 3
   energy_drift = 20,
   momentum_drift = 21,
-  count = 22
+  steps = 22,
+  rejected_steps = 23,
+  count = 24
 };
 }  // namespace output_column
 
@@ -113,13 +115,15 @@ RBMC_HD inline void store_sample_result(Stored* data, std::size_t n, std::size_t
   store_vec3(data, n, c::reaction_torque_b, i, r.reaction_torque_b);
   data[c::energy_drift * n + i] = Stored(r.energy_drift);
   data[c::momentum_drift * n + i] = Stored(r.momentum_drift);
+  data[c::steps * n + i] = Stored(r.steps);  // exact in either precision below 2^24 steps
+  data[c::rejected_steps * n + i] = Stored(r.rejected_steps);
 }
 
 // Loads sample i, integrates it and stores its result: the whole per-sample path of a batch.
 template <class Scalar, class StoredIn, class StoredOut>
 RBMC_HD inline void run_sample_in_batch(const StoredIn* inputs, StoredOut* outputs, std::uint8_t* status,
                                         std::size_t n, std::size_t i, const SharedModel<Scalar>& shared,
-                                        const FixedStepSettings<Scalar>& how) {
+                                        const IntegrationSettings<Scalar>& how) {
   const SampleResult<Scalar> r = run_sample(load_sample_inputs<Scalar>(inputs, n, i), shared, how);
   store_sample_result(outputs, n, i, r);
   status[i] = static_cast<std::uint8_t>(r.status);

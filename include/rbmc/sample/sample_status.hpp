@@ -10,15 +10,19 @@ enum class SampleStatus : std::uint8_t {
   ok = 0,                // integrated to the end time
   non_finite_state = 1,  // a NaN or infinity appeared; the sample stopped at the last finite time
   invalid_body = 2,      // its dispersed mass properties were not physical; not integrated
+  max_steps_reached = 3, // the adaptive integrator used its step budget before the end time
+  step_size_underflow = 4,  // the adaptive step fell below the minimum step to meet the tolerance
 };
 
-inline constexpr int kSampleStatusCount = 3;
+inline constexpr int kSampleStatusCount = 5;
 
 inline const char* status_name(SampleStatus s) {
   switch (s) {
     case SampleStatus::ok: return "ok";
     case SampleStatus::non_finite_state: return "non_finite_state";
     case SampleStatus::invalid_body: return "invalid_body";
+    case SampleStatus::max_steps_reached: return "max_steps_reached";
+    case SampleStatus::step_size_underflow: return "step_size_underflow";
   }
   return "unknown";
 }

@@ -1,0 +1,95 @@
+// Dormand–Prince 5(4): an explicit Runge–Kutta pair with an embedded error estimate, first same
+// as last (the last stage's rate is the next step's first), and a fourth-order continuous
+// extension for dense output (Hairer, Nørsett & Wanner, Solving ODEs I, §II.5–6; the
+// coefficients of their DOPRI5 code).
+#pragma once
+
+#include "rbmc/integrate/state_vector.hpp"
+
+namespace rbmc {
+
+// The continuous extension over one step from t0 to t0 + h:
+// y(t0 + θh) = r1 + θ (r2 + (1 − θ)(r3 + θ (r4 + (1 − θ) r5))), θ ∈ [0, 1], fourth order.
+template <class Scalar>
+struct Dopri5Dense {
+  StateVector<Scalar> r1, r2, r3, r4, r5;
+  Scalar t0, h;
+
+  RBMC_HD StateVector<Scalar> at(Scalar t) const {
+    const Scalar theta = (t - t0) / h, theta1 = Scalar(1) - theta;
+    return r1 + theta * (r2 + theta1 * (r3 + theta * (r4 + theta1 * r5)));
+  }
+};
+
+template <class Scalar>
+struct Dopri5Trial {
+  StateVector<Scalar> y;      // fifth-order solution at t + h
+  StateVector<Scalar> error;  // its estimated local error
+  StateVector<Scalar> k7;     // the rate at y (the next step's k1 when accepted)
+  Dopri5Dense<Scalar> dense;
+};
+
+// One trial step of size h from y with rate k1 = f(y); rate(x) returns ẋ for a state.
+template <class Scalar, class Rate>
+RBMC_HD inline Dopri5Trial<Scalar> dopri5_trial(const Rate& rate, const StateVector<Scalar>& y,
+                                                const StateVector<Scalar>& k1, Scalar t, Scalar h) {
+  // The Butcher tableau (nodes enter only through the rates: the system is autonomous), the error
+  // weights e = b − b̂ and the dense-output weights d. Locals, not static members: device code
+  // cannot take the address of a class template's static constant.
+  const Scalar a21 = Scalar(1) / Scalar(5);
+  const Scalar a31 = Scalar(3) / Scalar(40), a32 = Scalar(9) / Scalar(40);
+  const Scalar a41 = Scalar(44) / Scalar(45), a42 = Scalar(-56) / Scalar(15), a43 = Scalar(32) / Scalar(9);
+  const Scalar a51 = Scalar(19372) / Scalar(6561), a52 = Scalar(-25360) / Scalar(2187),
+               a53 = Scalar(64448) / Scalar(6561), a54 = Scalar(-212) / Scalar(729);
+  const Scalar a61 = Scalar(9017) / Scalar(3168), a62 = Scalar(-355) / Scalar(33), a63 = Scalar(46732) / Scalar(5247),
+               a64 = Scalar(49) / Scalar(176), a65 = Scalar(-5103) / Scalar(18656);
+  const Scalar a71 = Scalar(35) / Scalar(384), a73 = Scalar(500) / Scalar(1113), a74 = Scalar(125) / Scalar(192),
+               a75 = Scalar(-2187) / Scalar(6784), a76 = Scalar(11) / Scalar(84);
+  const Scalar e1 = Scalar(71) / Scalar(57600), e3 = Scalar(-71) / Scalar(16695), e4 = Scalar(71) / Scalar(1920),
+               e5 = Scalar(-17253) / Scalar(339200), e6 = Scalar(22) / Scalar(525), e7 = Scalar(-1) / Scalar(40);
+  const Scalar d1 = Scalar(-12715105075.0 / 11282082432.0), d3 = Scalar(87487479700.0 / 32700410799.0),
+               d4 = Scalar(-10690763975.0 / 1880347072.0), d5 = Scalar(701980252875.0 / 199316789632.0),
+               d6 = Scalar(-1453857185.0 / 822651844.0), d7 = Scalar(69997945.0 / 29380423.0);
+  const auto f = [&](const StateVector<Scalar>& z) { return pack(rate(unpack(z))); };
+  const StateVector<Scalar> k2 = f(y + h * (a21 * k1));
+  const StateVector<Scalar> k3 = f(y + h * (a31 * k1 + a32 * k2));
+  const StateVector<Scalar> k4 = f(y + h * (a41 * k1 + a42 * k2 + a43 * k3));
+  const StateVector<Scalar> k5 = f(y + h * (a51 * k1 + a52 * k2 + a53 * k3 + a54 * k4));
+  const StateVector<Scalar> k6 = f(y + h * (a61 * k1 + a62 * k2 + a63 * k3 + a64 * k4 + a65 * k5));
+  Dopri5Trial<Scalar> out;
+  out.y = y + h * (a71 * k1 + a73 * k3 + a74 * k4 + a75 * k5 + a76 * k6);
+  out.k7 = f(out.y);
+  out.error = h * (e1 * k1 + e3 * k3 + e4 * k4 + e5 * k5 + e6 * k6 + e7 * out.k7);
+  const StateVector<Scalar> diff = out.y - y, bspline = h * k1 - diff;
+  out.dense = {y, diff, bspline, diff - h * out.k7 - bspline,
+               h * (d1 * k1 + d3 * k3 + d4 * k4 + d5 * k5 + d6 * k6 + d7 * out.k7), t, h};
+  return out;
+}
+
+// Hairer's error norm: the root-mean-square of e_i / (atol + rtol max(|y_i|, |ŷ_i|)); a step is
+// accepted when it is at most 1.
+template <class Scalar>
+RBMC_HD inline Scalar error_norm(const StateVector<Scalar>& error, const StateVector<Scalar>& y,
+                                 const StateVector<Scalar>& y_new, Scalar rtol, Scalar atol) {
+  Scalar sum = Scalar(0);
+  for (int i = 0; i < 13; ++i) {
+    const Scalar a = Eigen::numext::abs(y(i)), b = Eigen::numext::abs(y_new(i));
+    const Scalar scale = atol + rtol * (a > b ? a : b);
+    const Scalar r = error(i) / scale;
+    sum += r * r;
+  }
+  return sqrt_hd(sum / Scalar(13));
+}
+
+// The next step from this one's error norm (elementary controller, Hairer II.4): the factor
+// 0.9 err^(−1/5), limited to [0.2, 10] (to [0.2, 1] right after a rejection).
+template <class Scalar>
+RBMC_HD inline Scalar next_step_factor(Scalar err, bool after_rejection) {
+  const Scalar max_growth = after_rejection ? Scalar(1) : Scalar(10);
+  if (!(err > Scalar(0))) return max_growth;
+  Scalar factor = Scalar(0.9) * Eigen::numext::pow(err, Scalar(-0.2));
+  factor = factor < Scalar(0.2) ? Scalar(0.2) : factor;
+  return factor > max_growth ? max_growth : factor;
+}
+
+}  // namespace rbmc
