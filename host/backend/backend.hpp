@@ -28,7 +28,7 @@ class Backend {
   virtual std::string device() const = 0;  // processor or GPU model
   // The most samples one run_batch call should take (device memory for CUDA).
   virtual std::size_t max_batch_size() const = 0;
-  // inputs: input_column::count columns of n doubles; outputs: output_column::count columns of n
+  // inputs: input_column::count columns of n doubles; outputs: output_column_count(n events) columns of n
   // doubles; status: n codes. Integrates in the backend's precision.
   virtual void run_batch(const double* inputs, double* outputs, std::uint8_t* status, std::size_t n,
                          const BatchIntegration& how) = 0;

@@ -43,13 +43,16 @@ class CudaBackend final : public Backend {
   std::size_t max_batch_size() const override {
     std::size_t free_bytes = 0, total_bytes = 0;
     RBMC_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-    const std::size_t per_sample = (input_column::count + output_column::count) * sizeof(Scalar) + 1;
+    // Sized for the most events a scenario can declare.
+    const std::size_t per_sample =
+        (input_column::count + output_column_count(EventSet<double>::kMax)) * sizeof(Scalar) + 1;
     return std::max<std::size_t>(1024, std::min<std::size_t>(std::size_t(1) << 20, free_bytes / 2 / per_sample));
   }
 
   void run_batch(const double* inputs, double* outputs, std::uint8_t* status, std::size_t n,
                  const BatchIntegration& how) override {
-    const std::size_t n_in = n * input_column::count, n_out = n * output_column::count;
+    const std::size_t n_in = n * input_column::count,
+                      n_out = n * std::size_t(output_column_count(how.shared.events.n));
     staging_in_.assign(inputs, inputs + n_in);  // double -> Scalar, as load_sample_inputs rounds on the CPU
     d_inputs_.reserve(n_in);
     d_outputs_.reserve(n_out);

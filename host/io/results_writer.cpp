@@ -130,6 +130,21 @@ ResultsWriter::ResultsWriter(std::string path, bool overwrite, const ResultsMeta
   }
   create("samples/final/time", H5T_NATIVE_DOUBLE, {}, "s", "time of the final state (end time unless stopped early)");
   create("samples/final/steps", H5T_STD_I64LE, {}, "1", "integration steps accepted");
+  create("samples/final/stopping_event", H5T_STD_I64LE, {}, "1",
+         "index of the terminal event that stopped the sample (in /samples/events order), -1 for none");
+  if (s.events.n > 0) create_group(root, "samples/events");
+  for (int e = 0; e < s.events.n; ++e) {
+    const std::string g = "samples/events/" + s.event_names[std::size_t(e)];
+    h5::Handle group = create_group(root, g);
+    write_string_attribute(group.get(), "terminal", s.events.events[e].terminal ? "true" : "false");
+    write_scalar_attribute<std::int64_t>(group.get(), "index", H5T_NATIVE_INT64, e);
+    create(g + "/count", H5T_STD_I64LE, {}, "1", "occurrences of the event");
+    create(g + "/time", H5T_NATIVE_DOUBLE, {}, "s", "time of the first occurrence; NaN when it never occurred");
+    create(g + "/position", H5T_NATIVE_DOUBLE, {3}, "m", "at the first occurrence: position of the body origin, world");
+    create(g + "/orientation", H5T_NATIVE_DOUBLE, {4}, "1", "at the first occurrence: quaternion (w, x, y, z)");
+    create(g + "/velocity", H5T_NATIVE_DOUBLE, {3}, "m/s", "at the first occurrence: velocity of the origin, world");
+    create(g + "/angular_velocity", H5T_NATIVE_DOUBLE, {3}, "rad/s", "at the first occurrence: body frame");
+  }
   create("samples/final/rejected_steps", H5T_STD_I64LE, {}, "1", "steps the adaptive controller rejected");
   if (s.constraint.kind != ConstraintKind::none) {
     create("samples/final/reaction_force", H5T_NATIVE_DOUBLE, {3}, "N",
@@ -239,6 +254,17 @@ void ResultsWriter::write_batch(const BatchView& b) {
   write_columns("samples/final/angular_velocity", b.outputs, out::omega_b);
   write_columns("samples/final/time", b.outputs, out::time);
   write_columns("samples/final/steps", b.outputs, out::steps);  // HDF5 converts to int64
+  write_columns("samples/final/stopping_event", b.outputs, out::stopping_event);
+  for (int e = 0; e < scenario_->events.n; ++e) {
+    const std::string g = "samples/events/" + scenario_->event_names[std::size_t(e)];
+    const int base = out::count + kEventColumns * e;
+    write_columns(g + "/count", b.outputs, base);
+    write_columns(g + "/time", b.outputs, base + 1);
+    write_columns(g + "/position", b.outputs, base + 2);
+    write_columns(g + "/orientation", b.outputs, base + 5);
+    write_columns(g + "/velocity", b.outputs, base + 9);
+    write_columns(g + "/angular_velocity", b.outputs, base + 12);
+  }
   write_columns("samples/final/rejected_steps", b.outputs, out::rejected_steps);
   if (scenario_->constraint.kind != ConstraintKind::none) {
     write_columns("samples/final/reaction_force", b.outputs, out::reaction_force_w);

@@ -28,7 +28,7 @@ struct BatchView {
   std::uint64_t first = 0;
   std::size_t n = 0;
   const double* inputs = nullptr;   // input_column::count columns
-  const double* outputs = nullptr;  // output_column::count columns
+  const double* outputs = nullptr;  // output_column_count(n events) columns
   const std::uint8_t* status = nullptr;
   const double* params = nullptr;  // SamplingPlan::n_parameter_values() columns
 };

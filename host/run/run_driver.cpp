@@ -26,9 +26,9 @@ struct HostBatch {
   std::vector<double> inputs, outputs, params;
   std::vector<std::uint8_t> status;
 
-  void resize(std::size_t n, int n_param_values) {
+  void resize(std::size_t n, int n_param_values, int n_events) {
     inputs.resize(n * input_column::count);
-    outputs.resize(n * output_column::count);
+    outputs.resize(n * std::size_t(output_column_count(n_events)));
     params.resize(n * std::size_t(n_param_values));
     status.resize(n);
   }
@@ -103,7 +103,7 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
   const std::uint64_t n_total = scenario.run.n_samples;
   std::size_t batch_size = options.batch_size > 0 ? options.batch_size : backend->max_batch_size();
   batch_size = std::size_t(std::min<std::uint64_t>(batch_size, n_total));
-  const BatchIntegration how{scenario.integration(), {scenario.loads, scenario.constraint}};
+  const BatchIntegration how{scenario.integration(), {scenario.loads, scenario.constraint, scenario.events}};
 
   RunTotals totals;
   HostBatch batch;
@@ -111,7 +111,7 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
   for (std::uint64_t first = 0; first < n_total; first += batch_size) {
     if (interrupt_requested()) throw Interrupted("interrupted; no results file was written");
     const std::size_t n = std::size_t(std::min<std::uint64_t>(batch_size, n_total - first));
-    batch.resize(n, plan.n_parameter_values());
+    batch.resize(n, plan.n_parameter_values(), scenario.events.n);
     totals.n_redrawn += sample_batch(plan, first, n, threads, batch);
     backend->run_batch(batch.inputs.data(), batch.outputs.data(), batch.status.data(), n, how);
     for (std::size_t i = 0; i < n; ++i) {

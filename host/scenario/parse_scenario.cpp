@@ -1,6 +1,7 @@
 // Scenario parsing and validation: TOML (toml++) to a checked Scenario, or a ScenarioError that
 // names the file, the line and the key. Every key is consumed explicitly, so anything left over
 // is an unknown key and an error, not silently ignored.
+#include <cctype>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -277,6 +278,12 @@ void read_run(TableReader& r, Scenario& s) {
     s.run.max_steps = *n;
   }
   if (s.run.min_step > s.run.max_step) r.fail_at(*r.table().get("min_step"), "min_step", "must not exceed max_step");
+  // Events are located to this tolerance in time on each step's interpolant.
+  s.events.tolerance = s.run.duration * 1e-12;
+  if (auto v = r.optional_number("event_tolerance")) {
+    if (!(*v > 0)) r.fail_at(*r.table().get("event_tolerance"), "event_tolerance", "must be positive");
+    s.events.tolerance = *v;
+  }
   r.reject_unknown_keys();
 }
 
@@ -492,6 +499,80 @@ void read_constraint(TableReader& r, Scenario& s) {
   r.reject_unknown_keys();
 }
 
+// [[events]]: an array of tables, each with a name and a type. Read after [initial] (the
+// attitude reference defaults to the initial attitude) and [run] (the tolerance).
+void read_events(const toml::node& node, Scenario& s) {
+  const toml::array* array = node.as_array();
+  const auto& b = node.source().begin;
+  if (array == nullptr || !array->is_array_of_tables())
+    throw ScenarioError(s.path, b.line, b.column, "events", "must be an array of tables: [[events]] entries");
+  std::size_t index = 0;
+  for (const toml::node& entry : *array) {
+    TableReader r(*entry.as_table(), "events[" + std::to_string(index++) + "]", s.path);
+    if (s.events.n == EventSet<double>::kMax)
+      r.fail_here("name", "too many events (at most " + std::to_string(EventSet<double>::kMax) + ")");
+    const std::string name = r.optional_string("name").value_or("");
+    if (name.empty()) r.fail_here("name", "is required (letters, digits and _; names the output group)");
+    for (char c : name)
+      if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_'))
+        r.fail_at(*r.table().get("name"), "name", "may hold only letters, digits and _");
+    for (const std::string& other : s.event_names)
+      if (other == name) r.fail_at(*r.table().get("name"), "name", "is used by another event");
+    EventSpec<double> e;
+    if (const toml::node* t = r.find("terminal")) {
+      if (!t->is_boolean()) r.fail_at(*t, "terminal", std::string("must be true or false, not ") + type_name(t->type()));
+      e.terminal = t->as_boolean()->get();
+    }
+    const std::string type = r.optional_string("type").value_or("");
+    if (type == "point_crossing") {
+      e.kind = EventKind::point_crossing;
+      e.point_b = r.optional_vec3("point").value_or(Vec3<double>::Zero());
+      const std::string axis = r.optional_string("axis").value_or("");
+      if (axis != "x" && axis != "y" && axis != "z") {
+        if (axis.empty()) r.fail_here("axis", "is required (\"x\", \"y\" or \"z\": the world coordinate)");
+        r.fail_at(*r.table().get("axis"), "axis", "must be \"x\", \"y\" or \"z\"");
+      }
+      e.axis = axis[0] - 'x';
+      e.value = r.required_number("value", "the coordinate crossed, m");
+      const std::string direction = r.optional_string("direction").value_or("either");
+      if (direction == "rising") e.direction = CrossingDirection::rising;
+      else if (direction == "falling") e.direction = CrossingDirection::falling;
+      else if (direction == "either") e.direction = CrossingDirection::either;
+      else r.fail_at(*r.table().get("direction"), "direction", "must be \"rising\", \"falling\" or \"either\"");
+    } else if (type == "attitude_angle") {
+      e.kind = EventKind::attitude_angle;
+      e.direction = CrossingDirection::rising;
+      e.value = r.required_number("angle", "rad: the angle from the reference that triggers it");
+      if (!(e.value > 0)) r.fail_at(*r.table().get("angle"), "angle", "must be positive");
+      e.reference = s.initial.q_wb;
+      if (const toml::node* n = r.find("reference")) {
+        const auto q = r.numbers(*n, "reference", 4);
+        const Quaternion<double> quat{q[0], q[1], q[2], q[3]};
+        if (std::abs(quat.norm() - 1.0) > 1e-6) r.fail_at(*n, "reference", "must be a unit quaternion (w, x, y, z)");
+        e.reference = normalized(quat);
+      }
+    } else if (type == "angular_rate_below") {
+      e.kind = EventKind::angular_rate_below;
+      e.direction = CrossingDirection::rising;
+      e.value = r.required_number("rate", "rad/s");
+      if (!(e.value > 0)) r.fail_at(*r.table().get("rate"), "rate", "must be positive");
+    } else if (type == "time_limit") {
+      e.kind = EventKind::time_limit;
+      e.direction = CrossingDirection::rising;
+      e.value = r.required_number("time", "s");
+      if (!(e.value > 0)) r.fail_at(*r.table().get("time"), "time", "must be positive");
+    } else if (type.empty()) {
+      r.fail_here("type", "is required (point_crossing, attitude_angle, angular_rate_below, time_limit)");
+    } else {
+      r.fail_at(*r.table().get("type"), "type",
+                "unknown event '" + type + "' (available: point_crossing, attitude_angle, angular_rate_below, time_limit)");
+    }
+    r.reject_unknown_keys();
+    s.events.events[s.events.n++] = e;
+    s.event_names.push_back(name);
+  }
+}
+
 // [dispersions] holds key paths of inputs (dotted keys nest as tables) whose leaves are
 // distribution tables, recognised by their `distribution` key.
 void read_dispersions(const toml::table& table, const std::string& prefix, Scenario& s) {
@@ -570,6 +651,7 @@ Scenario parse_scenario(const std::string& text, const std::string& path) {
     r.reject_unknown_keys();
   }
   if (const toml::node* loads = top.find("loads")) read_loads(*loads, s);
+  if (const toml::node* events = top.find("events")) read_events(*events, s);
   if (const toml::table* t = top.optional_table("constraint")) {
     TableReader r(*t, "constraint", s.path);
     read_constraint(r, s);

@@ -78,6 +78,8 @@ struct Scenario {
   Vec3<double> gravity_w = Vec3<double>::Zero();
   LoadSet<double> loads;  // [[loads]]: every load but uniform gravity
   Constraint<double> constraint;  // [constraint]
+  EventSet<double> events;         // [[events]]
+  std::vector<std::string> event_names;
   std::vector<Dispersion> dispersions;
 
   double step_used() const { return run.duration / static_cast<double>(run.n_steps); }

@@ -372,3 +372,73 @@ TEST(ParseScenarioIntegrator, BadSettingsNameTheKey) {
 
 }  // namespace
 }  // namespace rbmc
+
+namespace rbmc {
+namespace {
+
+TEST(ParseScenarioEvents, EventsAreReadInOrder) {
+  const Scenario s = parse_scenario(with_run("") + R"(
+[[events]]
+name = "touchdown"
+type = "point_crossing"
+point = [0.1, 0.0, -0.05]
+axis = "z"
+value = 0.0
+direction = "falling"
+terminal = true
+
+[[events]]
+name = "tumbled"
+type = "attitude_angle"
+angle = 1.0
+
+[[events]]
+name = "slow"
+type = "angular_rate_below"
+rate = 0.1
+
+[[events]]
+name = "deadline"
+type = "time_limit"
+time = 1.5
+terminal = true
+)",
+                                    "e.toml");
+  ASSERT_EQ(s.events.n, 4);
+  EXPECT_EQ(s.event_names, (std::vector<std::string>{"touchdown", "tumbled", "slow", "deadline"}));
+  EXPECT_EQ(s.events.events[0].axis, 2);
+  EXPECT_EQ(s.events.events[0].direction, CrossingDirection::falling);
+  EXPECT_TRUE(s.events.events[0].terminal);
+  EXPECT_FALSE(s.events.events[1].terminal);
+  EXPECT_EQ(s.events.events[1].reference.w, 1.0);  // the initial attitude by default
+  EXPECT_EQ(s.events.events[3].value, 1.5);
+  EXPECT_EQ(s.events.tolerance, 2.0e-12);
+}
+
+TEST(ParseScenarioEvents, BadEventsNameTheKey) {
+  const auto key_of = [](const std::string& events) {
+    try {
+      parse_scenario(with_run("") + events, "e.toml");
+    } catch (const ScenarioError& e) {
+      return e.key_path();
+    }
+    return std::string("accepted");
+  };
+  EXPECT_EQ(key_of("[[events]]\ntype = \"time_limit\"\ntime = 1.0\n"), "events[0].name");
+  EXPECT_EQ(key_of("[[events]]\nname = \"a b\"\ntype = \"time_limit\"\ntime = 1.0\n"), "events[0].name");
+  EXPECT_EQ(key_of("[[events]]\nname = \"a\"\ntype = \"time_limit\"\ntime = 1.0\n[[events]]\nname = \"a\"\ntype = "
+                   "\"time_limit\"\ntime = 2.0\n"),
+            "events[1].name");
+  EXPECT_EQ(key_of("[[events]]\nname = \"a\"\ntype = \"explosion\"\n"), "events[0].type");
+  EXPECT_EQ(key_of("[[events]]\nname = \"a\"\ntype = \"point_crossing\"\naxis = \"w\"\nvalue = 0.0\n"), "events[0].axis");
+  EXPECT_EQ(key_of("[[events]]\nname = \"a\"\ntype = \"point_crossing\"\naxis = \"z\"\n"), "events[0].value");
+  EXPECT_EQ(key_of("[[events]]\nname = \"a\"\ntype = \"time_limit\"\ntime = 1.0\nterminal = \"yes\"\n"),
+            "events[0].terminal");
+  EXPECT_EQ(key_of("[[events]]\nname = \"a\"\ntype = \"angular_rate_below\"\nrate = -1.0\n"), "events[0].rate");
+  std::string five;
+  for (int i = 0; i < 5; ++i) five += "[[events]]\nname = \"e" + std::to_string(i) + "\"\ntype = \"time_limit\"\ntime = 1.0\n";
+  EXPECT_EQ(key_of(five), "events[4].name");
+}
+
+}  // namespace
+}  // namespace rbmc

@@ -22,13 +22,13 @@ struct Batch {
 Batch make_batch(std::uint64_t first, std::size_t n, int n_params) {
   Batch b;
   b.inputs.resize(n * input_column::count);
-  b.outputs.resize(n * output_column::count);
+  b.outputs.resize(n * output_column_count(0));
   b.params.resize(n * std::size_t(n_params));
   b.status.resize(n);
   for (std::size_t i = 0; i < n; ++i) {
     const double row = double(first + i);
     for (int c = 0; c < input_column::count; ++c) b.inputs[c * n + i] = row + c / 100.0;
-    for (int c = 0; c < output_column::count; ++c) b.outputs[c * n + i] = -row - c / 100.0;
+    for (int c = 0; c < output_column_count(0); ++c) b.outputs[c * n + i] = -row - c / 100.0;
     for (int c = 0; c < n_params; ++c) b.params[c * n + i] = 1000 + row + c / 100.0;
     b.status[i] = std::uint8_t((first + i) % 3);
   }

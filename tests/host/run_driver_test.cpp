@@ -230,3 +230,54 @@ TEST(RunDriverIntegrators, AdaptiveRunRecordsStepCounts) {
 
 }  // namespace
 }  // namespace rbmc
+
+namespace rbmc {
+namespace {
+
+// Events reach the file: a terminal ground contact per sample, with its time and state, and an
+// event that never happens recorded as NaN with count 0.
+TEST(RunDriverEvents, EventsAreWrittenPerSample) {
+  test::TempDir dir;
+  std::string text = test::valid_scenario_text(25, 3.0, 0.01) + R"(
+[[events]]
+name = "ground"
+type = "point_crossing"
+point = [0.0, 0.0, 0.0]
+axis = "z"
+value = 0.0
+direction = "falling"
+terminal = true
+
+[[events]]
+name = "never"
+type = "angular_rate_below"
+rate = 0.001
+)";
+  // The origin at the centre of mass, so that it flies a parabola whatever the spin.
+  text.replace(text.find("center_of_mass = [0.01, 0.0, -0.02]"), 35, "center_of_mass = [0.0, 0.0, 0.0]");
+  text.erase(text.find("body.center_of_mass = "), text.find("initial.angular_velocity = ") - text.find("body.center_of_mass = "));
+  RunOptions o;
+  o.backend = BackendChoice::cpu;
+  o.progress = false;
+  o.output = dir.file("e.h5");
+  run_scenario(parse_scenario(text, "e.toml"), o);
+  const ResultsReader r(o.output);
+  const auto status = r.uint8s("samples/status").data;
+  const auto time = r.doubles("samples/final/time").data, event_time = r.doubles("samples/events/ground/time").data;
+  const auto z = r.doubles("samples/events/ground/position").data;
+  const auto stopping = r.doubles("samples/final/stopping_event").data;
+  for (std::size_t k = 0; k < status.size(); ++k) {
+    // From z = 10 at 2 m/s upward: t* = (2 + √(4 + 2 · 9.81 · 10)) / 9.81 = 1.6502 s.
+    EXPECT_EQ(status[k], static_cast<std::uint8_t>(SampleStatus::terminal_event));
+    EXPECT_NEAR(time[k], (2 + std::sqrt(4 + 2 * 9.81 * 10)) / 9.81, 1e-9);
+    EXPECT_EQ(event_time[k], time[k]);
+    EXPECT_NEAR(z[3 * k + 2], 0.0, 1e-9);
+    EXPECT_EQ(stopping[k], 0);
+  }
+  for (double t : r.doubles("samples/events/never/time").data) EXPECT_TRUE(std::isnan(t));
+  for (double c : r.doubles("samples/events/never/count").data) EXPECT_EQ(c, 0);
+  EXPECT_EQ(r.number_attribute("", "n_status_terminal_event"), 25);
+}
+
+}  // namespace
+}  // namespace rbmc

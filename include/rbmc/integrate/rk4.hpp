@@ -7,10 +7,12 @@ namespace rbmc {
 
 // One step of size h; rate(x) returns ẋ. The quaternion leaves the unit sphere by O(h⁵) per
 // step and is renormalised here, which changes the attitude by no more than that error.
+// k1 = rate(x) is passed in: a driver that also needs the rate at the step's end (for an
+// interpolant) computes it once and hands it to the next step.
 template <class Scalar, class Rate>
-RBMC_HD inline RigidBodyState<Scalar> rk4_step(const Rate& rate, const RigidBodyState<Scalar>& x, Scalar h) {
+RBMC_HD inline RigidBodyState<Scalar> rk4_step(const Rate& rate, const RigidBodyState<Scalar>& x,
+                                               const RigidBodyStateRate<Scalar>& k1, Scalar h) {
   const Scalar half = Scalar(0.5) * h;
-  const RigidBodyStateRate<Scalar> k1 = rate(x);
   const RigidBodyStateRate<Scalar> k2 = rate(advance(x, k1, half));
   const RigidBodyStateRate<Scalar> k3 = rate(advance(x, k2, half));
   const RigidBodyStateRate<Scalar> k4 = rate(advance(x, k3, h));
@@ -18,6 +20,11 @@ RBMC_HD inline RigidBodyState<Scalar> rk4_step(const Rate& rate, const RigidBody
   RigidBodyState<Scalar> y = advance(x, weighted_sum(k1, sixth, k2, third, k3, third, k4, sixth), h);
   y.q_wb = normalized(y.q_wb);
   return y;
+}
+
+template <class Scalar, class Rate>
+RBMC_HD inline RigidBodyState<Scalar> rk4_step(const Rate& rate, const RigidBodyState<Scalar>& x, Scalar h) {
+  return rk4_step(rate, x, rate(x), h);
 }
 
 }  // namespace rbmc

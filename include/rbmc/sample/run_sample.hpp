@@ -14,10 +14,11 @@ template <class Scalar>
 struct SharedModel {
   LoadSet<Scalar> loads;
   Constraint<Scalar> constraint;
+  EventSet<Scalar> events;
 
   template <class Other>
   SharedModel<Other> cast() const {
-    return {loads.template cast<Other>(), constraint.template cast<Other>()};
+    return {loads.template cast<Other>(), constraint.template cast<Other>(), events.template cast<Other>()};
   }
 };
 
@@ -43,24 +44,33 @@ struct IntegrationEnd {
   Scalar time;
   SampleStatus status;
   std::int64_t steps, rejected_steps;
+  int stopping_event;
 };
 
-// Fixed-step RK4 to n_steps; stops at the last finite state if one turns non-finite.
+// Fixed-step RK4 to n_steps; stops at the last finite state if one turns non-finite, or at a
+// terminal event located on the cubic Hermite interpolant of each step.
 template <class Scalar, class Rate>
 RBMC_HD inline IntegrationEnd<Scalar> integrate_rk4(const Rate& rate, RigidBodyState<Scalar> x,
-                                                    const IntegrationSettings<Scalar>& how) {
-  std::int64_t step = 0;
-  SampleStatus status = SampleStatus::ok;
-  for (; step < how.n_steps; ++step) {
-    const RigidBodyState<Scalar> next = rk4_step(rate, x, how.step);
-    if (!is_finite(next)) {
-      status = SampleStatus::non_finite_state;
-      break;
+                                                    const IntegrationSettings<Scalar>& how, EventTracker<Scalar>& events) {
+  RigidBodyStateRate<Scalar> k1 = rate(x);
+  for (std::int64_t step = 0; step < how.n_steps; ++step) {
+    const RigidBodyState<Scalar> next = rk4_step(rate, x, k1, how.step);
+    if (!is_finite(next)) return {x, Scalar(step) * how.step, SampleStatus::non_finite_state, step, 0, -1};
+    const RigidBodyStateRate<Scalar> k1_next = rate(next);  // the next step's first stage
+    if (events.set->n > 0) {
+      // Times as products, not running sums: no accumulated rounding.
+      const HermiteInterpolant<Scalar> interp{pack(x), pack(k1), pack(next), pack(k1_next), Scalar(step) * how.step,
+                                              how.step};
+      Scalar t_stop;
+      RigidBodyState<Scalar> x_stop;
+      int which = -1;
+      if (events.step(interp, Scalar(step) * how.step, Scalar(step + 1) * how.step, next, t_stop, x_stop, which))
+        return {x_stop, t_stop, SampleStatus::terminal_event, step + 1, 0, which};
     }
     x = next;
+    k1 = k1_next;
   }
-  // A product, not a running sum: no accumulated rounding.
-  return {x, Scalar(step) * how.step, status, step, 0};
+  return {x, Scalar(how.n_steps) * how.step, SampleStatus::ok, how.n_steps, 0, -1};
 }
 
 // Adaptive Dormand–Prince 5(4) to the duration, each sample with its own step: accepted when the
@@ -69,7 +79,8 @@ RBMC_HD inline IntegrationEnd<Scalar> integrate_rk4(const Rate& rate, RigidBodyS
 // non_finite_state when it cannot go on.
 template <class Scalar, class Rate>
 RBMC_HD inline IntegrationEnd<Scalar> integrate_dopri5(const Rate& rate, const RigidBodyState<Scalar>& x0,
-                                                       const IntegrationSettings<Scalar>& how) {
+                                                       const IntegrationSettings<Scalar>& how,
+                                                       EventTracker<Scalar>& events) {
   StateVector<Scalar> y = pack(x0);
   StateVector<Scalar> k1 = pack(rate(x0));
   Scalar t = Scalar(0);
@@ -105,8 +116,16 @@ RBMC_HD inline IntegrationEnd<Scalar> integrate_dopri5(const Rate& rate, const R
       const Scalar qn = sqrt_hd(y(3) * y(3) + y(4) * y(4) + y(5) * y(5) + y(6) * y(6));
       y.template segment<4>(3) /= qn;
       k1 = trial.k7;
+      const Scalar t0 = t;
       t = last ? how.duration : t + step;
       ++accepted;
+      if (events.set->n > 0) {
+        Scalar t_stop;
+        RigidBodyState<Scalar> x_stop;
+        int which = -1;
+        if (events.step(trial.dense, t0, t, unpack(y), t_stop, x_stop, which))
+          return {x_stop, t_stop, SampleStatus::terminal_event, accepted, rejected, which};
+      }
       h = step * next_step_factor(err, after_rejection);
       after_rejection = false;
     } else {
@@ -120,7 +139,7 @@ RBMC_HD inline IntegrationEnd<Scalar> integrate_dopri5(const Rate& rate, const R
       break;
     }
   }
-  return {unpack(y), t, status, accepted, rejected};
+  return {unpack(y), t, status, accepted, rejected, -1};
 }
 
 // Integrates one body under uniform gravity, the shared loads and constraint, with the chosen
@@ -129,16 +148,27 @@ RBMC_HD inline IntegrationEnd<Scalar> integrate_dopri5(const Rate& rate, const R
 template <class Scalar>
 RBMC_HD inline SampleResult<Scalar> run_sample(const SampleInputs<Scalar>& in, const SharedModel<Scalar>& shared,
                                                const IntegrationSettings<Scalar>& how) {
-  SampleResult<Scalar> out{in.initial, Scalar(0),  SampleStatus::ok, Vec3<Scalar>::Zero(), Vec3<Scalar>::Zero(),
-                           Scalar(0),  Scalar(0), 0,                0};
+  SampleResult<Scalar> out;
+  out.final_state = in.initial;
+  out.time = Scalar(0);
+  out.status = SampleStatus::ok;
+  out.reaction_force_w = out.reaction_torque_b = Vec3<Scalar>::Zero();
+  out.energy_drift = out.momentum_drift = Scalar(0);
+  out.steps = out.rejected_steps = 0;
+  out.stopping_event = -1;
+  EventTracker<Scalar> events;
+  events.start(shared.events, Scalar(0), in.initial);
+  for (int i = 0; i < shared.events.n; ++i) out.events[i] = events.records[i];
   if (check_mass_properties(in.body) != BodyValidity::valid) {
     out.status = SampleStatus::invalid_body;
     return out;
   }
   const BodyRate<Scalar> rate{make_free_body_model(in.body, in.gravity_w), &shared};
   const RigidBodyState<Scalar>& x0 = in.initial;
-  const IntegrationEnd<Scalar> end =
-      how.kind == IntegratorKind::dopri5 ? integrate_dopri5(rate, x0, how) : integrate_rk4(rate, x0, how);
+  const IntegrationEnd<Scalar> end = how.kind == IntegratorKind::dopri5 ? integrate_dopri5(rate, x0, how, events)
+                                                                       : integrate_rk4(rate, x0, how, events);
+  out.stopping_event = end.stopping_event;
+  for (int i = 0; i < shared.events.n; ++i) out.events[i] = events.records[i];
   const RigidBodyState<Scalar>& x = end.state;
   out.final_state = x;
   out.time = end.time;

@@ -5,6 +5,7 @@
 
 #include "rbmc/body/mass_properties.hpp"
 #include "rbmc/dynamics/state.hpp"
+#include "rbmc/integrate/events.hpp"
 #include "rbmc/sample/sample_status.hpp"
 
 namespace rbmc {
@@ -56,6 +57,8 @@ struct SampleResult {
   Scalar momentum_drift;           // |h_C − h_C,0| / |h_C,0|, angular momentum about the centre of mass
   std::int64_t steps;              // accepted steps
   std::int64_t rejected_steps;     // steps the adaptive controller rejected
+  int stopping_event;              // index of the terminal event that stopped it, or −1
+  EventRecord<Scalar> events[EventSet<Scalar>::kMax];
 };
 
 }  // namespace rbmc

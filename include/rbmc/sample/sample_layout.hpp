@@ -38,9 +38,15 @@ enum : int {
   momentum_drift = 21,
   steps = 22,
   rejected_steps = 23,
-  count = 24
+  stopping_event = 24,
+  count = 25  // then kEventColumns for each event: count, time, and the state at the first occurrence
 };
 }  // namespace output_column
+
+// Columns of one event after output_column::count: [count, time, p (3), q (4), v (3), ω (3)].
+inline constexpr int kEventColumns = 15;
+
+RBMC_HD inline int output_column_count(int n_events) { return output_column::count + kEventColumns * n_events; }
 
 template <class Scalar, class Stored>
 RBMC_HD inline Vec3<Scalar> load_vec3(const Stored* data, std::size_t n, int column, std::size_t i) {
@@ -104,7 +110,8 @@ RBMC_HD inline void store_sample_inputs(Stored* data, std::size_t n, std::size_t
 }
 
 template <class Scalar, class Stored>
-RBMC_HD inline void store_sample_result(Stored* data, std::size_t n, std::size_t i, const SampleResult<Scalar>& r) {
+RBMC_HD inline void store_sample_result(Stored* data, std::size_t n, std::size_t i, const SampleResult<Scalar>& r,
+                                        int n_events) {
   namespace c = output_column;
   store_vec3(data, n, c::p_w, i, r.final_state.p_w);
   store_quaternion(data, n, c::q_wb, i, r.final_state.q_wb);
@@ -117,6 +124,17 @@ RBMC_HD inline void store_sample_result(Stored* data, std::size_t n, std::size_t
   data[c::momentum_drift * n + i] = Stored(r.momentum_drift);
   data[c::steps * n + i] = Stored(r.steps);  // exact in either precision below 2^24 steps
   data[c::rejected_steps * n + i] = Stored(r.rejected_steps);
+  data[c::stopping_event * n + i] = Stored(r.stopping_event);
+  for (int e = 0; e < n_events; ++e) {
+    const int base = c::count + kEventColumns * e;
+    const EventRecord<Scalar>& rec = r.events[e];
+    data[base * n + i] = Stored(rec.count);
+    data[(base + 1) * n + i] = Stored(rec.time);
+    store_vec3(data, n, base + 2, i, rec.state.p_w);
+    store_quaternion(data, n, base + 5, i, rec.state.q_wb);
+    store_vec3(data, n, base + 9, i, rec.state.v_w);
+    store_vec3(data, n, base + 12, i, rec.state.omega_b);
+  }
 }
 
 // Loads sample i, integrates it and stores its result: the whole per-sample path of a batch.
@@ -125,7 +143,7 @@ RBMC_HD inline void run_sample_in_batch(const StoredIn* inputs, StoredOut* outpu
                                         std::size_t n, std::size_t i, const SharedModel<Scalar>& shared,
                                         const IntegrationSettings<Scalar>& how) {
   const SampleResult<Scalar> r = run_sample(load_sample_inputs<Scalar>(inputs, n, i), shared, how);
-  store_sample_result(outputs, n, i, r);
+  store_sample_result(outputs, n, i, r, shared.events.n);
   status[i] = static_cast<std::uint8_t>(r.status);
 }
 

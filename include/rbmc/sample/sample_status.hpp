@@ -12,9 +12,10 @@ enum class SampleStatus : std::uint8_t {
   invalid_body = 2,      // its dispersed mass properties were not physical; not integrated
   max_steps_reached = 3, // the adaptive integrator used its step budget before the end time
   step_size_underflow = 4,  // the adaptive step fell below the minimum step to meet the tolerance
+  terminal_event = 5,       // a terminal event stopped the sample (final/stopping_event says which)
 };
 
-inline constexpr int kSampleStatusCount = 5;
+inline constexpr int kSampleStatusCount = 6;
 
 inline const char* status_name(SampleStatus s) {
   switch (s) {
@@ -23,6 +24,7 @@ inline const char* status_name(SampleStatus s) {
     case SampleStatus::invalid_body: return "invalid_body";
     case SampleStatus::max_steps_reached: return "max_steps_reached";
     case SampleStatus::step_size_underflow: return "step_size_underflow";
+    case SampleStatus::terminal_event: return "terminal_event";
   }
   return "unknown";
 }

@@ -1,0 +1,184 @@
+// Events: conditions g(t, x) = 0 detected per step and located in time on the step's interpolant.
+//
+// Each accepted step from (t₀, x₀) to (t₁, x₁) evaluates every event function at its end; a sign
+// change in the event's direction brackets a root, which the Illinois method (regula falsi with
+// halving of the retained end) locates on the interpolant to the event tolerance. The interpolant
+// is the integrator's own continuous extension: DOPRI5's fourth-order dense output, or for RK4 the
+// cubic Hermite interpolant through the two states and their rates (third order). Roots closer
+// together than a step can be missed: the step must resolve the events.
+#pragma once
+
+#include <cstdint>
+
+#include "rbmc/dynamics/state.hpp"
+#include "rbmc/integrate/state_vector.hpp"
+#include "rbmc/math/rotation.hpp"
+
+namespace rbmc {
+
+enum class EventKind : std::uint8_t {
+  point_crossing = 0,      // the world coordinate `axis` of body point `point_b` crosses `value`
+  attitude_angle = 1,      // the attitude's angle from `reference` rises above `value` (rad)
+  angular_rate_below = 2,  // |ω| falls below `value` (rad/s)
+  time_limit = 3,          // t reaches `value` (s)
+};
+
+// The sign change that counts: g rising through 0, falling through 0, or either.
+enum class CrossingDirection : std::int8_t { falling = -1, either = 0, rising = 1 };
+
+template <class Scalar>
+struct EventSpec {
+  EventKind kind = EventKind::time_limit;
+  bool terminal = false;
+  CrossingDirection direction = CrossingDirection::either;
+  int axis = 2;                                   // point_crossing: 0, 1, 2 for world x, y, z
+  Scalar value = 0;                               // the threshold (m, rad, rad/s or s)
+  Vec3<Scalar> point_b = Vec3<Scalar>::Zero();    // point_crossing: body point from the origin (m)
+  Quaternion<Scalar> reference = Quaternion<Scalar>::identity();  // attitude_angle
+
+  template <class Other>
+  EventSpec<Other> cast() const {
+    return {kind, terminal, direction, axis, Other(value), point_b.template cast<Other>(),
+            {Other(reference.w), Other(reference.x), Other(reference.y), Other(reference.z)}};
+  }
+};
+
+template <class Scalar>
+struct EventSet {
+  static constexpr int kMax = 4;
+  int n = 0;
+  EventSpec<Scalar> events[kMax];
+  Scalar tolerance = Scalar(1e-9);  // s: the located time is within this of the interpolant's root
+
+  template <class Other>
+  EventSet<Other> cast() const {
+    EventSet<Other> o;
+    o.n = n;
+    for (int i = 0; i < n; ++i) o.events[i] = events[i].template cast<Other>();
+    o.tolerance = Other(tolerance);
+    return o;
+  }
+};
+
+// What a sample records of one event: its first occurrence and how often it occurred.
+template <class Scalar>
+struct EventRecord {
+  std::int64_t count;
+  Scalar time;  // of the first occurrence; NaN when it never occurred
+  RigidBodyState<Scalar> state;
+};
+
+// g(t, x); the event occurs where g crosses zero in the event's direction. Each g rises when the
+// named quantity passes its threshold in the sense the name says.
+template <class Scalar>
+RBMC_HD inline Scalar event_function(const EventSpec<Scalar>& e, Scalar t, const RigidBodyState<Scalar>& x) {
+  switch (e.kind) {
+    case EventKind::point_crossing: return (x.p_w + rotate(x.q_wb, e.point_b))(e.axis) - e.value;
+    case EventKind::attitude_angle: return angle_between(e.reference, x.q_wb) - e.value;
+    case EventKind::angular_rate_below: return e.value - x.omega_b.norm();
+    case EventKind::time_limit: return t - e.value;
+  }
+  return Scalar(1);
+}
+
+template <class Scalar>
+RBMC_HD inline bool crosses(CrossingDirection d, Scalar g0, Scalar g1) {
+  const bool up = g0 < Scalar(0) && g1 >= Scalar(0), down = g0 > Scalar(0) && g1 <= Scalar(0);
+  return d == CrossingDirection::rising ? up : (d == CrossingDirection::falling ? down : (up || down));
+}
+
+// The cubic Hermite interpolant through (t₀, y₀, ẏ₀) and (t₀ + h, y₁, ẏ₁).
+template <class Scalar>
+struct HermiteInterpolant {
+  StateVector<Scalar> y0, f0, y1, f1;
+  Scalar t0, h;
+  RBMC_HD StateVector<Scalar> at(Scalar t) const {
+    const Scalar s = (t - t0) / h, s2 = s * s, s3 = s2 * s;
+    return (Scalar(2) * s3 - Scalar(3) * s2 + Scalar(1)) * y0 + (s3 - Scalar(2) * s2 + s) * h * f0 +
+           (Scalar(3) * s2 - Scalar(2) * s3) * y1 + (s3 - s2) * h * f1;
+  }
+};
+
+// The interpolated state with its quaternion back on the unit sphere.
+template <class Scalar, class Interpolant>
+RBMC_HD inline RigidBodyState<Scalar> interpolated_state(const Interpolant& interp, Scalar t) {
+  RigidBodyState<Scalar> x = unpack(interp.at(t));
+  x.q_wb = normalized(x.q_wb);
+  return x;
+}
+
+// The root of g on [t0, t1], bracketed by g0 and g1 of opposite signs (Illinois method).
+template <class Scalar, class Interpolant>
+RBMC_HD inline Scalar locate_event(const EventSpec<Scalar>& e, const Interpolant& interp, Scalar t0, Scalar g0,
+                                   Scalar t1, Scalar g1, Scalar tolerance) {
+  int side = 0;
+  for (int iteration = 0; iteration < 100 && t1 - t0 > tolerance; ++iteration) {
+    Scalar t = (t0 * g1 - t1 * g0) / (g1 - g0);
+    if (!(t > t0 && t < t1)) t = Scalar(0.5) * (t0 + t1);
+    const Scalar g = event_function(e, t, interpolated_state<Scalar>(interp, t));
+    if ((g < Scalar(0)) == (g0 < Scalar(0))) {
+      t0 = t;
+      g0 = g;
+      if (side == -1) g1 *= Scalar(0.5);
+      side = -1;
+    } else {
+      t1 = t;
+      g1 = g;
+      if (side == 1) g0 *= Scalar(0.5);
+      side = 1;
+    }
+  }
+  // The end on the far side of the root: the event has happened there.
+  return t1;
+}
+
+// Event bookkeeping along one sample's integration.
+template <class Scalar>
+struct EventTracker {
+  const EventSet<Scalar>* set;
+  Scalar g[EventSet<Scalar>::kMax];  // each g at the last accepted state
+  EventRecord<Scalar> records[EventSet<Scalar>::kMax];
+
+  RBMC_HD void start(const EventSet<Scalar>& events, Scalar t, const RigidBodyState<Scalar>& x) {
+    set = &events;
+    for (int i = 0; i < events.n; ++i) {
+      g[i] = event_function(events.events[i], t, x);
+      records[i] = {0, Eigen::NumTraits<Scalar>::quiet_NaN(), x};
+    }
+  }
+
+  // Checks the step to (t1, x1). When a terminal event occurred, returns true with the earliest
+  // terminal time, its state and its index; every event up to that time (or in the whole step
+  // when none stops it) is recorded.
+  template <class Interpolant>
+  RBMC_HD bool step(const Interpolant& interp, Scalar t0, Scalar t1, const RigidBodyState<Scalar>& x1, Scalar& t_stop,
+                    RigidBodyState<Scalar>& x_stop, int& stopping_event) {
+    Scalar when[EventSet<Scalar>::kMax];
+    bool stop = false;
+    for (int i = 0; i < set->n; ++i) {
+      const EventSpec<Scalar>& e = set->events[i];
+      const Scalar g1 = event_function(e, t1, x1);
+      when[i] = Scalar(-1);  // no crossing in this step
+      if (crosses(e.direction, g[i], g1)) {
+        when[i] = locate_event(e, interp, t0, g[i], t1, g1, set->tolerance);
+        if (e.terminal && (!stop || when[i] < t_stop)) {
+          stop = true;
+          t_stop = when[i];
+          stopping_event = i;
+        }
+      }
+      g[i] = g1;
+    }
+    for (int i = 0; i < set->n; ++i) {
+      if (when[i] < Scalar(0) || (stop && when[i] > t_stop)) continue;
+      if (records[i].count++ == 0) {
+        records[i].time = when[i];
+        records[i].state = interpolated_state<Scalar>(interp, when[i]);
+      }
+    }
+    if (stop) x_stop = interpolated_state<Scalar>(interp, t_stop);
+    return stop;
+  }
+};
+
+}  // namespace rbmc

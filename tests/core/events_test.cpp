@@ -1,0 +1,129 @@
+#include "rbmc/integrate/events.hpp"
+
+#include <cmath>
+
+#include "rbmc/sample/run_sample.hpp"
+#include "test_support.hpp"
+
+namespace rbmc {
+namespace {
+
+template <class Scalar>
+class EventsTest : public ::testing::Test {};
+TYPED_TEST_SUITE(EventsTest, test::Scalars);
+
+template <class S>
+IntegrationSettings<S> dopri5_settings(S duration, S rtol) {
+  return {IntegratorKind::dopri5, duration, S(0.01), 0, rtol, rtol * S(1e-2), S(1e-9), duration, 100000};
+}
+
+// A box in free fall, not rotating: its corner at (0.1, 0.1, −0.05) from the origin reaches the
+// ground z = 0 at t* = (v₀ + √(v₀² + 2 g h)) / g, h the corner's initial height. Both
+// interpolants are exact on this quadratic, so the event time is exact to the root tolerance;
+// the terminal event stops the sample with the corner on the ground.
+TYPED_TEST(EventsTest, CornerTouchesTheGroundAtTheClosedFormTime) {
+  using S = TypeParam;
+  const S g = S(9.81), z0 = S(2), v0 = S(1), height = z0 - S(0.05);
+  const double t_star = (double(v0) + std::sqrt(double(v0) * v0 + 2 * double(g) * height)) / double(g);
+  SampleInputs<S> in;
+  in.body = {S(1), Vec3<S>::Zero(), Vec3<S>(S(0.1), S(0.2), S(0.25)).asDiagonal()};
+  in.initial = {Vec3<S>(0, 0, z0), Quaternion<S>::identity(), Vec3<S>(S(0.3), 0, v0), Vec3<S>::Zero()};
+  in.gravity_w = Vec3<S>(0, 0, -g);
+  SharedModel<S> shared{};
+  shared.events.n = 1;
+  shared.events.tolerance = S(1e-12);
+  shared.events.events[0].kind = EventKind::point_crossing;
+  shared.events.events[0].terminal = true;
+  shared.events.events[0].direction = CrossingDirection::falling;
+  shared.events.events[0].point_b = Vec3<S>(S(0.1), S(0.1), S(-0.05));
+  shared.events.events[0].axis = 2;
+  const S eps = test::eps<S>();
+  for (const IntegrationSettings<S>& how : {fixed_step<S>(S(0.01), 300), dopri5_settings<S>(S(3), S(1e-6))}) {
+    const SampleResult<S> r = run_sample(in, shared, how);
+    ASSERT_EQ(r.status, SampleStatus::terminal_event);
+    EXPECT_EQ(r.stopping_event, 0);
+    // Rounding of the step arithmetic over ~100 steps bounds the time in float.
+    EXPECT_NEAR(double(r.time), t_star, 1e-10 + 200 * double(eps));
+    EXPECT_NEAR(double(r.events[0].time), t_star, 1e-10 + 200 * double(eps));
+    EXPECT_EQ(r.events[0].count, 1);
+    const Vec3<S> corner = r.final_state.p_w + rotate(r.final_state.q_wb, Vec3<S>(S(0.1), S(0.1), S(-0.05)));
+    EXPECT_NEAR(double(corner.z()), 0.0, 1e-9 + 200 * double(eps));
+  }
+}
+
+// 004's pendulum (see constraints_test.cpp): the rod passes the vertical, its centre of mass at
+// x = 0, at T/4 + k T/2 with T = 1.93335 s. A recorded (non-terminal) event counts the passages
+// in 7 s (seven) and keeps the first, at T/4, to the interpolant's accuracy: RK4's cubic Hermite
+// interpolant has local error O(h⁴) ≈ 1e-12 at h = 1e-3.
+TEST(Events, PendulumPassesTheVerticalAtAQuarterPeriod) {
+  const double m = 10, l = 1, g = 9.81;
+  const double quarter = std::sqrt((1.0 / 3) / (g * 0.5)) * 1.8540746773013719;
+  SampleInputs<double> in;
+  in.body = {m, Vec3<double>::Zero(), Vec3<double>(m * 1e-4 / 2, m * l * l / 12, m * l * l / 12).asDiagonal()};
+  in.initial = {Vec3<double>(0.5, 0, 0), Quaternion<double>::identity(), Vec3<double>::Zero(), Vec3<double>::Zero()};
+  in.gravity_w = Vec3<double>(0, 0, -g);
+  SharedModel<double> shared{};
+  shared.constraint = {ConstraintKind::pivot, Vec3<double>(-l / 2, 0, 0), Vec3<double>::Zero(), 0, 50};
+  shared.events.n = 1;
+  shared.events.tolerance = 1e-12;
+  shared.events.events[0].kind = EventKind::point_crossing;
+  shared.events.events[0].axis = 0;  // the centre of mass's x
+  const SampleResult<double> r = run_sample(in, shared, fixed_step(1e-3, 7000));
+  EXPECT_EQ(r.status, SampleStatus::ok);
+  EXPECT_EQ(r.events[0].count, 7);
+  EXPECT_NEAR(r.events[0].time / quarter, 1.0, 1e-6);
+  EXPECT_NEAR(r.events[0].state.p_w.z(), -0.5, 1e-9);
+}
+
+// A body spinning about its principal z axis under linear rotational damping k: I ω̇ = −k ω, so
+// ω falls below ω₁ at t* = (I / k) ln(ω₀ / ω₁). RK4's relative error at k h / I = 5e-3 is ~1e-12.
+TEST(Events, SpinFallsBelowARateAtTheExponentialDecayTime) {
+  const double i3 = 0.5, k = 0.25, w0 = 10, w1 = 2;
+  SampleInputs<double> in;
+  in.body = {1, Vec3<double>::Zero(), Vec3<double>(0.3, 0.4, i3).asDiagonal()};
+  in.initial = {Vec3<double>::Zero(), Quaternion<double>::identity(), Vec3<double>::Zero(), Vec3<double>(0, 0, w0)};
+  in.gravity_w = Vec3<double>::Zero();
+  SharedModel<double> shared{};
+  shared.loads.angular_linear_damping = k;
+  shared.events.n = 2;
+  shared.events.tolerance = 1e-12;
+  shared.events.events[0] = {EventKind::angular_rate_below, true, CrossingDirection::rising, 0, w1};
+  // Also recorded: the attitude passes 1 rad from the start long before.
+  shared.events.events[1] = {EventKind::attitude_angle, false, CrossingDirection::rising, 0, 1.0};
+  const SampleResult<double> r = run_sample(in, shared, fixed_step(0.01, 1000));
+  ASSERT_EQ(r.status, SampleStatus::terminal_event);
+  EXPECT_NEAR(r.time, i3 / k * std::log(w0 / w1), 1e-9);
+  EXPECT_NEAR(r.final_state.omega_b.z(), w1, 1e-9);
+  // Angle(t) = ∫ω = (I/k) ω₀ (1 − e^{−k t / I}) reaches 1 rad first; the attitude error of RK4 at
+  // ω h = 0.1 over that time is t (ω h)⁴ / 120 rad, i.e. that divided by ω in time.
+  const double t1 = -i3 / k * std::log(1 - 1.0 * k / (i3 * w0));
+  EXPECT_NEAR(r.events[1].time, t1, t1 * std::pow(w0 * 0.01, 4) / 120);
+  // The angle from the start folds into [0, π]: it rises through 1 rad at 1, 1 + 2π and 1 + 4π rad
+  // of rotation, and the spin stops after (I/k)(ω₀ − ω₁) = 16 rad.
+  EXPECT_EQ(r.events[1].count, 3);
+}
+
+// A time limit stops the sample at exactly its time, on either integrator; an event that would
+// happen later in the same step is not recorded.
+TEST(Events, TimeLimitStopsAtItsTime) {
+  SampleInputs<double> in;
+  in.body = {1, Vec3<double>::Zero(), Vec3<double>(1, 2, 2.5).asDiagonal()};
+  in.initial = {Vec3<double>::Zero(), Quaternion<double>::identity(), Vec3<double>(1, 0, 0), Vec3<double>(0.1, 1, 0.2)};
+  in.gravity_w = Vec3<double>::Zero();
+  SharedModel<double> shared{};
+  shared.events.n = 2;
+  shared.events.events[0] = {EventKind::time_limit, true, CrossingDirection::rising, 0, 0.3705};
+  // x = t crosses 0.371 just after the limit, inside the same step of 0.01.
+  shared.events.events[1] = {EventKind::point_crossing, false, CrossingDirection::either, 0, 0.371};
+  for (const IntegrationSettings<double>& how : {fixed_step(0.01, 100), dopri5_settings(1.0, 1e-8)}) {
+    const SampleResult<double> r = run_sample(in, shared, how);
+    EXPECT_EQ(r.status, SampleStatus::terminal_event);
+    EXPECT_NEAR(r.time, 0.3705, 1e-12);
+    EXPECT_NEAR(r.final_state.p_w.x(), 0.3705, 1e-12);
+    EXPECT_EQ(r.events[1].count, 0);
+    EXPECT_TRUE(std::isnan(r.events[1].time));
+  }
+}
+
+}  // namespace
+}  // namespace rbmc
