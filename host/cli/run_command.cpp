@@ -38,8 +38,8 @@ void print_summary(const Scenario& s, const RunSummary& r) {
                 s.run.rtol, s.run.atol, double(r.totals.steps) / double(r.n_samples),
                 static_cast<unsigned long long>(r.totals.rejected_steps), s.run.duration);
   } else {
-    std::printf("  integration  rk4, %lld steps of %.6g s (%.6g s)\n", static_cast<long long>(r.n_steps), s.step_used(),
-                s.run.duration);
+    std::printf("  integration  %s, %lld steps of %.6g s (%.6g s)\n", s.run.integrator.c_str(),
+                static_cast<long long>(r.n_steps), s.step_used(), s.run.duration);
   }
   std::printf("  throughput   %.3g body-steps/s (%.2f s wall)\n", r.body_steps_per_second, r.totals.wall_seconds);
   std::printf("  backend      %s: %s\n", r.backend.c_str(), r.device.c_str());

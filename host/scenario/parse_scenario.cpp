@@ -250,9 +250,9 @@ void read_run(TableReader& r, Scenario& s) {
   if (ratio > 1e12) r.fail_at(*r.table().get("step"), "step", "gives more than 1e12 steps; use a larger step");
   s.run.n_steps = static_cast<std::int64_t>(std::ceil(ratio * (1 - 1e-12)));
   if (auto name = r.optional_string("integrator")) {
-    if (*name != "rk4" && *name != "dopri5")
+    if (*name != "rk4" && *name != "dopri5" && *name != "splitting")
       r.fail_at(*r.table().get("integrator"), "integrator",
-                "unknown integrator '" + *name + "' (available: rk4, dopri5)");
+                "unknown integrator '" + *name + "' (available: rk4, dopri5, splitting)");
     s.run.integrator = *name;
   }
   // Step control: meaningful for the adaptive integrator only, so an error elsewhere.
@@ -494,6 +494,9 @@ void read_constraint(TableReader& r, Scenario& s) {
   } else {
     r.fail_at(*r.table().get("type"), "type", "unknown constraint '" + type + "' (available: pivot, planar)");
   }
+  if (s.run.integrator == "splitting")
+    r.fail_at(*r.table().get("type"), "type",
+              "integrator = \"splitting\" does not handle constraints; use rk4 or dopri5");
   // Baumgarte rate: by default α h = 0.05, a return over about 20 steps, well inside RK4's stability.
   c.stabilization = non_negative(r, "stabilization", "1/s", 0.05 / s.step_used());
   r.reject_unknown_keys();
@@ -663,8 +666,10 @@ Scenario parse_scenario(const std::string& text, const std::string& path) {
 }
 
 IntegrationSettings<double> Scenario::integration() const {
-  const IntegratorKind kind = run.integrator == "dopri5" ? IntegratorKind::dopri5 : IntegratorKind::rk4;
-  return {kind, run.duration, kind == IntegratorKind::rk4 ? step_used() : run.step, run.n_steps, run.rtol, run.atol,
+  const IntegratorKind kind = run.integrator == "dopri5"      ? IntegratorKind::dopri5
+                              : run.integrator == "splitting" ? IntegratorKind::splitting
+                                                              : IntegratorKind::rk4;
+  return {kind, run.duration, kind == IntegratorKind::dopri5 ? run.step : step_used(), run.n_steps, run.rtol, run.atol,
           run.min_step, run.max_step, run.max_steps};
 }
 

@@ -442,3 +442,20 @@ TEST(ParseScenarioEvents, BadEventsNameTheKey) {
 
 }  // namespace
 }  // namespace rbmc
+
+namespace rbmc {
+namespace {
+
+TEST(ParseScenarioIntegrator, SplittingRefusesConstraints) {
+  EXPECT_EQ(parse_scenario(with_run("integrator = \"splitting\""), "s.toml").integration().kind, IntegratorKind::splitting);
+  try {
+    parse_scenario(with_run("integrator = \"splitting\"") + "[constraint]\ntype = \"pivot\"\n", "s.toml");
+    FAIL();
+  } catch (const ScenarioError& e) {
+    EXPECT_EQ(e.key_path(), "constraint.type");
+    EXPECT_NE(std::string(e.what()).find("does not handle constraints"), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace rbmc

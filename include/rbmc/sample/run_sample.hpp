@@ -5,6 +5,7 @@
 #include "rbmc/dynamics/load_set.hpp"
 #include "rbmc/integrate/dopri5.hpp"
 #include "rbmc/integrate/rk4.hpp"
+#include "rbmc/integrate/splitting.hpp"
 #include "rbmc/sample/sample_inputs.hpp"
 
 namespace rbmc {
@@ -69,6 +70,38 @@ RBMC_HD inline IntegrationEnd<Scalar> integrate_rk4(const Rate& rate, RigidBodyS
     }
     x = next;
     k1 = k1_next;
+  }
+  return {x, Scalar(how.n_steps) * how.step, SampleStatus::ok, how.n_steps, 0, -1};
+}
+
+// The symplectic splitting at a fixed step (integrate/splitting.hpp). With events, the rates at
+// the step ends build the same cubic Hermite interpolant as for RK4.
+template <class Scalar>
+RBMC_HD inline IntegrationEnd<Scalar> integrate_splitting(const BodyRate<Scalar>& rate, RigidBodyState<Scalar> x,
+                                                          const IntegrationSettings<Scalar>& how,
+                                                          EventTracker<Scalar>& events) {
+  const SplittingFrame<Scalar> frame = splitting_frame(rate.model);
+  const auto wrench_of = [&](const RigidBodyState<Scalar>& s) {
+    return evaluate_loads(rate.shared->loads, rate.model, s);
+  };
+  const bool with_events = events.set->n > 0;
+  RigidBodyStateRate<Scalar> k0;
+  if (with_events) k0 = rate(x);
+  for (std::int64_t step = 0; step < how.n_steps; ++step) {
+    const RigidBodyState<Scalar> next = splitting_step(rate.model, frame, wrench_of, x, how.step);
+    if (!is_finite(next)) return {x, Scalar(step) * how.step, SampleStatus::non_finite_state, step, 0, -1};
+    if (with_events) {
+      const RigidBodyStateRate<Scalar> k1 = rate(next);
+      const HermiteInterpolant<Scalar> interp{pack(x), pack(k0), pack(next), pack(k1), Scalar(step) * how.step,
+                                              how.step};
+      Scalar t_stop;
+      RigidBodyState<Scalar> x_stop;
+      int which = -1;
+      if (events.step(interp, Scalar(step) * how.step, Scalar(step + 1) * how.step, next, t_stop, x_stop, which))
+        return {x_stop, t_stop, SampleStatus::terminal_event, step + 1, 0, which};
+      k0 = k1;
+    }
+    x = next;
   }
   return {x, Scalar(how.n_steps) * how.step, SampleStatus::ok, how.n_steps, 0, -1};
 }
@@ -165,8 +198,9 @@ RBMC_HD inline SampleResult<Scalar> run_sample(const SampleInputs<Scalar>& in, c
   }
   const BodyRate<Scalar> rate{make_free_body_model(in.body, in.gravity_w), &shared};
   const RigidBodyState<Scalar>& x0 = in.initial;
-  const IntegrationEnd<Scalar> end = how.kind == IntegratorKind::dopri5 ? integrate_dopri5(rate, x0, how, events)
-                                                                       : integrate_rk4(rate, x0, how, events);
+  const IntegrationEnd<Scalar> end = how.kind == IntegratorKind::dopri5      ? integrate_dopri5(rate, x0, how, events)
+                                     : how.kind == IntegratorKind::splitting ? integrate_splitting(rate, x0, how, events)
+                                                                             : integrate_rk4(rate, x0, how, events);
   out.stopping_event = end.stopping_event;
   for (int i = 0; i < shared.events.n; ++i) out.events[i] = events.records[i];
   const RigidBodyState<Scalar>& x = end.state;

@@ -20,6 +20,7 @@ struct SampleInputs {
 enum class IntegratorKind : std::uint8_t {
   rk4 = 0,     // classical Runge–Kutta, fixed step
   dopri5 = 1,  // Dormand–Prince 5(4), adaptive step per sample
+  splitting = 2,  // symplectic Lie–Poisson splitting, fixed step, for long runs (no constraints)
 };
 
 // How each sample is integrated, from t = 0 to duration.
@@ -27,8 +28,8 @@ template <class Scalar>
 struct IntegrationSettings {
   IntegratorKind kind;
   Scalar duration;        // s
-  Scalar step;            // rk4: the step; dopri5: the first step tried (s)
-  std::int64_t n_steps;   // rk4: duration / step
+  Scalar step;            // rk4, splitting: the step; dopri5: the first step tried (s)
+  std::int64_t n_steps;   // rk4, splitting: duration / step
   Scalar rtol, atol;      // dopri5: relative and absolute tolerance of the local error
   Scalar min_step, max_step;  // dopri5 (s)
   std::int64_t max_steps;     // dopri5: accepted plus rejected steps
