@@ -278,6 +278,19 @@ void read_run(TableReader& r, Scenario& s) {
     s.run.max_steps = *n;
   }
   if (s.run.min_step > s.run.max_step) r.fail_at(*r.table().get("min_step"), "min_step", "must not exceed max_step");
+  if (auto attitude = r.optional_string("attitude")) {
+    if (*attitude != "quaternion" && *attitude != "euler_zxz")
+      r.fail_at(*r.table().get("attitude"), "attitude", "must be \"quaternion\" or \"euler_zxz\"");
+    if (*attitude == "euler_zxz" && s.run.integrator != "rk4")
+      r.fail_at(*r.table().get("attitude"), "attitude", "euler_zxz is carried by integrator = \"rk4\" only");
+    s.run.attitude = *attitude;
+  }
+  if (auto v = r.optional_number("euler_threshold")) {
+    if (s.run.attitude != "euler_zxz")
+      r.fail_at(*r.table().get("euler_threshold"), "euler_threshold", "applies to attitude = \"euler_zxz\" only");
+    if (!(*v > 0 && *v < 1)) r.fail_at(*r.table().get("euler_threshold"), "euler_threshold", "must be in (0, 1)");
+    s.run.euler_threshold = *v;
+  }
   // Events are located to this tolerance in time on each step's interpolant.
   s.events.tolerance = s.run.duration * 1e-12;
   if (auto v = r.optional_number("event_tolerance")) {
@@ -669,8 +682,10 @@ IntegrationSettings<double> Scenario::integration() const {
   const IntegratorKind kind = run.integrator == "dopri5"      ? IntegratorKind::dopri5
                               : run.integrator == "splitting" ? IntegratorKind::splitting
                                                               : IntegratorKind::rk4;
-  return {kind, run.duration, kind == IntegratorKind::dopri5 ? run.step : step_used(), run.n_steps, run.rtol, run.atol,
-          run.min_step, run.max_step, run.max_steps};
+  return {kind,         run.duration, kind == IntegratorKind::dopri5 ? run.step : step_used(),
+          run.n_steps,  run.rtol,     run.atol,
+          run.min_step, run.max_step, run.max_steps,
+          run.attitude == "euler_zxz", run.euler_threshold};
 }
 
 Scenario load_scenario(const std::string& path) {

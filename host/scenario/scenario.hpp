@@ -65,6 +65,8 @@ struct RunSettings {
   double rtol = 1e-6, atol = 1e-9;
   double min_step = 0, max_step = 0;  // s; defaults duration × 1e-12 and duration
   std::int64_t max_steps = 1000000;   // accepted plus rejected
+  std::string attitude = "quaternion";  // or "euler_zxz" (rk4 only)
+  double euler_threshold = 1e-3;        // |sin θ| below which an euler_zxz sample stops
 };
 
 struct Scenario {

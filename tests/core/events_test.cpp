@@ -14,7 +14,7 @@ TYPED_TEST_SUITE(EventsTest, test::Scalars);
 
 template <class S>
 IntegrationSettings<S> dopri5_settings(S duration, S rtol) {
-  return {IntegratorKind::dopri5, duration, S(0.01), 0, rtol, rtol * S(1e-2), S(1e-9), duration, 100000};
+  return {IntegratorKind::dopri5, duration, S(0.01), 0, rtol, rtol * S(1e-2), S(1e-9), duration, 100000, false, S(0)};
 }
 
 // A box in free fall, not rotating: its corner at (0.1, 0.1, −0.05) from the origin reaches the

@@ -459,3 +459,27 @@ TEST(ParseScenarioIntegrator, SplittingRefusesConstraints) {
 
 }  // namespace
 }  // namespace rbmc
+
+namespace rbmc {
+namespace {
+
+TEST(ParseScenarioIntegrator, EulerAttitudeWithRk4Only) {
+  const Scenario s = parse_scenario(with_run("attitude = \"euler_zxz\"\neuler_threshold = 0.01"), "e.toml");
+  EXPECT_TRUE(s.integration().euler_zxz);
+  EXPECT_EQ(s.integration().euler_threshold, 0.01);
+  const auto key_of = [](const std::string& run) {
+    try {
+      parse_scenario(with_run(run), "e.toml");
+    } catch (const ScenarioError& e) {
+      return e.key_path();
+    }
+    return std::string("accepted");
+  };
+  EXPECT_EQ(key_of("integrator = \"dopri5\"\nattitude = \"euler_zxz\""), "run.attitude");
+  EXPECT_EQ(key_of("attitude = \"euler_zyx\""), "run.attitude");
+  EXPECT_EQ(key_of("euler_threshold = 0.01"), "run.euler_threshold");
+  EXPECT_EQ(key_of("attitude = \"euler_zxz\"\neuler_threshold = 2.0"), "run.euler_threshold");
+}
+
+}  // namespace
+}  // namespace rbmc

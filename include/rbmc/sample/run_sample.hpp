@@ -6,6 +6,7 @@
 #include "rbmc/integrate/dopri5.hpp"
 #include "rbmc/integrate/rk4.hpp"
 #include "rbmc/integrate/splitting.hpp"
+#include "rbmc/math/euler.hpp"
 #include "rbmc/sample/sample_inputs.hpp"
 
 namespace rbmc {
@@ -72,6 +73,64 @@ RBMC_HD inline IntegrationEnd<Scalar> integrate_rk4(const Rate& rate, RigidBodyS
     k1 = k1_next;
   }
   return {x, Scalar(how.n_steps) * how.step, SampleStatus::ok, how.n_steps, 0, -1};
+}
+
+// RK4 with the attitude carried as ZXZ Euler angles, the texts' own formulation: ẋ = A v of 004
+// eq. 52, the angle rates from T (004 eq. 60) and the velocities' rates from the same
+// right-hand side as always (evaluated at the angles' quaternion). The map T is singular at
+// sin θ = 0: the sample stops with euler_singularity when |sin θ| falls below the threshold.
+// Quaternions have no such singularity and are the default; this exists to reproduce 004.
+template <class Scalar>
+RBMC_HD inline IntegrationEnd<Scalar> integrate_rk4_euler_zxz(const BodyRate<Scalar>& rate,
+                                                              const RigidBodyState<Scalar>& x0,
+                                                              const IntegrationSettings<Scalar>& how,
+                                                              EventTracker<Scalar>& events) {
+  // The state [p, (ψ, θ, φ), v, ω] in a 13-vector whose last quaternion slot is unused.
+  using V = StateVector<Scalar>;
+  const auto to_state = [](const V& y) {
+    return RigidBodyState<Scalar>{y.template segment<3>(0),
+                                  quaternion_from_euler_zxz<Scalar>(EulerAngles<Scalar>(y.template segment<3>(3))),
+                                  y.template segment<3>(7), y.template segment<3>(10)};
+  };
+  bool singular = false;
+  const auto f = [&](const V& y) {
+    const RigidBodyState<Scalar> x = to_state(y);
+    const RigidBodyStateRate<Scalar> xd = rate(x);
+    bool s = false;
+    V d;
+    d << xd.p_dot_w, euler_zxz_rates<Scalar>(EulerAngles<Scalar>(y.template segment<3>(3)), x.omega_b, &s), Scalar(0),
+        xd.v_dot_w, xd.omega_dot_b;
+    singular = singular || s;
+    return d;
+  };
+  bool at_start = false;
+  V y;
+  y << x0.p_w, euler_zxz_from_quaternion(x0.q_wb, &at_start), Scalar(0), x0.v_w, x0.omega_b;
+  const auto too_close = [&](const V& z) {
+    return Eigen::numext::abs(Eigen::numext::sin(z(4))) < how.euler_threshold;
+  };
+  if (at_start || too_close(y)) return {x0, Scalar(0), SampleStatus::euler_singularity, 0, 0, -1};
+  RigidBodyStateRate<Scalar> k0 = rate(to_state(y));
+  for (std::int64_t step = 0; step < how.n_steps; ++step) {
+    const Scalar h = how.step, half = Scalar(0.5) * h;
+    const V k1 = f(y), k2 = f(y + half * k1), k3 = f(y + half * k2), k4 = f(y + h * k3);
+    const V next = y + (h / Scalar(6)) * (k1 + Scalar(2) * (k2 + k3) + k4);
+    const RigidBodyState<Scalar> x = to_state(y), x_next = to_state(next);
+    if (!is_finite(x_next)) return {x, Scalar(step) * h, SampleStatus::non_finite_state, step, 0, -1};
+    if (singular || too_close(next)) return {x, Scalar(step) * h, SampleStatus::euler_singularity, step, 0, -1};
+    if (events.set->n > 0) {
+      const RigidBodyStateRate<Scalar> k1_next = rate(x_next);
+      const HermiteInterpolant<Scalar> interp{pack(x), pack(k0), pack(x_next), pack(k1_next), Scalar(step) * h, h};
+      Scalar t_stop;
+      RigidBodyState<Scalar> x_stop;
+      int which = -1;
+      if (events.step(interp, Scalar(step) * h, Scalar(step + 1) * h, x_next, t_stop, x_stop, which))
+        return {x_stop, t_stop, SampleStatus::terminal_event, step + 1, 0, which};
+      k0 = k1_next;
+    }
+    y = next;
+  }
+  return {to_state(y), Scalar(how.n_steps) * how.step, SampleStatus::ok, how.n_steps, 0, -1};
 }
 
 // The symplectic splitting at a fixed step (integrate/splitting.hpp). With events, the rates at
@@ -200,7 +259,8 @@ RBMC_HD inline SampleResult<Scalar> run_sample(const SampleInputs<Scalar>& in, c
   const RigidBodyState<Scalar>& x0 = in.initial;
   const IntegrationEnd<Scalar> end = how.kind == IntegratorKind::dopri5      ? integrate_dopri5(rate, x0, how, events)
                                      : how.kind == IntegratorKind::splitting ? integrate_splitting(rate, x0, how, events)
-                                                                             : integrate_rk4(rate, x0, how, events);
+                                     : how.euler_zxz ? integrate_rk4_euler_zxz(rate, x0, how, events)
+                                                     : integrate_rk4(rate, x0, how, events);
   out.stopping_event = end.stopping_event;
   for (int i = 0; i < shared.events.n; ++i) out.events[i] = events.records[i];
   const RigidBodyState<Scalar>& x = end.state;

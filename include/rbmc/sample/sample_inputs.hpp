@@ -33,18 +33,23 @@ struct IntegrationSettings {
   Scalar rtol, atol;      // dopri5: relative and absolute tolerance of the local error
   Scalar min_step, max_step;  // dopri5 (s)
   std::int64_t max_steps;     // dopri5: accepted plus rejected steps
+  // rk4 only: carry the attitude as ZXZ Euler angles (004 eq. 52) instead of a quaternion, and
+  // stop with euler_singularity when |sin θ| falls below euler_threshold.
+  bool euler_zxz = false;
+  Scalar euler_threshold = Scalar(0);
 
   template <class Other>
   IntegrationSettings<Other> cast() const {
-    return {kind, Other(duration), Other(step), n_steps, Other(rtol), Other(atol), Other(min_step), Other(max_step),
-            max_steps};
+    return {kind,     Other(duration), Other(step),     n_steps,   Other(rtol),
+            Other(atol), Other(min_step), Other(max_step), max_steps, euler_zxz,
+            Other(euler_threshold)};
   }
 };
 
 // n fixed RK4 steps of size h.
 template <class Scalar>
 RBMC_HD inline IntegrationSettings<Scalar> fixed_step(Scalar h, std::int64_t n) {
-  return {IntegratorKind::rk4, h * Scalar(n), h, n, Scalar(0), Scalar(0), h, h, n};
+  return {IntegratorKind::rk4, h * Scalar(n), h, n, Scalar(0), Scalar(0), h, h, n, false, Scalar(0)};
 }
 
 template <class Scalar>

@@ -13,9 +13,10 @@ enum class SampleStatus : std::uint8_t {
   max_steps_reached = 3, // the adaptive integrator used its step budget before the end time
   step_size_underflow = 4,  // the adaptive step fell below the minimum step to meet the tolerance
   terminal_event = 5,       // a terminal event stopped the sample (final/stopping_event says which)
+  euler_singularity = 6,    // the ZXZ Euler angles came within the threshold of θ = 0 or π
 };
 
-inline constexpr int kSampleStatusCount = 6;
+inline constexpr int kSampleStatusCount = 7;
 
 inline const char* status_name(SampleStatus s) {
   switch (s) {
@@ -25,6 +26,7 @@ inline const char* status_name(SampleStatus s) {
     case SampleStatus::max_steps_reached: return "max_steps_reached";
     case SampleStatus::step_size_underflow: return "step_size_underflow";
     case SampleStatus::terminal_event: return "terminal_event";
+    case SampleStatus::euler_singularity: return "euler_singularity";
   }
   return "unknown";
 }
