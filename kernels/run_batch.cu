@@ -11,30 +11,31 @@ namespace {
 constexpr unsigned kBlockSize = 128;
 
 template <class Scalar>
-__global__ void run_batch_kernel(const Scalar* __restrict__ inputs, Scalar* __restrict__ outputs,
+__global__ void run_batch_kernel(const Scalar* __restrict__ inputs, Scalar* __restrict__ outputs, Scalar* __restrict__ trajectory,
                                  std::uint8_t* __restrict__ status, std::size_t n, const SharedModel<Scalar> shared,
                                  IntegrationSettings<Scalar> how) {
   const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= n) return;
-  run_sample_in_batch<Scalar>(inputs, outputs, status, n, i, shared, how);
+  run_sample_in_batch<Scalar>(inputs, outputs, trajectory, status, n, i, shared, how);
 }
 
 }  // namespace
 
 template <class Scalar>
-cudaError_t launch_run_batch(const Scalar* inputs, Scalar* outputs, std::uint8_t* status, std::size_t n,
+cudaError_t launch_run_batch(const Scalar* inputs, Scalar* outputs, Scalar* trajectory, std::uint8_t* status,
+                             std::size_t n,
                              const SharedModel<Scalar>& shared, const IntegrationSettings<Scalar>& how, cudaStream_t stream) {
   if (n == 0) return cudaSuccess;
   const auto blocks = static_cast<unsigned>((n + kBlockSize - 1) / kBlockSize);
   // The shared model travels as a kernel argument (under 1 KB, read-only, cached).
-  run_batch_kernel<Scalar><<<blocks, kBlockSize, 0, stream>>>(inputs, outputs, status, n, shared,
+  run_batch_kernel<Scalar><<<blocks, kBlockSize, 0, stream>>>(inputs, outputs, trajectory, status, n, shared,
                                                               how);
   return cudaGetLastError();
 }
 
-template cudaError_t launch_run_batch<float>(const float*, float*, std::uint8_t*, std::size_t, const SharedModel<float>&,
+template cudaError_t launch_run_batch<float>(const float*, float*, float*, std::uint8_t*, std::size_t, const SharedModel<float>&,
                                              const IntegrationSettings<float>&, cudaStream_t);
-template cudaError_t launch_run_batch<double>(const double*, double*, std::uint8_t*, std::size_t,
+template cudaError_t launch_run_batch<double>(const double*, double*, double*, std::uint8_t*, std::size_t,
                                               const SharedModel<double>&, const IntegrationSettings<double>&,
                                               cudaStream_t);
 

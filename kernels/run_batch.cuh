@@ -11,9 +11,11 @@
 
 namespace rbmc::kernels {
 
-// Integrates samples [0, n) on `stream`, one thread each. Returns the launch's error code.
+// Integrates samples [0, n) on `stream`, one thread each; trajectory may be null. Returns the
+// launch's error code.
 template <class Scalar>
-cudaError_t launch_run_batch(const Scalar* inputs, Scalar* outputs, std::uint8_t* status, std::size_t n,
+cudaError_t launch_run_batch(const Scalar* inputs, Scalar* outputs, Scalar* trajectory, std::uint8_t* status,
+                             std::size_t n,
                              const SharedModel<Scalar>& shared, const IntegrationSettings<Scalar>& how, cudaStream_t stream);
 
 }  // namespace rbmc::kernels

@@ -29,9 +29,10 @@ class Backend {
   // The most samples one run_batch call should take (device memory for CUDA).
   virtual std::size_t max_batch_size() const = 0;
   // inputs: input_column::count columns of n doubles; outputs: output_column_count(n events) columns of n
-  // doubles; status: n codes. Integrates in the backend's precision.
-  virtual void run_batch(const double* inputs, double* outputs, std::uint8_t* status, std::size_t n,
-                         const BatchIntegration& how) = 0;
+  // doubles; trajectory: 13 × (output times) columns of n doubles, or null when there are none;
+  // status: n codes. Integrates in the backend's precision.
+  virtual void run_batch(const double* inputs, double* outputs, double* trajectory, std::uint8_t* status,
+                         std::size_t n, const BatchIntegration& how) = 0;
 };
 
 // threads = 0: all cores.

@@ -31,13 +31,13 @@ class CpuBackend final : public Backend {
   std::string device() const override { return cpu_model_name() + " (" + std::to_string(threads_) + " threads)"; }
   std::size_t max_batch_size() const override { return std::size_t(threads_) * 4096; }
 
-  void run_batch(const double* inputs, double* outputs, std::uint8_t* status, std::size_t n,
+  void run_batch(const double* inputs, double* outputs, double* trajectory, std::uint8_t* status, std::size_t n,
                  const BatchIntegration& how) override {
     const IntegrationSettings<Scalar> settings = how.settings.cast<Scalar>();
     const SharedModel<Scalar> shared = how.shared.cast<Scalar>();
     parallel_for(n, threads_, [&](std::size_t begin, std::size_t end) {
       for (std::size_t i = begin; i < end; ++i)
-        run_sample_in_batch<Scalar>(inputs, outputs, status, n, i, shared, settings);
+        run_sample_in_batch<Scalar>(inputs, outputs, trajectory, status, n, i, shared, settings);
     });
   }
 

@@ -49,33 +49,42 @@ class CudaBackend final : public Backend {
     return std::max<std::size_t>(1024, std::min<std::size_t>(std::size_t(1) << 20, free_bytes / 2 / per_sample));
   }
 
-  void run_batch(const double* inputs, double* outputs, std::uint8_t* status, std::size_t n,
+  void run_batch(const double* inputs, double* outputs, double* trajectory, std::uint8_t* status, std::size_t n,
                  const BatchIntegration& how) override {
     const std::size_t n_in = n * input_column::count,
-                      n_out = n * std::size_t(output_column_count(how.shared.events.n));
+                      n_out = n * std::size_t(output_column_count(how.shared.events.n)),
+                      n_traj = trajectory != nullptr ? n * kTrajectoryColumns * std::size_t(how.shared.output_times.n) : 0;
     staging_in_.assign(inputs, inputs + n_in);  // double -> Scalar, as load_sample_inputs rounds on the CPU
     d_inputs_.reserve(n_in);
     d_outputs_.reserve(n_out);
+    d_trajectory_.reserve(n_traj);
     d_status_.reserve(n);
     RBMC_CUDA_CHECK(cudaMemcpyAsync(d_inputs_.data(), staging_in_.data(), n_in * sizeof(Scalar),
                                     cudaMemcpyHostToDevice, stream_));
-    RBMC_CUDA_CHECK(kernels::launch_run_batch<Scalar>(d_inputs_.data(), d_outputs_.data(), d_status_.data(), n,
+    RBMC_CUDA_CHECK(kernels::launch_run_batch<Scalar>(d_inputs_.data(), d_outputs_.data(),
+                                                      n_traj > 0 ? d_trajectory_.data() : nullptr, d_status_.data(), n,
                                                       how.shared.cast<Scalar>(), how.settings.cast<Scalar>(),
                                                       stream_));
     staging_out_.resize(n_out);
     RBMC_CUDA_CHECK(cudaMemcpyAsync(staging_out_.data(), d_outputs_.data(), n_out * sizeof(Scalar),
                                     cudaMemcpyDeviceToHost, stream_));
     RBMC_CUDA_CHECK(cudaMemcpyAsync(status, d_status_.data(), n, cudaMemcpyDeviceToHost, stream_));
+    if (n_traj > 0) {
+      staging_traj_.resize(n_traj);
+      RBMC_CUDA_CHECK(cudaMemcpyAsync(staging_traj_.data(), d_trajectory_.data(), n_traj * sizeof(Scalar),
+                                      cudaMemcpyDeviceToHost, stream_));
+    }
     RBMC_CUDA_CHECK(cudaStreamSynchronize(stream_));
     std::copy(staging_out_.begin(), staging_out_.end(), outputs);
+    if (n_traj > 0) std::copy(staging_traj_.begin(), staging_traj_.end(), trajectory);
   }
 
  private:
   int device_ = 0;
   cudaDeviceProp properties_{};
   cudaStream_t stream_ = nullptr;
-  std::vector<Scalar> staging_in_, staging_out_;
-  cuda::DeviceBuffer<Scalar> d_inputs_, d_outputs_;
+  std::vector<Scalar> staging_in_, staging_out_, staging_traj_;
+  cuda::DeviceBuffer<Scalar> d_inputs_, d_outputs_, d_trajectory_;
   cuda::DeviceBuffer<std::uint8_t> d_status_;
 };
 

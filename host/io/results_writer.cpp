@@ -152,6 +152,29 @@ ResultsWriter::ResultsWriter(std::string path, bool overwrite, const ResultsMeta
     create("samples/final/reaction_torque", H5T_NATIVE_DOUBLE, {3}, "N m",
            "couple the constraint applies at the final state, body frame (zero for a pivot)");
   }
+  if (s.output_times.n > 0) {
+    h5::Handle group = create_group(root, "trajectories");
+    const hsize_t n_times = hsize_t(s.output_times.n);
+    {
+      std::vector<double> t(n_times);
+      for (int k = 0; k < s.output_times.n; ++k) t[std::size_t(k)] = s.output_times.at(k);
+      h5::Handle space(H5Screate_simple(1, &n_times, nullptr), H5Sclose, "dataspace for trajectories/time");
+      h5::Handle ds(H5Dcreate2(root, "trajectories/time", H5T_NATIVE_DOUBLE, space.get(), H5P_DEFAULT, H5P_DEFAULT,
+                               H5P_DEFAULT),
+                    H5Dclose, "creating trajectories/time");
+      h5::check_status(H5Dwrite(ds.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, t.data()),
+                       "writing trajectories/time");
+      write_string_attribute(ds.get(), "units", "s");
+      write_string_attribute(ds.get(), "description", "output times");
+    }
+    create("trajectories/sample_index", H5T_NATIVE_UINT64, {}, "1", "global index of each trajectory's sample");
+    create("trajectories/position", H5T_NATIVE_DOUBLE, {n_times, 3}, "m",
+           "position of the body origin at each output time, world frame; NaN after the sample stopped");
+    create("trajectories/orientation", H5T_NATIVE_DOUBLE, {n_times, 4}, "1",
+           "unit quaternion (w, x, y, z), body to world, at each output time");
+    create("trajectories/velocity", H5T_NATIVE_DOUBLE, {n_times, 3}, "m/s", "velocity of the body origin, world frame");
+    create("trajectories/angular_velocity", H5T_NATIVE_DOUBLE, {n_times, 3}, "rad/s", "angular velocity, body frame");
+  }
   // Drift of what this scenario conserves: zero up to integration error.
   if (conserves_energy(s) || conserves_momentum(s)) create_group(root, "samples/diagnostics");
   if (conserves_energy(s))
@@ -177,12 +200,14 @@ ResultsWriter::~ResultsWriter() {
 
 ResultsWriter::Dataset& ResultsWriter::create(const std::string& name, hid_t type, std::vector<hsize_t> row_shape,
                                               const std::string& units, const std::string& description) {
-  std::vector<hsize_t> dims{n_rows_}, chunk{std::min<hsize_t>(n_rows_, 16384)};
   std::size_t row_size = 1;
+  for (hsize_t d : row_shape) row_size *= d;
+  // Chunks of whole rows, about 16384 scalars per row size-1 dataset and never much above 1 MiB.
+  const hsize_t rows_per_chunk = std::max<hsize_t>(1, std::min<hsize_t>(16384, (hsize_t(1) << 17) / row_size));
+  std::vector<hsize_t> dims{n_rows_}, chunk{std::min<hsize_t>(n_rows_, rows_per_chunk)};
   for (hsize_t d : row_shape) {
     dims.push_back(d);
     chunk.push_back(d);
-    row_size *= d;
   }
   h5::Handle space(H5Screate_simple(int(dims.size()), dims.data(), nullptr), H5Sclose, "dataspace for " + name);
   h5::Handle plist(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, "H5Pcreate");
@@ -226,6 +251,23 @@ void ResultsWriter::write_batch(const BatchView& b) {
   std::vector<std::uint64_t> index(b.n);
   for (std::size_t i = 0; i < b.n; ++i) index[i] = b.first + i;
   write_rows(dataset("samples/index"), H5T_NATIVE_UINT64, b.first, b.n, index.data());
+  if (b.trajectory != nullptr) {
+    write_rows(dataset("trajectories/sample_index"), H5T_NATIVE_UINT64, b.first, b.n, index.data());
+    // Component c at time k of sample i sits at trajectory[(k · 13 + c) · n + i].
+    const std::size_t n_times = std::size_t(scenario_->output_times.n);
+    const auto write_part = [&](const char* name, int first_component, int dim) {
+      scratch_.resize(b.n * n_times * std::size_t(dim));
+      for (std::size_t i = 0; i < b.n; ++i)
+        for (std::size_t k = 0; k < n_times; ++k)
+          for (int c = 0; c < dim; ++c)
+            scratch_[(i * n_times + k) * dim + c] = b.trajectory[(k * kTrajectoryColumns + first_component + c) * b.n + i];
+      write_rows(dataset(name), H5T_NATIVE_DOUBLE, b.first, b.n, scratch_.data());
+    };
+    write_part("trajectories/position", 0, 3);
+    write_part("trajectories/orientation", 3, 4);
+    write_part("trajectories/velocity", 7, 3);
+    write_part("trajectories/angular_velocity", 10, 3);
+  }
   write_rows(dataset("samples/status"), H5T_NATIVE_UINT8, b.first, b.n, b.status);
   int param_column = 0;
   for (const Dispersion& d : scenario_->dispersions) {

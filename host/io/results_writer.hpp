@@ -31,6 +31,7 @@ struct BatchView {
   const double* outputs = nullptr;  // output_column_count(n events) columns
   const std::uint8_t* status = nullptr;
   const double* params = nullptr;  // SamplingPlan::n_parameter_values() columns
+  const double* trajectory = nullptr;  // 13 × (output times) columns, or null
 };
 
 struct RunTotals {

@@ -23,12 +23,13 @@ using Clock = std::chrono::steady_clock;
 
 // Host buffers of one batch, structure of arrays with stride n (rbmc/sample/sample_layout.hpp).
 struct HostBatch {
-  std::vector<double> inputs, outputs, params;
+  std::vector<double> inputs, outputs, params, trajectory;
   std::vector<std::uint8_t> status;
 
-  void resize(std::size_t n, int n_param_values, int n_events) {
+  void resize(std::size_t n, int n_param_values, int n_events, int n_output_times) {
     inputs.resize(n * input_column::count);
     outputs.resize(n * std::size_t(output_column_count(n_events)));
+    trajectory.resize(n * kTrajectoryColumns * std::size_t(n_output_times));
     params.resize(n * std::size_t(n_param_values));
     status.resize(n);
   }
@@ -102,8 +103,13 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
 
   const std::uint64_t n_total = scenario.run.n_samples;
   std::size_t batch_size = options.batch_size > 0 ? options.batch_size : backend->max_batch_size();
+  // Trajectories take 13 values per output time per sample: keep a batch's buffer near 512 MiB.
+  const std::size_t trajectory_bytes = sizeof(double) * kTrajectoryColumns * std::size_t(scenario.output_times.n);
+  if (trajectory_bytes > 0 && options.batch_size == 0)
+    batch_size = std::max<std::size_t>(1, std::min(batch_size, (std::size_t(512) << 20) / trajectory_bytes));
   batch_size = std::size_t(std::min<std::uint64_t>(batch_size, n_total));
-  const BatchIntegration how{scenario.integration(), {scenario.loads, scenario.constraint, scenario.events}};
+  const BatchIntegration how{scenario.integration(),
+                            {scenario.loads, scenario.constraint, scenario.events, scenario.output_times}};
 
   RunTotals totals;
   HostBatch batch;
@@ -111,15 +117,17 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
   for (std::uint64_t first = 0; first < n_total; first += batch_size) {
     if (interrupt_requested()) throw Interrupted("interrupted; no results file was written");
     const std::size_t n = std::size_t(std::min<std::uint64_t>(batch_size, n_total - first));
-    batch.resize(n, plan.n_parameter_values(), scenario.events.n);
+    batch.resize(n, plan.n_parameter_values(), scenario.events.n, scenario.output_times.n);
     totals.n_redrawn += sample_batch(plan, first, n, threads, batch);
-    backend->run_batch(batch.inputs.data(), batch.outputs.data(), batch.status.data(), n, how);
+    double* trajectory = scenario.output_times.n > 0 ? batch.trajectory.data() : nullptr;
+    backend->run_batch(batch.inputs.data(), batch.outputs.data(), trajectory, batch.status.data(), n, how);
     for (std::size_t i = 0; i < n; ++i) {
       ++totals.status_counts[std::min<int>(batch.status[i], kSampleStatusCount - 1)];
       totals.steps += std::uint64_t(batch.outputs[output_column::steps * n + i]);
       totals.rejected_steps += std::uint64_t(batch.outputs[output_column::rejected_steps * n + i]);
     }
-    writer.write_batch({first, n, batch.inputs.data(), batch.outputs.data(), batch.status.data(), batch.params.data()});
+    writer.write_batch(
+        {first, n, batch.inputs.data(), batch.outputs.data(), batch.status.data(), batch.params.data(), trajectory});
     progress.update(first + n);
   }
   if (interrupt_requested()) throw Interrupted("interrupted; no results file was written");

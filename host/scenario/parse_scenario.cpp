@@ -589,6 +589,38 @@ void read_events(const toml::node& node, Scenario& s) {
   }
 }
 
+// [output]: the times at which every sample's state is kept: `interval` (every Δt from 0) or a
+// `times` list of up to OutputTimes::kMaxListed ascending times in [0, duration].
+void read_output(TableReader& r, Scenario& s) {
+  OutputTimes<double>& o = s.output_times;
+  const toml::node* interval = r.find("interval");
+  const toml::node* times = r.find("times");
+  r.reject_unknown_keys();  // a misspelt key says so before "interval is required" would
+  if (interval != nullptr && times != nullptr) r.fail_at(*times, "times", "give either interval or times, not both");
+  if (interval != nullptr) {
+    const double dt = r.number(*interval, "interval");
+    if (!(dt > 0)) r.fail_at(*interval, "interval", "must be positive");
+    if (s.run.duration / dt > 1e7) r.fail_at(*interval, "interval", "gives more than 1e7 output times");
+    o.interval = dt;
+    o.n = int(std::floor(s.run.duration / dt * (1 + 1e-12))) + 1;  // 0, Δt, ..., up to the duration
+  } else if (times != nullptr) {
+    const toml::array* a = times->as_array();
+    if (a == nullptr || a->empty()) r.fail_at(*times, "times", "must be a non-empty array of times (s)");
+    if (a->size() > std::size_t(OutputTimes<double>::kMaxListed))
+      r.fail_at(*times, "times",
+                "lists more than " + std::to_string(OutputTimes<double>::kMaxListed) + " times; use interval");
+    o.listed = true;
+    for (const toml::node& t : *a) {
+      const double v = r.number(t, "times");
+      if (v < 0 || v > s.run.duration) r.fail_at(t, "times", "must lie in [0, run.duration]");
+      if (o.n > 0 && !(v > o.list[o.n - 1])) r.fail_at(t, "times", "must be strictly ascending");
+      o.list[o.n++] = v;
+    }
+  } else {
+    r.fail_here("interval", "is required (or times)");
+  }
+}
+
 // [dispersions] holds key paths of inputs (dotted keys nest as tables) whose leaves are
 // distribution tables, recognised by their `distribution` key.
 void read_dispersions(const toml::table& table, const std::string& prefix, Scenario& s) {
@@ -668,6 +700,10 @@ Scenario parse_scenario(const std::string& text, const std::string& path) {
   }
   if (const toml::node* loads = top.find("loads")) read_loads(*loads, s);
   if (const toml::node* events = top.find("events")) read_events(*events, s);
+  if (const toml::table* t = top.optional_table("output")) {
+    TableReader r(*t, "output", s.path);
+    read_output(r, s);
+  }
   if (const toml::table* t = top.optional_table("constraint")) {
     TableReader r(*t, "constraint", s.path);
     read_constraint(r, s);

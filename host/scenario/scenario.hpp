@@ -10,6 +10,7 @@
 #include "rbmc/dynamics/constraints.hpp"
 #include "rbmc/dynamics/load_set.hpp"
 #include "rbmc/dynamics/state.hpp"
+#include "rbmc/integrate/output_times.hpp"
 #include "rbmc/sample/sample_inputs.hpp"
 
 namespace rbmc {
@@ -81,6 +82,7 @@ struct Scenario {
   LoadSet<double> loads;  // [[loads]]: every load but uniform gravity
   Constraint<double> constraint;  // [constraint]
   EventSet<double> events;         // [[events]]
+  OutputTimes<double> output_times;  // [output]
   std::vector<std::string> event_names;
   std::vector<Dispersion> dispersions;
 

@@ -70,7 +70,8 @@ TYPED_TEST(RunSampleTest, BatchPathEqualsDirectCallBitForBit) {
     std::vector<std::uint8_t> status(n);
     const std::size_t i = n - 1;
     store_sample_inputs(inputs.data(), n, i, in);
-    run_sample_in_batch<S>(inputs.data(), outputs.data(), status.data(), n, i, SharedModel<S>{}, how);
+    run_sample_in_batch<S>(inputs.data(), outputs.data(), static_cast<double*>(nullptr), status.data(), n, i,
+                           SharedModel<S>{}, how);
     EXPECT_EQ(outputs[output_column::p_w * n + i], double(direct.final_state.p_w.x()));
     EXPECT_EQ(outputs[(output_column::q_wb + 2) * n + i], double(direct.final_state.q_wb.y));
     EXPECT_EQ(outputs[(output_column::omega_b + 1) * n + i], double(direct.final_state.omega_b.y()));

@@ -483,3 +483,32 @@ TEST(ParseScenarioIntegrator, EulerAttitudeWithRk4Only) {
 
 }  // namespace
 }  // namespace rbmc
+
+namespace rbmc {
+namespace {
+
+TEST(ParseScenarioOutput, IntervalOrTimes) {
+  const Scenario a = parse_scenario(with_run("") + "[output]\ninterval = 0.5\n", "o.toml");
+  EXPECT_EQ(a.output_times.n, 5);  // 0, 0.5, 1, 1.5, 2
+  EXPECT_EQ(a.output_times.at(4), 2.0);
+  const Scenario b = parse_scenario(with_run("") + "[output]\ntimes = [0.1, 0.7, 2.0]\n", "o.toml");
+  EXPECT_EQ(b.output_times.n, 3);
+  EXPECT_EQ(b.output_times.at(1), 0.7);
+  const auto key_of = [](const std::string& output) {
+    try {
+      parse_scenario(with_run("") + "[output]\n" + output, "o.toml");
+    } catch (const ScenarioError& e) {
+      return e.key_path();
+    }
+    return std::string("accepted");
+  };
+  EXPECT_EQ(key_of(""), "output.interval");
+  EXPECT_EQ(key_of("interval = 0.0\n"), "output.interval");
+  EXPECT_EQ(key_of("interval = 0.5\ntimes = [1.0]\n"), "output.times");
+  EXPECT_EQ(key_of("times = [0.5, 0.4]\n"), "output.times");
+  EXPECT_EQ(key_of("times = [3.0]\n"), "output.times");
+  EXPECT_EQ(key_of("every = 0.5\n"), "output.every");
+}
+
+}  // namespace
+}  // namespace rbmc

@@ -281,3 +281,34 @@ rate = 0.001
 
 }  // namespace
 }  // namespace rbmc
+
+namespace rbmc {
+namespace {
+
+// Trajectories: (N, times, dim) with the initial state at t = 0 and the final one at the end.
+TEST(RunDriverOutput, TrajectoriesAtOutputTimes) {
+  test::TempDir dir;
+  const std::string text = test::valid_scenario_text(12, 0.5, 0.01) + "[output]\ninterval = 0.1\n";
+  RunOptions o;
+  o.backend = BackendChoice::cpu;
+  o.progress = false;
+  o.output = dir.file("t.h5");
+  run_scenario(parse_scenario(text, "t.toml"), o);
+  const ResultsReader r(o.output);
+  const auto time = r.doubles("trajectories/time");
+  ASSERT_EQ(time.shape, (std::vector<std::uint64_t>{6}));
+  const auto p = r.doubles("trajectories/position"), q = r.doubles("trajectories/orientation");
+  ASSERT_EQ(p.shape, (std::vector<std::uint64_t>{12, 6, 3}));
+  ASSERT_EQ(q.shape, (std::vector<std::uint64_t>{12, 6, 4}));
+  const auto p0 = r.doubles("samples/initial/position").data, p1 = r.doubles("samples/final/position").data;
+  for (std::size_t i = 0; i < 12; ++i)
+    for (std::size_t c = 0; c < 3; ++c) {
+      EXPECT_EQ(p.data[(i * 6 + 0) * 3 + c], p0[i * 3 + c]);
+      EXPECT_EQ(p.data[(i * 6 + 5) * 3 + c], p1[i * 3 + c]);
+    }
+  EXPECT_EQ(r.uint64s("trajectories/sample_index").data[11], 11u);
+  EXPECT_EQ(r.string_attribute("trajectories/velocity", "units"), "m/s");
+}
+
+}  // namespace
+}  // namespace rbmc

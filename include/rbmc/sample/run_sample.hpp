@@ -5,6 +5,7 @@
 #include "rbmc/dynamics/load_set.hpp"
 #include "rbmc/integrate/dopri5.hpp"
 #include "rbmc/integrate/rk4.hpp"
+#include "rbmc/integrate/output_times.hpp"
 #include "rbmc/integrate/splitting.hpp"
 #include "rbmc/math/euler.hpp"
 #include "rbmc/sample/sample_inputs.hpp"
@@ -17,10 +18,12 @@ struct SharedModel {
   LoadSet<Scalar> loads;
   Constraint<Scalar> constraint;
   EventSet<Scalar> events;
+  OutputTimes<Scalar> output_times;
 
   template <class Other>
   SharedModel<Other> cast() const {
-    return {loads.template cast<Other>(), constraint.template cast<Other>(), events.template cast<Other>()};
+    return {loads.template cast<Other>(), constraint.template cast<Other>(), events.template cast<Other>(),
+            output_times.template cast<Other>()};
   }
 };
 
@@ -50,24 +53,30 @@ struct IntegrationEnd {
 };
 
 // Fixed-step RK4 to n_steps; stops at the last finite state if one turns non-finite, or at a
-// terminal event located on the cubic Hermite interpolant of each step.
-template <class Scalar, class Rate>
+// terminal event located on the cubic Hermite interpolant of each step, which also gives the
+// states at the output times.
+template <class Scalar, class Rate, class Sink>
 RBMC_HD inline IntegrationEnd<Scalar> integrate_rk4(const Rate& rate, RigidBodyState<Scalar> x,
-                                                    const IntegrationSettings<Scalar>& how, EventTracker<Scalar>& events) {
+                                                    const IntegrationSettings<Scalar>& how, EventTracker<Scalar>& events,
+                                                    Sink& sink) {
   RigidBodyStateRate<Scalar> k1 = rate(x);
   for (std::int64_t step = 0; step < how.n_steps; ++step) {
     const RigidBodyState<Scalar> next = rk4_step(rate, x, k1, how.step);
     if (!is_finite(next)) return {x, Scalar(step) * how.step, SampleStatus::non_finite_state, step, 0, -1};
     const RigidBodyStateRate<Scalar> k1_next = rate(next);  // the next step's first stage
-    if (events.set->n > 0) {
+    if (events.set->n > 0 || sink.active()) {
       // Times as products, not running sums: no accumulated rounding.
       const HermiteInterpolant<Scalar> interp{pack(x), pack(k1), pack(next), pack(k1_next), Scalar(step) * how.step,
                                               how.step};
       Scalar t_stop;
       RigidBodyState<Scalar> x_stop;
       int which = -1;
-      if (events.step(interp, Scalar(step) * how.step, Scalar(step + 1) * how.step, next, t_stop, x_stop, which))
+      if (events.set->n > 0 &&
+          events.step(interp, Scalar(step) * how.step, Scalar(step + 1) * how.step, next, t_stop, x_stop, which)) {
+        sink.step(interp, t_stop, x_stop);
         return {x_stop, t_stop, SampleStatus::terminal_event, step + 1, 0, which};
+      }
+      sink.step(interp, Scalar(step + 1) * how.step, next);
     }
     x = next;
     k1 = k1_next;
@@ -80,11 +89,11 @@ RBMC_HD inline IntegrationEnd<Scalar> integrate_rk4(const Rate& rate, RigidBodyS
 // right-hand side as always (evaluated at the angles' quaternion). The map T is singular at
 // sin θ = 0: the sample stops with euler_singularity when |sin θ| falls below the threshold.
 // Quaternions have no such singularity and are the default; this exists to reproduce 004.
-template <class Scalar>
+template <class Scalar, class Sink>
 RBMC_HD inline IntegrationEnd<Scalar> integrate_rk4_euler_zxz(const BodyRate<Scalar>& rate,
                                                               const RigidBodyState<Scalar>& x0,
                                                               const IntegrationSettings<Scalar>& how,
-                                                              EventTracker<Scalar>& events) {
+                                                              EventTracker<Scalar>& events, Sink& sink) {
   // The state [p, (ψ, θ, φ), v, ω] in a 13-vector whose last quaternion slot is unused.
   using V = StateVector<Scalar>;
   const auto to_state = [](const V& y) {
@@ -118,14 +127,17 @@ RBMC_HD inline IntegrationEnd<Scalar> integrate_rk4_euler_zxz(const BodyRate<Sca
     const RigidBodyState<Scalar> x = to_state(y), x_next = to_state(next);
     if (!is_finite(x_next)) return {x, Scalar(step) * h, SampleStatus::non_finite_state, step, 0, -1};
     if (singular || too_close(next)) return {x, Scalar(step) * h, SampleStatus::euler_singularity, step, 0, -1};
-    if (events.set->n > 0) {
+    if (events.set->n > 0 || sink.active()) {
       const RigidBodyStateRate<Scalar> k1_next = rate(x_next);
       const HermiteInterpolant<Scalar> interp{pack(x), pack(k0), pack(x_next), pack(k1_next), Scalar(step) * h, h};
       Scalar t_stop;
       RigidBodyState<Scalar> x_stop;
       int which = -1;
-      if (events.step(interp, Scalar(step) * h, Scalar(step + 1) * h, x_next, t_stop, x_stop, which))
+      if (events.set->n > 0 && events.step(interp, Scalar(step) * h, Scalar(step + 1) * h, x_next, t_stop, x_stop, which)) {
+        sink.step(interp, t_stop, x_stop);
         return {x_stop, t_stop, SampleStatus::terminal_event, step + 1, 0, which};
+      }
+      sink.step(interp, Scalar(step + 1) * h, x_next);
       k0 = k1_next;
     }
     y = next;
@@ -135,15 +147,15 @@ RBMC_HD inline IntegrationEnd<Scalar> integrate_rk4_euler_zxz(const BodyRate<Sca
 
 // The symplectic splitting at a fixed step (integrate/splitting.hpp). With events, the rates at
 // the step ends build the same cubic Hermite interpolant as for RK4.
-template <class Scalar>
+template <class Scalar, class Sink>
 RBMC_HD inline IntegrationEnd<Scalar> integrate_splitting(const BodyRate<Scalar>& rate, RigidBodyState<Scalar> x,
                                                           const IntegrationSettings<Scalar>& how,
-                                                          EventTracker<Scalar>& events) {
+                                                          EventTracker<Scalar>& events, Sink& sink) {
   const SplittingFrame<Scalar> frame = splitting_frame(rate.model);
   const auto wrench_of = [&](const RigidBodyState<Scalar>& s) {
     return evaluate_loads(rate.shared->loads, rate.model, s);
   };
-  const bool with_events = events.set->n > 0;
+  const bool with_events = events.set->n > 0 || sink.active();
   RigidBodyStateRate<Scalar> k0;
   if (with_events) k0 = rate(x);
   for (std::int64_t step = 0; step < how.n_steps; ++step) {
@@ -156,8 +168,12 @@ RBMC_HD inline IntegrationEnd<Scalar> integrate_splitting(const BodyRate<Scalar>
       Scalar t_stop;
       RigidBodyState<Scalar> x_stop;
       int which = -1;
-      if (events.step(interp, Scalar(step) * how.step, Scalar(step + 1) * how.step, next, t_stop, x_stop, which))
+      if (events.set->n > 0 &&
+          events.step(interp, Scalar(step) * how.step, Scalar(step + 1) * how.step, next, t_stop, x_stop, which)) {
+        sink.step(interp, t_stop, x_stop);
         return {x_stop, t_stop, SampleStatus::terminal_event, step + 1, 0, which};
+      }
+      sink.step(interp, Scalar(step + 1) * how.step, next);
       k0 = k1;
     }
     x = next;
@@ -169,10 +185,10 @@ RBMC_HD inline IntegrationEnd<Scalar> integrate_splitting(const BodyRate<Scalar>
 // error norm is at most 1, then the step grows or shrinks by next_step_factor(); the last step
 // is shortened to land on the end time. Stops with max_steps_reached, step_size_underflow or
 // non_finite_state when it cannot go on.
-template <class Scalar, class Rate>
+template <class Scalar, class Rate, class Sink>
 RBMC_HD inline IntegrationEnd<Scalar> integrate_dopri5(const Rate& rate, const RigidBodyState<Scalar>& x0,
                                                        const IntegrationSettings<Scalar>& how,
-                                                       EventTracker<Scalar>& events) {
+                                                       EventTracker<Scalar>& events, Sink& sink) {
   StateVector<Scalar> y = pack(x0);
   StateVector<Scalar> k1 = pack(rate(x0));
   Scalar t = Scalar(0);
@@ -211,13 +227,14 @@ RBMC_HD inline IntegrationEnd<Scalar> integrate_dopri5(const Rate& rate, const R
       const Scalar t0 = t;
       t = last ? how.duration : t + step;
       ++accepted;
-      if (events.set->n > 0) {
-        Scalar t_stop;
-        RigidBodyState<Scalar> x_stop;
-        int which = -1;
-        if (events.step(trial.dense, t0, t, unpack(y), t_stop, x_stop, which))
-          return {x_stop, t_stop, SampleStatus::terminal_event, accepted, rejected, which};
+      Scalar t_stop;
+      RigidBodyState<Scalar> x_stop;
+      int which = -1;
+      if (events.set->n > 0 && events.step(trial.dense, t0, t, unpack(y), t_stop, x_stop, which)) {
+        sink.step(trial.dense, t_stop, x_stop);
+        return {x_stop, t_stop, SampleStatus::terminal_event, accepted, rejected, which};
       }
+      sink.step(trial.dense, t, unpack(y));
       h = step * next_step_factor(err, after_rejection);
       after_rejection = false;
     } else {
@@ -237,9 +254,20 @@ RBMC_HD inline IntegrationEnd<Scalar> integrate_dopri5(const Rate& rate, const R
 // Integrates one body under uniform gravity, the shared loads and constraint, with the chosen
 // integrator. The initial state must satisfy the constraint (the sampling plan projects it). A
 // body whose mass properties are not physical is not integrated (status invalid_body).
-template <class Scalar>
+// No trajectory: a sink that takes nothing.
+struct NoTrajectory {
+  RBMC_HD bool active() const { return false; }
+  template <class Scalar, class State>
+  RBMC_HD void start(Scalar, const State&) {}
+  template <class Interpolant, class Scalar, class State>
+  RBMC_HD void step(const Interpolant&, Scalar, const State&) {}
+  template <class State>
+  RBMC_HD void finish(bool, const State&) {}
+};
+
+template <class Scalar, class Sink>
 RBMC_HD inline SampleResult<Scalar> run_sample(const SampleInputs<Scalar>& in, const SharedModel<Scalar>& shared,
-                                               const IntegrationSettings<Scalar>& how) {
+                                               const IntegrationSettings<Scalar>& how, Sink& sink) {
   SampleResult<Scalar> out;
   out.final_state = in.initial;
   out.time = Scalar(0);
@@ -253,14 +281,18 @@ RBMC_HD inline SampleResult<Scalar> run_sample(const SampleInputs<Scalar>& in, c
   for (int i = 0; i < shared.events.n; ++i) out.events[i] = events.records[i];
   if (check_mass_properties(in.body) != BodyValidity::valid) {
     out.status = SampleStatus::invalid_body;
+    sink.finish(false, in.initial);
     return out;
   }
   const BodyRate<Scalar> rate{make_free_body_model(in.body, in.gravity_w), &shared};
   const RigidBodyState<Scalar>& x0 = in.initial;
-  const IntegrationEnd<Scalar> end = how.kind == IntegratorKind::dopri5      ? integrate_dopri5(rate, x0, how, events)
-                                     : how.kind == IntegratorKind::splitting ? integrate_splitting(rate, x0, how, events)
-                                     : how.euler_zxz ? integrate_rk4_euler_zxz(rate, x0, how, events)
-                                                     : integrate_rk4(rate, x0, how, events);
+  sink.start(Scalar(0), x0);
+  const IntegrationEnd<Scalar> end = how.kind == IntegratorKind::dopri5 ? integrate_dopri5(rate, x0, how, events, sink)
+                                     : how.kind == IntegratorKind::splitting
+                                         ? integrate_splitting(rate, x0, how, events, sink)
+                                     : how.euler_zxz ? integrate_rk4_euler_zxz(rate, x0, how, events, sink)
+                                                     : integrate_rk4(rate, x0, how, events, sink);
+  sink.finish(end.status == SampleStatus::ok, end.state);
   out.stopping_event = end.stopping_event;
   for (int i = 0; i < shared.events.n; ++i) out.events[i] = events.records[i];
   const RigidBodyState<Scalar>& x = end.state;
@@ -286,6 +318,13 @@ RBMC_HD inline SampleResult<Scalar> run_sample(const SampleInputs<Scalar>& in, c
   out.momentum_drift =
       relative_change((angular_momentum_c_w(rate.model, x) - momentum0).norm(), Scalar(0), momentum0.norm());
   return out;
+}
+
+template <class Scalar>
+RBMC_HD inline SampleResult<Scalar> run_sample(const SampleInputs<Scalar>& in, const SharedModel<Scalar>& shared,
+                                               const IntegrationSettings<Scalar>& how) {
+  NoTrajectory none;
+  return run_sample(in, shared, how, none);
 }
 
 }  // namespace rbmc

@@ -1,0 +1,87 @@
+// States at requested output times, taken from each step's interpolant (DOPRI5's dense output or
+// the cubic Hermite interpolant), so adaptive steps are never shortened to land on them.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "rbmc/integrate/events.hpp"
+
+namespace rbmc {
+
+// The output times: t_k = k · interval for k < n, or an ascending list of up to kMaxListed times
+// (held in the struct, so that it travels to a kernel as an argument).
+template <class Scalar>
+struct OutputTimes {
+  static constexpr int kMaxListed = 64;
+  int n = 0;
+  Scalar interval = 0;
+  bool listed = false;
+  Scalar list[kMaxListed] = {};
+
+  RBMC_HD Scalar at(int k) const { return listed ? list[k] : Scalar(k) * interval; }
+
+  template <class Other>
+  OutputTimes<Other> cast() const {
+    OutputTimes<Other> o;
+    o.n = n;
+    o.interval = Other(interval);
+    o.listed = listed;
+    for (int k = 0; k < kMaxListed; ++k) o.list[k] = Other(list[k]);
+    return o;
+  }
+};
+
+// Columns per output time in the trajectory buffer: p (3), q (4), v (3), ω (3).
+inline constexpr int kTrajectoryColumns = 13;
+
+// Writes sample i's states at the output times into a structure-of-arrays buffer: component c
+// at time k at data[(k · 13 + c) · n + i]. Times after the sample stopped are left as NaN.
+template <class Scalar, class Stored>
+struct TrajectorySink {
+  OutputTimes<Scalar> times;
+  Stored* data = nullptr;  // null: no trajectory is kept
+  std::size_t n = 0, i = 0;
+  int next = 0;  // the first output time not yet written
+
+  RBMC_HD bool active() const { return data != nullptr && next < times.n; }
+
+  RBMC_HD void write(int k, const RigidBodyState<Scalar>& x) {
+    const StateVector<Scalar> y = pack(x);
+    for (int c = 0; c < kTrajectoryColumns; ++c) data[(std::size_t(k) * kTrajectoryColumns + c) * n + i] = Stored(y(c));
+  }
+
+  // The start: times at or before t0.
+  RBMC_HD void start(Scalar t0, const RigidBodyState<Scalar>& x0) {
+    while (active() && times.at(next) <= t0) write(next++, x0);
+  }
+
+  // One step ending at t1 in the state x1, with its interpolant: the times in (t0, t1]. A time
+  // on the step's end (to a few ulps, as k Δt against n h) takes x1 itself, not the interpolant.
+  template <class Interpolant>
+  RBMC_HD void step(const Interpolant& interp, Scalar t1, const RigidBodyState<Scalar>& x1) {
+    const Scalar ulps = Scalar(4) * Eigen::NumTraits<Scalar>::epsilon() * (t1 < Scalar(0) ? -t1 : t1);
+    while (active() && times.at(next) <= t1 + ulps) {
+      const Scalar t = times.at(next);
+      write(next, t >= t1 - ulps ? x1 : interpolated_state<Scalar>(interp, t));
+      ++next;
+    }
+  }
+
+  // The end. A sample that reached the end time gives its final state to any time not yet
+  // written (only the last, when k Δt rounds an ulp past n h); one that stopped early has no state
+  // for the times after it stopped (NaN).
+  RBMC_HD void finish(bool reached_end, const RigidBodyState<Scalar>& x_end) {
+    while (data != nullptr && next < times.n) {
+      if (reached_end) {
+        write(next++, x_end);
+        continue;
+      }
+      for (int c = 0; c < kTrajectoryColumns; ++c)
+        data[(std::size_t(next) * kTrajectoryColumns + c) * n + i] = Stored(Eigen::NumTraits<Scalar>::quiet_NaN());
+      ++next;
+    }
+  }
+};
+
+}  // namespace rbmc
