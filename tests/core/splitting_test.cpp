@@ -120,3 +120,22 @@ TEST(Splitting, ConservativeLoadsKeepTheEnergyBounded) {
 
 }  // namespace
 }  // namespace rbmc
+
+namespace rbmc {
+namespace {
+
+// In float the splitting still keeps |L| to float's rounding, a few eps a step.
+TEST(Splitting, FloatKeepsTheMomentumToRounding) {
+  SampleInputs<float> in;
+  in.body = {1.0f, Vec3<float>::Zero(), Vec3<float>(1, 2, 3).asDiagonal()};
+  in.initial = {Vec3<float>::Zero(), Quaternion<float>::identity(), Vec3<float>::Zero(), Vec3<float>(0.2f, 1.0f, 0.2f)};
+  in.gravity_w = Vec3<float>::Zero();
+  IntegrationSettings<float> how = fixed_step<float>(0.05f, 2000);
+  how.kind = IntegratorKind::splitting;
+  const SampleResult<float> r = run_sample(in, SharedModel<float>{}, how);
+  ASSERT_EQ(r.status, SampleStatus::ok);
+  EXPECT_LE(std::abs(r.momentum_drift), 8 * 2000 * 1.2e-7);
+}
+
+}  // namespace
+}  // namespace rbmc

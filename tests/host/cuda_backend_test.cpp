@@ -1,5 +1,7 @@
 // The CUDA backend against the CPU backend, sample by sample. Skipped (not passed) where no
 // CUDA device is present, including CPU-only builds.
+#include <cmath>
+
 #include <gtest/gtest.h>
 
 #include "host/backend/backend.hpp"
@@ -50,6 +52,49 @@ TEST_P(GpuTest, CudaMatchesCpuSampleBySample) {
   }
   // Inputs are sampled on the host: identical.
   EXPECT_EQ(cpu.doubles("samples/initial/orientation").data, gpu.doubles("samples/initial/orientation").data);
+}
+
+// Every integrator with events and output times: the same statuses, step counts (adaptive ones
+// included), event times and trajectories as the CPU, within the same arithmetic tolerance.
+TEST_P(GpuTest, EveryIntegratorWithEventsMatchesTheCpu) {
+  const Precision precision = GetParam();
+  const double eps = precision == Precision::float32 ? 1.2e-7 : 2.2e-16;
+  for (const char* integrator : {"rk4", "dopri5", "splitting"}) {
+    test::TempDir dir;
+    std::string text = test::valid_scenario_text(2000, 1.0, 0.01);
+    std::string run = std::string("integrator = \"") + integrator + "\"\n";
+    if (std::string(integrator) == "dopri5") run += precision == Precision::float32 ? "rtol = 1e-5\n" : "rtol = 1e-8\n";
+    text.replace(text.find("step = "), 0, run);
+    text += "[output]\ninterval = 0.25\n[[events]]\nname = \"turned\"\ntype = \"attitude_angle\"\nangle = 1.0\n";
+    const Scenario s = parse_scenario(text, "gpu.toml");
+    RunOptions o;
+    o.progress = false;
+    o.precision = precision;
+    o.backend = BackendChoice::cpu;
+    o.output = dir.file("cpu.h5");
+    run_scenario(s, o);
+    o.backend = BackendChoice::cuda;
+    o.output = dir.file("cuda.h5");
+    run_scenario(s, o);
+    const ResultsReader cpu(dir.file("cpu.h5")), gpu(dir.file("cuda.h5"));
+    EXPECT_EQ(cpu.uint8s("samples/status").data, gpu.uint8s("samples/status").data) << integrator;
+    // Adaptive step counts can differ only where an error norm sits within rounding of 1.
+    const auto steps_cpu = cpu.doubles("samples/final/steps").data, steps_gpu = gpu.doubles("samples/final/steps").data;
+    std::size_t differing = 0;
+    for (std::size_t i = 0; i < steps_cpu.size(); ++i) differing += steps_cpu[i] != steps_gpu[i];
+    EXPECT_LE(differing, steps_cpu.size() / 100) << integrator;
+    const double tolerance = 100 * 100 * eps;  // 100 steps of 100 operations, as above
+    for (const char* d : {"samples/events/turned/time", "trajectories/angular_velocity", "samples/final/orientation"}) {
+      const auto a = cpu.doubles(d).data, b = gpu.doubles(d).data;
+      for (std::size_t i = 0; i < a.size(); ++i) {
+        if (std::isnan(a[i])) {
+          EXPECT_TRUE(std::isnan(b[i])) << integrator << " " << d << " " << i;
+          continue;
+        }
+        ASSERT_NEAR(a[i], b[i], tolerance * (1 + std::abs(a[i]))) << integrator << " " << d << " " << i;
+      }
+    }
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Precisions, GpuTest, ::testing::Values(Precision::float64, Precision::float32),
