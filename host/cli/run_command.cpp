@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 
+#include "host/errors.hpp"
 #include "host/run/run_driver.hpp"
 #include "host/scenario/scenario.hpp"
 
@@ -16,7 +17,7 @@ struct RunArguments {
   std::string scenario;
   RunOptions options;
   std::uint64_t samples = 0, seed = 0;
-  std::string backend = "auto", precision = "double";
+  std::string backend = "auto", precision = "double", only;
 };
 
 void print_summary(const Scenario& s, const RunSummary& r) {
@@ -62,6 +63,7 @@ void add_run_command(CLI::App& app) {
   run->add_option("--precision", args->precision, "Arithmetic of the integration")
       ->check(CLI::IsMember({"double", "float"}));
   run->add_option("--batch-size", args->options.batch_size, "Samples per batch (0 = the backend's choice)");
+  run->add_option("--only", args->only, "Run just these samples by global index, e.g. 17,42,1000-1010");
   run->add_flag("--overwrite", args->options.overwrite, "Replace an existing results file");
   run->add_flag("!--progress", args->options.progress, "No progress bar");
   run->callback([args, run] {
@@ -74,6 +76,8 @@ void add_run_command(CLI::App& app) {
                                           : BackendChoice::automatic;
     o.precision = args->precision == "float" ? Precision::float32 : Precision::float64;
     if (o.output.empty()) o.output = scenario.name + ".h5";
+    if (!args->only.empty())
+      o.only = parse_sample_selection(args->only, o.samples ? *o.samples : scenario.run.n_samples);
     const RunSummary summary = run_scenario(scenario, o);
     print_summary(scenario, summary);
   });

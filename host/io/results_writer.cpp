@@ -88,6 +88,8 @@ ResultsWriter::ResultsWriter(std::string path, bool overwrite, const ResultsMeta
   write_string_attribute(root, "precision", meta.precision);
   write_scalar_attribute<std::uint64_t>(root, "seed", H5T_NATIVE_UINT64, s.run.seed);
   write_scalar_attribute<std::uint64_t>(root, "n_samples", H5T_NATIVE_UINT64, meta.n_samples);
+  // A file may hold a subset of a run (--only): the run's own size, for aligning files.
+  write_scalar_attribute<std::uint64_t>(root, "n_samples_in_run", H5T_NATIVE_UINT64, s.run.n_samples);
   write_string_attribute(root, "scenario", s.text);
   write_string_attribute(root, "scenario_name", s.name);
   write_string_attribute(root, "scenario_path", s.path);
@@ -249,7 +251,7 @@ void ResultsWriter::write_batch(const BatchView& b) {
   };
 
   std::vector<std::uint64_t> index(b.n);
-  for (std::size_t i = 0; i < b.n; ++i) index[i] = b.first + i;
+  for (std::size_t i = 0; i < b.n; ++i) index[i] = b.index != nullptr ? b.index[i] : b.first + i;
   write_rows(dataset("samples/index"), H5T_NATIVE_UINT64, b.first, b.n, index.data());
   if (b.trajectory != nullptr) {
     write_rows(dataset("trajectories/sample_index"), H5T_NATIVE_UINT64, b.first, b.n, index.data());

@@ -32,6 +32,7 @@ struct BatchView {
   const std::uint8_t* status = nullptr;
   const double* params = nullptr;  // SamplingPlan::n_parameter_values() columns
   const double* trajectory = nullptr;  // 13 × (output times) columns, or null
+  const std::uint64_t* index = nullptr;  // each row's global sample index; null: first + row
 };
 
 struct RunTotals {

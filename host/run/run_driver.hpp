@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "host/backend/backend.hpp"
 #include "host/io/results_writer.hpp"
@@ -21,7 +22,12 @@ struct RunOptions {
   Precision precision = Precision::float64;
   std::size_t batch_size = 0;  // 0 = the backend's maximum
   bool progress = true;        // a progress bar on stderr when it is a terminal
+  std::vector<std::uint64_t> only;  // run just these global sample indices (ascending, unique)
 };
+
+// "17,42,1000-1010": indices and inclusive ranges, returned ascending without repeats. Throws
+// UsageError naming the bad item, or an index not below n_samples.
+std::vector<std::uint64_t> parse_sample_selection(const std::string& text, std::uint64_t n_samples);
 
 struct RunSummary {
   std::string backend, device, precision, output;

@@ -198,3 +198,21 @@ TEST(Cli, EveryExampleConfigRuns) {
 
 }  // namespace
 }  // namespace rbmc
+
+namespace rbmc {
+namespace {
+
+TEST(Cli, OnlySelectsSamples) {
+  test::TempDir dir;
+  dir.write("box.toml", test::valid_scenario_text(100));
+  const Outcome r = rbmc(dir, "run box.toml -o out.h5 --backend cpu --only 7,20-22");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(ResultsReader(dir.file("out.h5")).uint64s("samples/index").data, (std::vector<std::uint64_t>{7, 20, 21, 22}));
+  const Outcome bad = rbmc(dir, "run box.toml -o bad.h5 --backend cpu --only 7,200");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("beyond"), std::string::npos) << bad.err;
+  EXPECT_FALSE(fs::exists(dir.file("bad.h5")));
+}
+
+}  // namespace
+}  // namespace rbmc

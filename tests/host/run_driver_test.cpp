@@ -1,3 +1,4 @@
+#include "host/errors.hpp"
 #include "host/run/run_driver.hpp"
 
 #include <cmath>
@@ -308,6 +309,48 @@ TEST(RunDriverOutput, TrajectoriesAtOutputTimes) {
     }
   EXPECT_EQ(r.uint64s("trajectories/sample_index").data[11], 11u);
   EXPECT_EQ(r.string_attribute("trajectories/velocity", "units"), "m/s");
+}
+
+}  // namespace
+}  // namespace rbmc
+
+namespace rbmc {
+namespace {
+
+TEST(SampleSelection, IndicesAndRanges) {
+  EXPECT_EQ(parse_sample_selection("17,42,1000-1003", 2000),
+            (std::vector<std::uint64_t>{17, 42, 1000, 1001, 1002, 1003}));
+  EXPECT_EQ(parse_sample_selection("5,3,4-6", 10), (std::vector<std::uint64_t>{3, 4, 5, 6}));
+  for (const char* bad : {"a", "5-3", "1,,2", "-4", "3-", "10", "1e3"})
+    EXPECT_THROW(parse_sample_selection(bad, 10), UsageError) << bad;
+}
+
+// --only reruns exactly those samples: equal, bit for bit, to their rows of the full run,
+// trajectories included, with /samples/index holding the global indices.
+TEST(SampleSelection, RerunEqualsTheFullRunBitForBit) {
+  test::TempDir dir;
+  const Scenario s = parse_scenario(test::valid_scenario_text(64, 0.5, 0.01) + "[output]\ninterval = 0.1\n", "o.toml");
+  RunOptions o;
+  o.backend = BackendChoice::cpu;
+  o.progress = false;
+  o.output = dir.file("all.h5");
+  run_scenario(s, o);
+  o.output = dir.file("some.h5");
+  o.only = {3, 17, 40, 41, 42, 63};
+  o.threads = 1;
+  run_scenario(s, o);
+  const ResultsReader all(dir.file("all.h5")), some(dir.file("some.h5"));
+  EXPECT_EQ(some.uint64s("samples/index").data, o.only);
+  EXPECT_EQ(some.number_attribute("", "n_samples"), 6);
+  EXPECT_EQ(some.number_attribute("", "n_samples_in_run"), 64);
+  for (const auto& [d, width] : {std::pair<const char*, std::size_t>{"samples/final/orientation", 4},
+                                 {"samples/final/angular_velocity", 3},
+                                 {"samples/body/inertia", 9},
+                                 {"trajectories/position", 18}}) {
+    const auto a = all.doubles(d).data, b = some.doubles(d).data;
+    for (std::size_t row = 0; row < o.only.size(); ++row)
+      for (std::size_t c = 0; c < width; ++c) EXPECT_EQ(b[row * width + c], a[o.only[row] * width + c]) << d;
+  }
 }
 
 }  // namespace
