@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "host/cli/check_command.hpp"
 #include "host/cli/run_command.hpp"
 #include "host/errors.hpp"
 #include "host/run/run_driver.hpp"
@@ -41,6 +42,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", RBMC_VERSION);
   app.require_subcommand(1);
   rbmc::cli::add_run_command(app);
+  rbmc::cli::add_check_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -375,6 +375,7 @@ Dispersion read_dispersion(TableReader& d, const DispersedInputInfo& info, const
   out.info = info;
   const auto& b = d.table().source().begin;
   out.where = {s.path, b.line, b.column};
+  for (int i = 0; i < info.dim; ++i) out.nominal[i] = nominal_component(s, info.input, i);
   const std::string kind = d.optional_string("distribution").value_or("");
   if (kind == "normal") {
     out.kind = DistributionKind::normal;

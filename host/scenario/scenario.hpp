@@ -52,6 +52,7 @@ struct Dispersion {
   DispersedInputInfo info;
   DistributionKind kind;
   std::array<double, 3> a{}, b{};
+  std::array<double, 3> nominal{};  // the value without dispersion (0 for the attitude perturbation)
   SourceLocation where;
 };
 

@@ -216,3 +216,27 @@ TEST(Cli, OnlySelectsSamples) {
 
 }  // namespace
 }  // namespace rbmc
+
+namespace rbmc {
+namespace {
+
+// `rbmc check` validates without running: the resolved inputs and a preview, no file written.
+TEST(Cli, CheckPrintsTheResolvedInputs) {
+  test::TempDir dir;
+  dir.write("box.toml", test::valid_scenario_text(100));
+  const Outcome r = rbmc(dir, "check box.toml --preview 500");
+  ASSERT_EQ(r.code, 0) << r.err;
+  for (const char* expected : {": valid", "body.mass", "normal(mean 2, sd 0.05)", "initial.attitude[2]",
+                               "body.principal_moments[1]", "preview of the first 100 samples", "redrawn"})
+    EXPECT_NE(r.out.find(expected), std::string::npos) << expected << "\n" << r.out;
+  EXPECT_TRUE(only_logs_in(dir, {"box.toml"}));
+  std::string text = test::valid_scenario_text(100);
+  text.replace(text.find("mass = 2.0"), 10, "mass = -2.0");
+  dir.write("bad.toml", text);
+  const Outcome bad = rbmc(dir, "check bad.toml");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("bad.toml:12:"), std::string::npos) << bad.err;
+}
+
+}  // namespace
+}  // namespace rbmc

@@ -1,0 +1,110 @@
+#include "host/cli/check_command.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <vector>
+
+#include "host/sampling/sampling_plan.hpp"
+#include "host/scenario/scenario.hpp"
+#include "host/util/parallel_for.hpp"
+
+namespace rbmc::cli {
+
+namespace {
+
+struct CheckArguments {
+  std::string scenario;
+  std::uint64_t preview = 10000;
+};
+
+std::string distribution_text(const Dispersion& d, int c) {
+  char buf[96];
+  if (d.kind == DistributionKind::normal)
+    std::snprintf(buf, sizeof buf, "normal(mean %.6g, sd %.6g)", d.a[c], d.b[c]);
+  else
+    std::snprintf(buf, sizeof buf, "uniform[%.6g, %.6g]", d.a[c], d.b[c]);
+  return buf;
+}
+
+void print_resolved(const Scenario& s, std::uint64_t preview) {
+  std::printf("rbmc check: %s (%s): valid\n", s.name.c_str(), s.path.c_str());
+  std::printf("  run          %llu samples, seed %llu, %s", static_cast<unsigned long long>(s.run.n_samples),
+              static_cast<unsigned long long>(s.run.seed), s.run.integrator.c_str());
+  if (s.run.integrator == "dopri5")
+    std::printf(" (rtol %.3g, atol %.3g) over %.6g s\n", s.run.rtol, s.run.atol, s.run.duration);
+  else
+    std::printf(", %lld steps of %.6g s (%.6g s)\n", static_cast<long long>(s.run.n_steps), s.step_used(), s.run.duration);
+  const Mat3<double>& i = s.body.inertia_c_b;
+  std::printf("  body         mass %.6g kg, centre of mass [%.6g, %.6g, %.6g] m%s%s\n", s.body.mass, s.body.com_b.x(),
+              s.body.com_b.y(), s.body.com_b.z(), s.body_shape.empty() ? "" : ", shape ", s.body_shape.c_str());
+  std::printf("               inertia about the centre of mass [[%.6g, %.6g, %.6g], [%.6g, %.6g, %.6g], [%.6g, %.6g, %.6g]] kg m^2\n",
+              i(0, 0), i(0, 1), i(0, 2), i(1, 0), i(1, 1), i(1, 2), i(2, 0), i(2, 1), i(2, 2));
+  const LoadSet<double>& l = s.loads;
+  std::printf("  loads        gravity [%.6g, %.6g, %.6g] m/s^2; %d point forces, %d couples, %d springs%s%s\n",
+              s.gravity_w.x(), s.gravity_w.y(), s.gravity_w.z(), l.n_point_forces, l.n_torques, l.n_springs,
+              (l.linear_damping + l.quadratic_damping + l.angular_linear_damping + l.angular_quadratic_damping) > 0
+                  ? ", damping"
+                  : "",
+              l.has_central_body ? ", a central body" : "");
+  const char* constraint = s.constraint.kind == ConstraintKind::pivot    ? "pivot"
+                           : s.constraint.kind == ConstraintKind::planar ? "planar"
+                                                                         : "none";
+  std::printf("  constraint   %s; %d events; %d output times\n", constraint, s.events.n, s.output_times.n);
+  if (s.dispersions.empty()) {
+    std::printf("  dispersions  none: every sample is the nominal one\n");
+    return;
+  }
+
+  // A preview of the samples the run would draw: the same streams, so the same numbers.
+  const SamplingPlan plan(s);
+  const std::uint64_t n = std::min<std::uint64_t>(preview, s.run.n_samples);
+  const int width = plan.n_parameter_values();
+  std::vector<double> values(std::size_t(n) * std::size_t(width));
+  std::atomic<std::uint64_t> redrawn{0}, invalid{0};
+  parallel_for(std::size_t(n), default_thread_count(), [&](std::size_t begin, std::size_t end) {
+    SampleInputs<double> in;
+    for (std::size_t k = begin; k < end; ++k) {
+      if (plan.sample(k, in, &values[k * std::size_t(width)]) > 0) ++redrawn;
+      if (check_mass_properties(in.body) != BodyValidity::valid) ++invalid;
+    }
+  });
+  std::printf("  dispersions  (preview of the first %llu samples)\n", static_cast<unsigned long long>(n));
+  std::printf("    %-28s %12s  %-36s %12s %12s %12s %12s\n", "input", "nominal", "distribution", "mean", "sd", "min",
+              "max");
+  int column = 0;
+  for (const Dispersion& d : s.dispersions) {
+    for (int c = 0; c < d.info.dim; ++c, ++column) {
+      double sum = 0, sum2 = 0, lo = INFINITY, hi = -INFINITY;
+      for (std::uint64_t k = 0; k < n; ++k) {
+        const double v = values[std::size_t(k) * std::size_t(width) + std::size_t(column)];
+        sum += v;
+        sum2 += v * v;
+        lo = std::min(lo, v);
+        hi = std::max(hi, v);
+      }
+      const double mean = sum / double(n), sd = std::sqrt(std::max(0.0, sum2 / double(n) - mean * mean));
+      std::string name = d.info.key_path;
+      if (d.info.dim > 1) name += "[" + std::to_string(c) + "]";
+      std::printf("    %-28s %12.6g  %-36s %12.6g %12.6g %12.6g %12.6g  %s\n", name.c_str(), d.nominal[c],
+                  distribution_text(d, c).c_str(), mean, sd, lo, hi, d.info.units);
+    }
+  }
+  std::printf("  validity     %.3g %% of previewed bodies redrawn (policy: up to %d redraws), %llu left invalid\n",
+              100.0 * double(redrawn) / double(n), SamplingPlan::kMaxBodyAttempts,
+              static_cast<unsigned long long>(invalid.load()));
+}
+
+}  // namespace
+
+void add_check_command(CLI::App& app) {
+  auto args = std::make_shared<CheckArguments>();
+  CLI::App* check = app.add_subcommand("check", "Validate a scenario and print its resolved inputs, without running it");
+  check->add_option("scenario", args->scenario, "Scenario file (TOML)")->required();
+  check->add_option("--preview", args->preview, "Samples drawn for the preview statistics")->check(CLI::PositiveNumber);
+  check->callback([args] { print_resolved(load_scenario(args->scenario), args->preview); });
+}
+
+}  // namespace rbmc::cli
