@@ -22,10 +22,25 @@ struct CheckArguments {
 
 std::string distribution_text(const Dispersion& d, int c) {
   char buf[96];
-  if (d.kind == DistributionKind::normal)
-    std::snprintf(buf, sizeof buf, "normal(mean %.6g, sd %.6g)", d.a[c], d.b[c]);
-  else
-    std::snprintf(buf, sizeof buf, "uniform[%.6g, %.6g]", d.a[c], d.b[c]);
+  switch (d.kind) {
+    case DistributionKind::normal: std::snprintf(buf, sizeof buf, "normal(mean %.6g, sd %.6g)", d.a[c], d.b[c]); break;
+    case DistributionKind::uniform: std::snprintf(buf, sizeof buf, "uniform[%.6g, %.6g]", d.a[c], d.b[c]); break;
+    case DistributionKind::truncated_normal:
+      std::snprintf(buf, sizeof buf, "normal(%.4g, sd %.4g) in [%.4g, %.4g]", d.a[c], d.b[c], d.lo[c], d.hi[c]);
+      break;
+    case DistributionKind::lognormal:
+      std::snprintf(buf, sizeof buf, "lognormal(median %.6g, log sd %.4g)", d.a[c], d.b[c]);
+      break;
+    case DistributionKind::fixed: std::snprintf(buf, sizeof buf, "fixed %.6g", d.a[c]); break;
+    case DistributionKind::discrete: std::snprintf(buf, sizeof buf, "discrete, %zu values", d.values.size()); break;
+    case DistributionKind::uniform_rotation: std::snprintf(buf, sizeof buf, "uniform on SO(3)"); break;
+    case DistributionKind::random_axis:
+      if (d.b[0] > 0)
+        std::snprintf(buf, sizeof buf, "random axis, |angle| ~ half-normal(%.4g)", d.b[0]);
+      else
+        std::snprintf(buf, sizeof buf, "random axis, angle ~ U[0, %.4g]", d.a[0]);
+      break;
+  }
   return buf;
 }
 

@@ -1,6 +1,10 @@
 #include "host/sampling/sampling_plan.hpp"
 
+#include <cmath>
+
+#include "host/sampling/distributions.hpp"
 #include "rbmc/body/principal_axes.hpp"
+#include "rbmc/math/rotation.hpp"
 #include "rbmc/random/philox_stream.hpp"
 
 namespace rbmc {
@@ -13,14 +17,46 @@ SamplingPlan::SamplingPlan(Scenario scenario) : scenario_(std::move(scenario)) {
   principal_axes_ = principal_frame(scenario_.body.inertia_c_b, PrincipalOrder::keep_body_axes).axes;
 }
 
-double SamplingPlan::draw(const Dispersion& d, std::uint64_t k, int component, int attempt) const {
-  const auto index = static_cast<std::size_t>(&d - scenario_.dispersions.data());
+Vec3<double> SamplingPlan::draw(const Dispersion& d, std::size_t index, std::uint64_t k, int attempt) const {
   const PhiloxStream stream(scenario_.run.seed, k, stream_ids_[index]);
-  // Draw indices: 8 per attempt, one per component, so a redraw never reuses a number.
-  const auto draw_index = static_cast<std::uint32_t>(attempt * 8 + component);
-  const double a = d.a[component], b = d.b[component];
-  if (d.kind == DistributionKind::normal) return a + b * stream.normal(draw_index);
-  return a + (b - a) * stream.uniform(draw_index);
+  // Draw indices: 8 per attempt, so a redraw never reuses a number.
+  const auto u = [&](int j) { return stream.uniform(static_cast<std::uint32_t>(attempt * 8 + j)); };
+  const auto z = [&](int j) { return stream.normal(static_cast<std::uint32_t>(attempt * 8 + j)); };
+  Vec3<double> v = Vec3<double>::Zero();
+  switch (d.kind) {
+    case DistributionKind::normal:
+      for (int i = 0; i < d.info.dim; ++i) v(i) = d.a[i] + d.b[i] * z(i);
+      break;
+    case DistributionKind::uniform:
+      for (int i = 0; i < d.info.dim; ++i) v(i) = d.a[i] + (d.b[i] - d.a[i]) * u(i);
+      break;
+    case DistributionKind::truncated_normal:
+      for (int i = 0; i < d.info.dim; ++i) v(i) = truncated_normal(d.a[i], d.b[i], d.lo[i], d.hi[i], u(i));
+      break;
+    case DistributionKind::lognormal:
+      for (int i = 0; i < d.info.dim; ++i) v(i) = d.a[i] * std::exp(d.b[i] * z(i));
+      break;
+    case DistributionKind::fixed:
+      for (int i = 0; i < d.info.dim; ++i) v(i) = d.a[i];
+      break;
+    case DistributionKind::discrete: {
+      const double r = u(0);
+      std::size_t choice = 0;
+      while (choice + 1 < d.cumulative.size() && r > d.cumulative[choice]) ++choice;
+      for (int i = 0; i < d.info.dim; ++i) v(i) = d.values[choice][std::size_t(i)];
+      break;
+    }
+    case DistributionKind::uniform_rotation:
+      // As a rotation vector from the nominal attitude, so that q_nominal ⊗ exp(v) is the draw.
+      v = rotation_vector_from_quaternion(scenario_.initial.q_wb.conjugate() * uniform_rotation(u(0), u(1), u(2)));
+      break;
+    case DistributionKind::random_axis: {
+      const double angle = d.b[0] > 0 ? std::abs(d.b[0] * z(2)) : d.a[0] * u(2);
+      v = uniform_direction(u(0), u(1)) * angle;
+      break;
+    }
+  }
+  return v;
 }
 
 int SamplingPlan::sample(std::uint64_t k, SampleInputs<double>& in, double* params) const {
@@ -34,8 +70,7 @@ int SamplingPlan::sample(std::uint64_t k, SampleInputs<double>& in, double* para
     for (const Dispersion& d : s.dispersions) {
       // Only the mass properties are redrawn; other inputs keep their first draw.
       const int a = d.info.is_body ? attempt : 0;
-      Vec3<double> v = Vec3<double>::Zero();
-      for (int i = 0; i < d.info.dim; ++i) v(i) = draw(d, k, i, a);
+      const Vec3<double> v = draw(d, std::size_t(&d - s.dispersions.data()), k, a);
       for (int i = 0; i < d.info.dim; ++i) *out++ = v(i);
       switch (d.info.input) {
         case DispersedInput::mass: in.body.mass = v(0); break;

@@ -33,7 +33,8 @@ class SamplingPlan {
   const Mat3<double>& principal_axes() const { return principal_axes_; }
 
  private:
-  double draw(const Dispersion& d, std::uint64_t k, int component, int attempt) const;
+  // Dispersion d's value for sample k (a rotation vector for the attitude).
+  Vec3<double> draw(const Dispersion& d, std::size_t index, std::uint64_t k, int attempt) const;
 
   Scenario scenario_;  // a copy: a plan outlives the scenario it was made from
   int n_parameter_values_ = 0;

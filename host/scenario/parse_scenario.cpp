@@ -408,11 +408,92 @@ Dispersion read_dispersion(TableReader& d, const DispersedInputInfo& info, const
         out.b[i] = (*hi)[i];
       }
     }
+  } else if (kind == "truncated_normal") {
+    out.kind = DistributionKind::truncated_normal;
+    const auto sigma = d.optional_scalar_or_vec("sigma", info.dim);
+    const auto mean = d.optional_scalar_or_vec("mean", info.dim);
+    const auto lo = d.optional_scalar_or_vec("min", info.dim), hi = d.optional_scalar_or_vec("max", info.dim);
+    if (!sigma) d.fail_here("sigma", "is required for a truncated normal distribution");
+    if (!lo || !hi) d.fail_here(lo ? "max" : "min", "is required: a truncated normal needs both bounds");
+    for (int i = 0; i < info.dim; ++i) {
+      if ((*sigma)[i] < 0) d.fail_at(*d.table().get("sigma"), "sigma", "must be non-negative");
+      if (!((*lo)[i] < (*hi)[i])) d.fail_at(*d.table().get("max"), "max", "must be greater than min");
+      out.a[i] = mean ? (*mean)[i] : out.nominal[i];
+      out.b[i] = (*sigma)[i];
+      out.lo[i] = (*lo)[i];
+      out.hi[i] = (*hi)[i];
+    }
+  } else if (kind == "lognormal") {
+    out.kind = DistributionKind::lognormal;
+    const auto median = d.optional_scalar_or_vec("median", info.dim);
+    const auto log_sigma = d.optional_scalar_or_vec("log_sigma", info.dim);
+    if (!log_sigma) d.fail_here("log_sigma", "is required for a lognormal distribution (sd of ln x)");
+    for (int i = 0; i < info.dim; ++i) {
+      out.a[i] = median ? (*median)[i] : out.nominal[i];
+      out.b[i] = (*log_sigma)[i];
+      if (!(out.a[i] > 0))
+        d.fail_at(median ? *d.table().get("median") : *d.table().get("log_sigma"), median ? "median" : "log_sigma",
+                  "a lognormal needs a positive median (the nominal value is used when none is given)");
+      if (out.b[i] < 0) d.fail_at(*d.table().get("log_sigma"), "log_sigma", "must be non-negative");
+    }
+  } else if (kind == "fixed") {
+    out.kind = DistributionKind::fixed;
+    const auto value = d.optional_scalar_or_vec("value", info.dim);
+    if (!value) d.fail_here("value", "is required for a fixed distribution");
+    for (int i = 0; i < info.dim; ++i) out.a[i] = (*value)[i];
+  } else if (kind == "discrete") {
+    out.kind = DistributionKind::discrete;
+    const toml::node* values = d.find("values");
+    const toml::array* list = values != nullptr ? values->as_array() : nullptr;
+    if (list == nullptr || list->empty()) d.fail_here("values", "is required: a non-empty array of the choices");
+    for (const toml::node& v : *list) {
+      std::array<double, 3> choice{};
+      if (info.dim == 1) {
+        choice[0] = d.number(v, "values");
+      } else {
+        const auto c = d.numbers(v, "values", std::size_t(info.dim));
+        for (int i = 0; i < info.dim; ++i) choice[i] = c[std::size_t(i)];
+      }
+      out.values.push_back(choice);
+    }
+    std::vector<double> weights(out.values.size(), 1.0);
+    if (const toml::node* w = d.find("weights")) {
+      weights = d.numbers(*w, "weights", out.values.size());
+      for (double x : weights)
+        if (!(x >= 0)) d.fail_at(*w, "weights", "must be non-negative");
+    }
+    double total = 0;
+    for (double x : weights) total += x;
+    if (!(total > 0)) d.fail_here("weights", "must not all be zero");
+    double running = 0;
+    for (double x : weights) out.cumulative.push_back((running += x) / total);
+    out.cumulative.back() = 1.0;
+  } else if ((kind == "uniform_rotation" || kind == "random_axis") && info.input == DispersedInput::attitude) {
+    if (kind == "uniform_rotation") {
+      out.kind = DistributionKind::uniform_rotation;
+    } else {
+      out.kind = DistributionKind::random_axis;
+      const auto sigma = d.optional_number("angle_sigma"), max_angle = d.optional_number("max_angle");
+      if (sigma.has_value() == max_angle.has_value())
+        d.fail_here("angle_sigma", "give one of angle_sigma (half-normal angle, rad) or max_angle (uniform, rad)");
+      if (sigma) {
+        if (*sigma < 0) d.fail_at(*d.table().get("angle_sigma"), "angle_sigma", "must be non-negative");
+        out.b[0] = *sigma;
+      } else {
+        if (!(*max_angle >= 0 && *max_angle <= M_PI))
+          d.fail_at(*d.table().get("max_angle"), "max_angle", "must lie in [0, pi]");
+        out.a[0] = *max_angle;
+      }
+    }
+  } else if (kind == "uniform_rotation" || kind == "random_axis") {
+    d.fail_at(*d.table().get("distribution"), "distribution", "'" + kind + "' applies to initial.attitude only");
   } else if (kind.empty()) {
-    d.fail_here("distribution", "is required (normal or uniform)");
+    d.fail_here("distribution", "is required (normal, uniform, truncated_normal, lognormal, fixed, discrete)");
   } else {
     d.fail_at(*d.table().get("distribution"), "distribution",
-              "unknown distribution '" + kind + "' (available: normal, uniform)");
+              "unknown distribution '" + kind +
+                  "' (available: normal, uniform, truncated_normal, lognormal, fixed, discrete; for initial.attitude "
+                  "also uniform_rotation, random_axis)");
   }
   d.reject_unknown_keys();
   return out;

@@ -44,14 +44,24 @@ struct DispersedInputInfo {
 // The table of every input that can be dispersed; the parser rejects any other key path.
 const std::vector<DispersedInputInfo>& dispersible_inputs();
 
-enum class DistributionKind { normal, uniform };
+enum class DistributionKind {
+  normal,            // a = mean, b = sd
+  uniform,           // a = lower, b = upper bound
+  truncated_normal,  // a = mean, b = sd, lo, hi = bounds
+  lognormal,         // a = median, b = sd of ln x
+  fixed,             // a = the value
+  discrete,          // values with cumulative weights
+  uniform_rotation,  // initial.attitude only: uniform on SO(3)
+  random_axis,       // initial.attitude only: an angle (half-normal sd b, or uniform up to a) about a random axis
+};
 
-// One dispersion, resolved against the nominal value: for normal, a = mean and b = sigma;
-// for uniform, a = lower and b = upper bound. Components beyond dim are unused.
+// One dispersion, resolved against the nominal value. Components beyond dim are unused.
 struct Dispersion {
   DispersedInputInfo info;
   DistributionKind kind;
-  std::array<double, 3> a{}, b{};
+  std::array<double, 3> a{}, b{}, lo{}, hi{};
+  std::vector<std::array<double, 3>> values;  // discrete
+  std::vector<double> cumulative;             // discrete: running sum of the weights, last = 1
   std::array<double, 3> nominal{};  // the value without dispersion (0 for the attitude perturbation)
   SourceLocation where;
 };
