@@ -14,7 +14,9 @@ SamplingPlan::SamplingPlan(Scenario scenario) : scenario_(std::move(scenario)) {
     n_parameter_values_ += d.info.dim;
     stream_ids_.push_back(stream_id(d.info.key_path));
   }
-  principal_axes_ = principal_frame(scenario_.body.inertia_c_b, PrincipalOrder::keep_body_axes).axes;
+  const PrincipalFrame<double> frame = principal_frame(scenario_.body.inertia_c_b, PrincipalOrder::keep_body_axes);
+  principal_axes_ = frame.axes;
+  nominal_moments_ = frame.moments;
 }
 
 Vec3<double> SamplingPlan::draw(const Dispersion& d, std::size_t index, std::uint64_t k, int attempt) const {
@@ -47,8 +49,11 @@ Vec3<double> SamplingPlan::draw(const Dispersion& d, std::size_t index, std::uin
       break;
     }
     case DistributionKind::uniform_rotation:
-      // As a rotation vector from the nominal attitude, so that q_nominal ⊗ exp(v) is the draw.
-      v = rotation_vector_from_quaternion(scenario_.initial.q_wb.conjugate() * uniform_rotation(u(0), u(1), u(2)));
+      // For the attitude, as a rotation vector from the nominal one, so that q_nominal ⊗ exp(v) is
+      // the draw; for the principal axes, the rotation itself.
+      v = rotation_vector_from_quaternion(
+          (d.info.input == DispersedInput::attitude ? scenario_.initial.q_wb.conjugate() : Quaternion<double>::identity()) *
+          uniform_rotation(u(0), u(1), u(2)));
       break;
     case DistributionKind::random_axis: {
       const double angle = d.b[0] > 0 ? std::abs(d.b[0] * z(2)) : d.a[0] * u(2);
@@ -66,6 +71,10 @@ int SamplingPlan::sample(std::uint64_t k, SampleInputs<double>& in, double* para
     in.body = s.body;
     in.initial = s.initial;
     in.gravity_w = s.gravity_w;
+    // Moments and axes may each be dispersed; the tensor is rebuilt from both at the end.
+    Vec3<double> moments = nominal_moments_;
+    Mat3<double> axes = principal_axes_;
+    bool rebuild_inertia = false;
     double* out = params;
     for (const Dispersion& d : s.dispersions) {
       // Only the mass properties are redrawn; other inputs keep their first draw.
@@ -76,8 +85,13 @@ int SamplingPlan::sample(std::uint64_t k, SampleInputs<double>& in, double* para
         case DispersedInput::mass: in.body.mass = v(0); break;
         case DispersedInput::center_of_mass: in.body.com_b = v; break;
         case DispersedInput::principal_moments:
-          // Rotation of inertia, 001: I = E diag(λ) Eᵀ with E the nominal principal axes.
-          in.body.inertia_c_b = inertia_from_principal(principal_axes_, v);
+          moments = v;
+          rebuild_inertia = true;
+          break;
+        case DispersedInput::principal_axes:
+          // The axes turned by a small rotation in the body frame: E' = R(δθ) E.
+          axes = to_rotation_matrix(quaternion_from_rotation_vector(v)) * principal_axes_;
+          rebuild_inertia = true;
           break;
         case DispersedInput::position: in.initial.p_w = v; break;
         case DispersedInput::attitude:
@@ -89,6 +103,8 @@ int SamplingPlan::sample(std::uint64_t k, SampleInputs<double>& in, double* para
         case DispersedInput::gravity: in.gravity_w = v; break;
       }
     }
+    // Rotation of inertia, 001: I = E diag(λ) Eᵀ.
+    if (rebuild_inertia) in.body.inertia_c_b = inertia_from_principal(axes, moments);
     if (check_mass_properties(in.body) == BodyValidity::valid || attempt + 1 >= kMaxBodyAttempts) break;
   }
   // A constrained body starts on its constraint: a consistent initial state (docs/scenario.md).

@@ -40,6 +40,7 @@ class SamplingPlan {
   int n_parameter_values_ = 0;
   std::vector<std::uint32_t> stream_ids_;
   Mat3<double> principal_axes_;
+  Vec3<double> nominal_moments_;
 };
 
 }  // namespace rbmc

@@ -26,6 +26,7 @@ const std::vector<DispersedInputInfo>& dispersible_inputs() {
       {DispersedInput::mass, "body.mass", 1, "kg", true},
       {DispersedInput::center_of_mass, "body.center_of_mass", 3, "m", true},
       {DispersedInput::principal_moments, "body.principal_moments", 3, "kg m^2", true},
+      {DispersedInput::principal_axes, "body.principal_axes", 3, "rad", true},
       {DispersedInput::position, "initial.position", 3, "m", false},
       {DispersedInput::attitude, "initial.attitude", 3, "rad", false},
       {DispersedInput::velocity, "initial.velocity", 3, "m/s", false},
@@ -362,7 +363,8 @@ double nominal_component(const Scenario& s, DispersedInput input, int i) {
     case DispersedInput::center_of_mass: return s.body.com_b(i);
     case DispersedInput::principal_moments: return principal_frame(s.body.inertia_c_b, PrincipalOrder::keep_body_axes).moments(i);
     case DispersedInput::position: return s.initial.p_w(i);
-    case DispersedInput::attitude: return 0;  // a perturbation of the nominal attitude
+    case DispersedInput::attitude: return 0;        // a perturbation of the nominal attitude
+    case DispersedInput::principal_axes: return 0;  // a perturbation of the nominal axes
     case DispersedInput::velocity: return s.initial.v_w(i);
     case DispersedInput::angular_velocity: return s.initial.omega_b(i);
     case DispersedInput::gravity: return s.gravity_w(i);
@@ -468,7 +470,8 @@ Dispersion read_dispersion(TableReader& d, const DispersedInputInfo& info, const
     double running = 0;
     for (double x : weights) out.cumulative.push_back((running += x) / total);
     out.cumulative.back() = 1.0;
-  } else if ((kind == "uniform_rotation" || kind == "random_axis") && info.input == DispersedInput::attitude) {
+  } else if ((kind == "uniform_rotation" || kind == "random_axis") &&
+             (info.input == DispersedInput::attitude || info.input == DispersedInput::principal_axes)) {
     if (kind == "uniform_rotation") {
       out.kind = DistributionKind::uniform_rotation;
     } else {
@@ -486,7 +489,8 @@ Dispersion read_dispersion(TableReader& d, const DispersedInputInfo& info, const
       }
     }
   } else if (kind == "uniform_rotation" || kind == "random_axis") {
-    d.fail_at(*d.table().get("distribution"), "distribution", "'" + kind + "' applies to initial.attitude only");
+    d.fail_at(*d.table().get("distribution"), "distribution",
+              "'" + kind + "' applies to initial.attitude and body.principal_axes only");
   } else if (kind.empty()) {
     d.fail_here("distribution", "is required (normal, uniform, truncated_normal, lognormal, fixed, discrete)");
   } else {

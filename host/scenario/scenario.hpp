@@ -26,6 +26,7 @@ enum class DispersedInput {
   mass,               // body.mass (kg)
   center_of_mass,     // body.center_of_mass (m, body frame)
   principal_moments,  // body.principal_moments (kg m², along the nominal principal axes)
+  principal_axes,     // body.principal_axes: rotation vector turning the principal axes, body frame (rad)
   position,           // initial.position (m, world)
   attitude,           // initial.attitude: rotation vector applied in the body frame (rad)
   velocity,           // initial.velocity (m/s, world)
