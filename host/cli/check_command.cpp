@@ -68,6 +68,12 @@ void print_resolved(const Scenario& s, std::uint64_t preview) {
                            : s.constraint.kind == ConstraintKind::planar ? "planar"
                                                                          : "none";
   std::printf("  constraint   %s; %d events; %d output times\n", constraint, s.events.n, s.output_times.n);
+  if (s.design.kind == Design::Kind::grid) {
+    std::printf("  design       grid of %llu points x %llu replicates:", static_cast<unsigned long long>(s.design.n_points()),
+                static_cast<unsigned long long>(s.design.replicates));
+    for (const GridAxis& a : s.design.axes) std::printf(" %s (%zu values)", a.info.key_path, a.values.size());
+    std::printf("\n");
+  }
   if (s.dispersions.empty()) {
     std::printf("  dispersions  none: every sample is the nominal one\n");
     return;

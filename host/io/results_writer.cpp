@@ -177,6 +177,20 @@ ResultsWriter::ResultsWriter(std::string path, bool overwrite, const ResultsMeta
     create("trajectories/velocity", H5T_NATIVE_DOUBLE, {n_times, 3}, "m/s", "velocity of the body origin, world frame");
     create("trajectories/angular_velocity", H5T_NATIVE_DOUBLE, {n_times, 3}, "rad/s", "angular velocity, body frame");
   }
+  write_string_attribute(root, "design", s.design.kind == Design::Kind::grid ? "grid" : "monte_carlo");
+  if (s.design.kind == Design::Kind::grid) {
+    write_scalar_attribute<std::uint64_t>(root, "grid_points", H5T_NATIVE_UINT64, s.design.n_points());
+    write_scalar_attribute<std::uint64_t>(root, "replicates", H5T_NATIVE_UINT64, s.design.replicates);
+    create_group(root, "samples/grid");
+    create("samples/grid_index", H5T_STD_I64LE, {hsize_t(s.design.axes.size())}, "1",
+           "each sample's coordinate along each grid axis (axes in the order of /samples/grid)");
+    for (const GridAxis& a : s.design.axes) {
+      std::vector<hsize_t> shape;
+      if (a.info.dim > 1) shape.push_back(hsize_t(a.info.dim));
+      create(std::string("samples/grid/") + a.info.key_path, H5T_NATIVE_DOUBLE, shape, a.info.units,
+             std::string("grid value of ") + a.info.key_path);
+    }
+  }
   // Drift of what this scenario conserves: zero up to integration error.
   if (conserves_energy(s) || conserves_momentum(s)) create_group(root, "samples/diagnostics");
   if (conserves_energy(s))
@@ -271,6 +285,27 @@ void ResultsWriter::write_batch(const BatchView& b) {
     write_part("trajectories/angular_velocity", 10, 3);
   }
   write_rows(dataset("samples/status"), H5T_NATIVE_UINT8, b.first, b.n, b.status);
+  if (scenario_->design.kind == Design::Kind::grid) {
+    // A function of each row's global index: recomputed here rather than carried in the batch.
+    const Design& design = scenario_->design;
+    const std::size_t n_axes = design.axes.size();
+    std::vector<double> coordinates(b.n * n_axes);
+    for (std::size_t i = 0; i < b.n; ++i) {
+      const std::vector<std::uint64_t> c = design.coordinates(index[i]);
+      for (std::size_t j = 0; j < n_axes; ++j) coordinates[i * n_axes + j] = double(c[j]);
+    }
+    write_rows(dataset("samples/grid_index"), H5T_NATIVE_DOUBLE, b.first, b.n, coordinates.data());
+    for (std::size_t j = 0; j < n_axes; ++j) {
+      const GridAxis& axis = design.axes[j];
+      scratch_.resize(b.n * std::size_t(axis.info.dim));
+      for (std::size_t i = 0; i < b.n; ++i)
+        for (int c = 0; c < axis.info.dim; ++c)
+          scratch_[i * std::size_t(axis.info.dim) + std::size_t(c)] =
+              axis.values[std::size_t(coordinates[i * n_axes + j])][std::size_t(c)];
+      write_rows(dataset(std::string("samples/grid/") + axis.info.key_path), H5T_NATIVE_DOUBLE, b.first, b.n,
+                 scratch_.data());
+    }
+  }
   int param_column = 0;
   for (const Dispersion& d : scenario_->dispersions) {
     write_columns(std::string("samples/params/") + d.info.key_path, b.params, param_column);

@@ -66,6 +66,8 @@ Vec3<double> SamplingPlan::draw(const Dispersion& d, std::size_t index, std::uin
 
 int SamplingPlan::sample(std::uint64_t k, SampleInputs<double>& in, double* params) const {
   const Scenario& s = scenario_;
+  const std::vector<std::uint64_t> grid =
+      s.design.kind == Design::Kind::grid ? s.design.coordinates(k) : std::vector<std::uint64_t>{};
   int attempt = 0;
   for (;; ++attempt) {
     in.body = s.body;
@@ -75,13 +77,9 @@ int SamplingPlan::sample(std::uint64_t k, SampleInputs<double>& in, double* para
     Vec3<double> moments = nominal_moments_;
     Mat3<double> axes = principal_axes_;
     bool rebuild_inertia = false;
-    double* out = params;
-    for (const Dispersion& d : s.dispersions) {
-      // Only the mass properties are redrawn; other inputs keep their first draw.
-      const int a = d.info.is_body ? attempt : 0;
-      const Vec3<double> v = draw(d, std::size_t(&d - s.dispersions.data()), k, a);
-      for (int i = 0; i < d.info.dim; ++i) *out++ = v(i);
-      switch (d.info.input) {
+    // One input's value, whether from the grid or a dispersion.
+    const auto apply = [&](DispersedInput input, const Vec3<double>& v) {
+      switch (input) {
         case DispersedInput::mass: in.body.mass = v(0); break;
         case DispersedInput::center_of_mass: in.body.com_b = v; break;
         case DispersedInput::principal_moments:
@@ -102,6 +100,19 @@ int SamplingPlan::sample(std::uint64_t k, SampleInputs<double>& in, double* para
         case DispersedInput::angular_velocity: in.initial.omega_b = v; break;
         case DispersedInput::gravity: in.gravity_w = v; break;
       }
+    };
+    // A grid point's values first: the sweep sets them, the dispersions of other inputs vary.
+    for (std::size_t i = 0; i < grid.size(); ++i) {
+      const std::array<double, 3>& g = s.design.axes[i].values[grid[i]];
+      apply(s.design.axes[i].info.input, Vec3<double>(g[0], g[1], g[2]));
+    }
+    double* out = params;
+    for (const Dispersion& d : s.dispersions) {
+      // Only the mass properties are redrawn; other inputs keep their first draw.
+      const int a = d.info.is_body ? attempt : 0;
+      const Vec3<double> v = draw(d, std::size_t(&d - s.dispersions.data()), k, a);
+      for (int i = 0; i < d.info.dim; ++i) *out++ = v(i);
+      apply(d.info.input, v);
     }
     // Rotation of inertia, 001: I = E diag(λ) Eᵀ.
     if (rebuild_inertia) in.body.inertia_c_b = inertia_from_principal(axes, moments);

@@ -707,6 +707,101 @@ void read_output(TableReader& r, Scenario& s) {
   }
 }
 
+// [design]: type = "monte_carlo" (the default) or "grid" with [design.axes] key paths, each
+// { values = [...] }, { linspace = [start, stop, n] } or { logspace = [start, stop, n] }.
+void read_grid_axes(const toml::table& table, const std::string& prefix, Scenario& s) {
+  for (auto&& [key, node] : table) {
+    const std::string path = prefix.empty() ? std::string(key.str()) : prefix + "." + std::string(key.str());
+    const auto& b = key.source().begin;
+    const toml::table* t = node.as_table();
+    if (t == nullptr)
+      throw ScenarioError(s.path, b.line, b.column, "design.axes." + path,
+                          "must be a table such as { linspace = [1.0, 3.0, 5] }");
+    if (t->get("values") == nullptr && t->get("linspace") == nullptr && t->get("logspace") == nullptr) {
+      read_grid_axes(*t, path, s);
+      continue;
+    }
+    const DispersedInputInfo* info = nullptr;
+    for (const auto& candidate : dispersible_inputs())
+      if (path == candidate.key_path) info = &candidate;
+    if (info == nullptr)
+      throw ScenarioError(s.path, b.line, b.column, "design.axes." + path, "is not an input that can be varied");
+    for (const GridAxis& other : s.design.axes)
+      if (other.info.input == info->input)
+        throw ScenarioError(s.path, b.line, b.column, "design.axes." + path, "is a grid axis twice");
+    TableReader r(*t, "design.axes." + path, s.path);
+    GridAxis axis{*info, {}};
+    const int dim = info->dim;
+    const auto point = [&](const toml::node& n, const char* key) {
+      std::array<double, 3> v{};
+      if (dim == 1) {
+        v[0] = r.number(n, key);
+      } else {
+        const auto c = r.numbers(n, key, std::size_t(dim));
+        for (int i = 0; i < dim; ++i) v[i] = c[std::size_t(i)];
+      }
+      return v;
+    };
+    if (const toml::node* n = r.find("values")) {
+      const toml::array* list = n->as_array();
+      if (list == nullptr || list->empty()) r.fail_at(*n, "values", "must be a non-empty array");
+      for (const toml::node& v : *list) axis.values.push_back(point(v, "values"));
+    }
+    for (const char* spacing : {"linspace", "logspace"}) {
+      const toml::node* n = r.find(spacing);
+      if (n == nullptr) continue;
+      if (!axis.values.empty()) r.fail_at(*n, spacing, "give one of values, linspace or logspace");
+      const toml::array* a = n->as_array();
+      if (a == nullptr || a->size() != 3 || !a->get(2)->is_integer())
+        r.fail_at(*n, spacing, "must be [start, stop, count] (count an integer >= 2)");
+      const std::int64_t count = a->get(2)->as_integer()->get();
+      if (count < 2 || count > 100000) r.fail_at(*n, spacing, "count must be from 2 to 100000");
+      const auto start = point(*a->get(0), spacing), stop = point(*a->get(1), spacing);
+      const bool log = std::string(spacing) == "logspace";
+      for (int i = 0; i < dim; ++i)
+        if (log && !(start[i] > 0 && stop[i] > 0)) r.fail_at(*n, spacing, "logspace needs positive start and stop");
+      for (std::int64_t j = 0; j < count; ++j) {
+        const double f = double(j) / double(count - 1);
+        std::array<double, 3> v{};
+        for (int i = 0; i < dim; ++i)
+          v[i] = log ? start[i] * std::pow(stop[i] / start[i], f) : start[i] + f * (stop[i] - start[i]);
+        axis.values.push_back(v);
+      }
+    }
+    r.reject_unknown_keys();
+    s.design.axes.push_back(axis);
+  }
+}
+
+void read_design(TableReader& r, Scenario& s, bool samples_given) {
+  const std::string type = r.optional_string("type").value_or("monte_carlo");
+  if (type == "grid") {
+    s.design.kind = Design::Kind::grid;
+    const toml::table* axes = r.optional_table("axes");
+    if (axes == nullptr || axes->empty()) r.fail_here("axes", "a grid needs [design.axes] with at least one input");
+    read_grid_axes(*axes, "", s);
+    if (auto m = r.optional_integer("replicates")) {
+      if (*m <= 0) r.fail_at(*r.table().get("replicates"), "replicates", "must be a positive integer");
+      s.design.replicates = std::uint64_t(*m);
+    }
+    for (const GridAxis& a : s.design.axes)
+      for (const Dispersion& d : s.dispersions)
+        if (d.info.input == a.info.input)
+          throw ScenarioError(s.path, d.where.line, d.where.column, std::string("dispersions.") + d.info.key_path,
+                              "is also a grid axis: an input is either swept or dispersed");
+    const std::uint64_t n = s.design.n_points() * s.design.replicates;
+    if (samples_given && s.run.n_samples != n)
+      r.fail_here("replicates", "the grid has " + std::to_string(s.design.n_points()) + " points x " +
+                                    std::to_string(s.design.replicates) + " replicates = " + std::to_string(n) +
+                                    " samples, but run.samples is " + std::to_string(s.run.n_samples) +
+                                    " (omit run.samples to take the grid's)");
+    s.run.n_samples = n;
+  } else if (type != "monte_carlo") {
+    r.fail_at(*r.table().get("type"), "type", "unknown design '" + type + "' (available: monte_carlo, grid)");
+  }
+  r.reject_unknown_keys();
+}
+
 // [dispersions] holds key paths of inputs (dotted keys nest as tables) whose leaves are
 // distribution tables, recognised by their `distribution` key.
 void read_dispersions(const toml::table& table, const std::string& prefix, Scenario& s) {
@@ -796,6 +891,11 @@ Scenario parse_scenario(const std::string& text, const std::string& path) {
   }
   // Read after the nominal values: dispersions default to them.
   if (const toml::table* t = top.optional_table("dispersions")) read_dispersions(*t, "", s);
+  if (const toml::table* t = top.optional_table("design")) {
+    TableReader r(*t, "design", s.path);
+    const toml::table* run = root.get_as<toml::table>("run");
+    read_design(r, s, run != nullptr && run->get("samples") != nullptr);
+  }
   top.reject_unknown_keys();
   return s;
 }

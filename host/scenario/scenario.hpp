@@ -67,6 +67,37 @@ struct Dispersion {
   SourceLocation where;
 };
 
+// One axis of a full-factorial grid: an input and the values it takes (3 per value for vectors).
+struct GridAxis {
+  DispersedInputInfo info;
+  std::vector<std::array<double, 3>> values;
+};
+
+// The sampling design. Monte Carlo: every sample draws its dispersions. Grid: sample k sits at
+// grid point k / replicates (the first axis varying slowest) and is replicate k % replicates,
+// whose dispersions of the other inputs are drawn as usual (a grid crossed with random samples).
+struct Design {
+  enum class Kind { monte_carlo, grid } kind = Kind::monte_carlo;
+  std::vector<GridAxis> axes;
+  std::uint64_t replicates = 1;
+
+  std::uint64_t n_points() const {
+    std::uint64_t n = 1;
+    for (const GridAxis& a : axes) n *= a.values.size();
+    return n;
+  }
+  // Sample k's coordinate along each axis.
+  std::vector<std::uint64_t> coordinates(std::uint64_t k) const {
+    std::vector<std::uint64_t> c(axes.size());
+    std::uint64_t g = k / replicates;
+    for (std::size_t i = axes.size(); i-- > 0;) {
+      c[i] = g % axes[i].values.size();
+      g /= axes[i].values.size();
+    }
+    return c;
+  }
+};
+
 struct RunSettings {
   std::uint64_t n_samples = 1000;
   std::uint64_t seed = 0;
@@ -97,6 +128,7 @@ struct Scenario {
   OutputTimes<double> output_times;  // [output]
   std::vector<std::string> event_names;
   std::vector<Dispersion> dispersions;
+  Design design;
 
   double step_used() const { return run.duration / static_cast<double>(run.n_steps); }
   IntegrationSettings<double> integration() const;
