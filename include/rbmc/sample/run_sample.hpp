@@ -52,6 +52,28 @@ struct IntegrationEnd {
   int stopping_event;
 };
 
+// The end of one fixed step from (x, k0) to (next, k1), for the fixed-step loops: events and
+// output times on the step's cubic Hermite interpolant. Returns true, with `end` filled in, when
+// a terminal event stopped the sample. Times are products, not running sums: no accumulated
+// rounding.
+template <class Scalar, class Sink>
+RBMC_HD inline bool close_fixed_step(EventTracker<Scalar>& events, Sink& sink, const RigidBodyState<Scalar>& x,
+                                     const RigidBodyStateRate<Scalar>& k0, const RigidBodyState<Scalar>& next,
+                                     const RigidBodyStateRate<Scalar>& k1, std::int64_t step, Scalar h,
+                                     IntegrationEnd<Scalar>& end) {
+  const HermiteInterpolant<Scalar> interp{pack(x), pack(k0), pack(next), pack(k1), Scalar(step) * h, h};
+  Scalar t_stop;
+  RigidBodyState<Scalar> x_stop;
+  int which = -1;
+  if (events.set->n > 0 && events.step(interp, Scalar(step) * h, Scalar(step + 1) * h, next, t_stop, x_stop, which)) {
+    sink.step(interp, t_stop, x_stop);
+    end = {x_stop, t_stop, SampleStatus::terminal_event, step + 1, 0, which};
+    return true;
+  }
+  sink.step(interp, Scalar(step + 1) * h, next);
+  return false;
+}
+
 // Fixed-step RK4 to n_steps; stops at the last finite state if one turns non-finite, or at a
 // terminal event located on the cubic Hermite interpolant of each step, which also gives the
 // states at the output times.
@@ -64,20 +86,9 @@ RBMC_HD inline IntegrationEnd<Scalar> integrate_rk4(const Rate& rate, RigidBodyS
     const RigidBodyState<Scalar> next = rk4_step(rate, x, k1, how.step);
     if (!is_finite(next)) return {x, Scalar(step) * how.step, SampleStatus::non_finite_state, step, 0, -1};
     const RigidBodyStateRate<Scalar> k1_next = rate(next);  // the next step's first stage
-    if (events.set->n > 0 || sink.active()) {
-      // Times as products, not running sums: no accumulated rounding.
-      const HermiteInterpolant<Scalar> interp{pack(x), pack(k1), pack(next), pack(k1_next), Scalar(step) * how.step,
-                                              how.step};
-      Scalar t_stop;
-      RigidBodyState<Scalar> x_stop;
-      int which = -1;
-      if (events.set->n > 0 &&
-          events.step(interp, Scalar(step) * how.step, Scalar(step + 1) * how.step, next, t_stop, x_stop, which)) {
-        sink.step(interp, t_stop, x_stop);
-        return {x_stop, t_stop, SampleStatus::terminal_event, step + 1, 0, which};
-      }
-      sink.step(interp, Scalar(step + 1) * how.step, next);
-    }
+    IntegrationEnd<Scalar> end;
+    if ((events.set->n > 0 || sink.active()) && close_fixed_step(events, sink, x, k1, next, k1_next, step, how.step, end))
+      return end;
     x = next;
     k1 = k1_next;
   }
@@ -129,15 +140,8 @@ RBMC_HD inline IntegrationEnd<Scalar> integrate_rk4_euler_zxz(const BodyRate<Sca
     if (singular || too_close(next)) return {x, Scalar(step) * h, SampleStatus::euler_singularity, step, 0, -1};
     if (events.set->n > 0 || sink.active()) {
       const RigidBodyStateRate<Scalar> k1_next = rate(x_next);
-      const HermiteInterpolant<Scalar> interp{pack(x), pack(k0), pack(x_next), pack(k1_next), Scalar(step) * h, h};
-      Scalar t_stop;
-      RigidBodyState<Scalar> x_stop;
-      int which = -1;
-      if (events.set->n > 0 && events.step(interp, Scalar(step) * h, Scalar(step + 1) * h, x_next, t_stop, x_stop, which)) {
-        sink.step(interp, t_stop, x_stop);
-        return {x_stop, t_stop, SampleStatus::terminal_event, step + 1, 0, which};
-      }
-      sink.step(interp, Scalar(step + 1) * h, x_next);
+      IntegrationEnd<Scalar> end;
+      if (close_fixed_step(events, sink, x, k0, x_next, k1_next, step, h, end)) return end;
       k0 = k1_next;
     }
     y = next;
@@ -163,17 +167,8 @@ RBMC_HD inline IntegrationEnd<Scalar> integrate_splitting(const BodyRate<Scalar>
     if (!is_finite(next)) return {x, Scalar(step) * how.step, SampleStatus::non_finite_state, step, 0, -1};
     if (with_events) {
       const RigidBodyStateRate<Scalar> k1 = rate(next);
-      const HermiteInterpolant<Scalar> interp{pack(x), pack(k0), pack(next), pack(k1), Scalar(step) * how.step,
-                                              how.step};
-      Scalar t_stop;
-      RigidBodyState<Scalar> x_stop;
-      int which = -1;
-      if (events.set->n > 0 &&
-          events.step(interp, Scalar(step) * how.step, Scalar(step + 1) * how.step, next, t_stop, x_stop, which)) {
-        sink.step(interp, t_stop, x_stop);
-        return {x_stop, t_stop, SampleStatus::terminal_event, step + 1, 0, which};
-      }
-      sink.step(interp, Scalar(step + 1) * how.step, next);
+      IntegrationEnd<Scalar> end;
+      if (close_fixed_step(events, sink, x, k0, next, k1, step, how.step, end)) return end;
       k0 = k1;
     }
     x = next;
