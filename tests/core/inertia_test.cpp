@@ -70,7 +70,7 @@ TYPED_TEST(InertiaTest, TransferTheoremsMatchTheDefinitions) {
                   .cwiseAbs()
                   .maxCoeff(),
               tol);
-    EXPECT_LE(first_moment<S>(S(m), (com - a).cast<S>()).norm() - body.first_moment_about(a).cast<S>().norm(), tol);
+    EXPECT_LE((first_moment<S>(S(m), (com - a).cast<S>()) - body.first_moment_about(a).cast<S>()).norm(), tol);
   }
 }
 

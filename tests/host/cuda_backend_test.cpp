@@ -13,6 +13,21 @@
 namespace rbmc {
 namespace {
 
+// Runs the scenario on the CPU into cpu.h5 and on CUDA into cuda.h5 (cuda_batch samples per batch,
+// 0 for the backend's choice).
+void run_on_both_backends(const Scenario& s, Precision precision, const test::TempDir& dir, std::size_t cuda_batch) {
+  RunOptions o;
+  o.progress = false;
+  o.precision = precision;
+  o.backend = BackendChoice::cpu;
+  o.output = dir.file("cpu.h5");
+  run_scenario(s, o);
+  o.backend = BackendChoice::cuda;
+  o.output = dir.file("cuda.h5");
+  o.batch_size = cuda_batch;
+  run_scenario(s, o);
+}
+
 class GpuTest : public ::testing::TestWithParam<Precision> {
  protected:
   void SetUp() override {
@@ -28,16 +43,7 @@ TEST_P(GpuTest, CudaMatchesCpuSampleBySample) {
   const Precision precision = GetParam();
   test::TempDir dir;
   const Scenario s = parse_scenario(test::valid_scenario_text(5000, 0.5, 0.01), "box.toml");
-  RunOptions o;
-  o.progress = false;
-  o.precision = precision;
-  o.backend = BackendChoice::cpu;
-  o.output = dir.file("cpu.h5");
-  run_scenario(s, o);
-  o.backend = BackendChoice::cuda;
-  o.output = dir.file("cuda.h5");
-  o.batch_size = 1000;  // several batches
-  run_scenario(s, o);
+  run_on_both_backends(s, precision, dir, 1000);  // several CUDA batches
   const ResultsReader cpu(dir.file("cpu.h5")), gpu(dir.file("cuda.h5"));
   EXPECT_EQ(gpu.string_attribute("", "backend"), "cuda");
   EXPECT_EQ(cpu.uint8s("samples/status").data, gpu.uint8s("samples/status").data);
@@ -66,16 +72,7 @@ TEST_P(GpuTest, EveryIntegratorWithEventsMatchesTheCpu) {
     if (std::string(integrator) == "dopri5") run += precision == Precision::float32 ? "rtol = 1e-5\n" : "rtol = 1e-8\n";
     text.replace(text.find("step = "), 0, run);
     text += "[output]\ninterval = 0.25\n[[events]]\nname = \"turned\"\ntype = \"attitude_angle\"\nangle = 1.0\n";
-    const Scenario s = parse_scenario(text, "gpu.toml");
-    RunOptions o;
-    o.progress = false;
-    o.precision = precision;
-    o.backend = BackendChoice::cpu;
-    o.output = dir.file("cpu.h5");
-    run_scenario(s, o);
-    o.backend = BackendChoice::cuda;
-    o.output = dir.file("cuda.h5");
-    run_scenario(s, o);
+    run_on_both_backends(parse_scenario(text, "gpu.toml"), precision, dir, 0);
     const ResultsReader cpu(dir.file("cpu.h5")), gpu(dir.file("cuda.h5"));
     EXPECT_EQ(cpu.uint8s("samples/status").data, gpu.uint8s("samples/status").data) << integrator;
     // Adaptive step counts can differ only where an error norm sits within rounding of 1.
