@@ -1,5 +1,6 @@
 // Eigenvalues of a symmetric 3×3 matrix in closed form (trigonometric method), usable on device.
-// Host code that also needs eigenvectors uses Eigen::SelfAdjointEigenSolver instead.
+// Cheap enough for the validity check of every sample; code that needs the eigenvectors too uses
+// jacobi_eigen() (principal_frame()).
 #pragma once
 
 #include "rbmc/hd.hpp"
