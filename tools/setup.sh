@@ -10,6 +10,7 @@ packages=(
   libtomlplusplus-dev            # scenario files
   libcli11-dev                   # command line
   librandom123-dev               # counter-based Philox streams
+  libboost-dev                   # Boost.Random's Sobol direction numbers (header-only)
   googletest libgtest-dev        # tests
   libbenchmark-dev               # bench/
 )

@@ -28,7 +28,7 @@ class Backend {
   virtual std::string device() const = 0;  // processor or GPU model
   // The most samples one run_batch call should take (device memory for CUDA).
   virtual std::size_t max_batch_size() const = 0;
-  // inputs: input_column::count columns of n doubles; outputs: output_column_count(n events) columns of n
+  // inputs: input_column_count(how.shared.parameters.n) columns of n doubles; outputs: output_column_count(n events) columns of n
   // doubles; trajectory: 13 × (output times) columns of n doubles, or null when there are none;
   // status: n codes. Integrates in the backend's precision.
   virtual void run_batch(const double* inputs, double* outputs, double* trajectory, std::uint8_t* status,

@@ -45,13 +45,13 @@ class CudaBackend final : public Backend {
     RBMC_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
     // Sized for the most events a scenario can declare.
     const std::size_t per_sample =
-        (input_column::count + output_column_count(EventSet<double>::kMax)) * sizeof(Scalar) + 1;
+        (input_column_count(kMaxModelParameters) + output_column_count(EventSet<double>::kMax)) * sizeof(Scalar) + 1;
     return std::max<std::size_t>(1024, std::min<std::size_t>(std::size_t(1) << 20, free_bytes / 2 / per_sample));
   }
 
   void run_batch(const double* inputs, double* outputs, double* trajectory, std::uint8_t* status, std::size_t n,
                  const BatchIntegration& how) override {
-    const std::size_t n_in = n * input_column::count,
+    const std::size_t n_in = n * std::size_t(input_column_count(how.shared.parameters.n)),
                       n_out = n * std::size_t(output_column_count(how.shared.events.n)),
                       n_traj = trajectory != nullptr ? n * kTrajectoryColumns * std::size_t(how.shared.output_times.n) : 0;
     staging_in_.assign(inputs, inputs + n_in);  // double -> Scalar, as load_sample_inputs rounds on the CPU

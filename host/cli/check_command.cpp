@@ -71,8 +71,15 @@ void print_resolved(const Scenario& s, std::uint64_t preview) {
   if (s.design.kind == Design::Kind::grid) {
     std::printf("  design       grid of %llu points x %llu replicates:", static_cast<unsigned long long>(s.design.n_points()),
                 static_cast<unsigned long long>(s.design.replicates));
-    for (const GridAxis& a : s.design.axes) std::printf(" %s (%zu values)", a.info.key_path, a.values.size());
+    for (const GridAxis& a : s.design.axes) std::printf(" %s (%zu values)", a.info.key_path.c_str(), a.values.size());
     std::printf("\n");
+  } else {
+    std::printf("  design       %s\n", s.design.name());
+  }
+  for (const CorrelationGroup& c : s.correlations) {
+    std::printf("  correlated  ");
+    for (const std::string& i : c.inputs) std::printf(" %s", i.c_str());
+    std::printf(" (%dx%d matrix)\n", c.dim, c.dim);
   }
   if (s.dispersions.empty()) {
     std::printf("  dispersions  none: every sample is the nominal one\n");
@@ -110,12 +117,16 @@ void print_resolved(const Scenario& s, std::uint64_t preview) {
       std::string name = d.info.key_path;
       if (d.info.dim > 1) name += "[" + std::to_string(c) + "]";
       std::printf("    %-28s %12.6g  %-36s %12.6g %12.6g %12.6g %12.6g  %s\n", name.c_str(), d.nominal[c],
-                  distribution_text(d, c).c_str(), mean, sd, lo, hi, d.info.units);
+                  distribution_text(d, c).c_str(), mean, sd, lo, hi, d.info.units.c_str());
     }
   }
-  std::printf("  validity     %.3g %% of previewed bodies redrawn (policy: up to %d redraws), %llu left invalid\n",
-              100.0 * double(redrawn) / double(n), SamplingPlan::kMaxBodyAttempts,
-              static_cast<unsigned long long>(invalid.load()));
+  if (s.design.invalid_bodies == Design::InvalidBodies::reject)
+    std::printf("  validity     %.3g %% of previewed bodies rejected (policy: reject, flagged invalid_body)\n",
+                100.0 * double(invalid) / double(n));
+  else
+    std::printf("  validity     %.3g %% of previewed bodies redrawn (policy: up to %d redraws), %llu left invalid\n",
+                100.0 * double(redrawn) / double(n), SamplingPlan::kMaxBodyAttempts,
+                static_cast<unsigned long long>(invalid.load()));
 }
 
 }  // namespace

@@ -51,6 +51,51 @@ h5::Handle create_group(hid_t parent, const std::string& name) {
                     "creating group " + name);
 }
 
+// A small 2-D double dataset written at once (a correlation matrix).
+void write_matrix(hid_t parent, const std::string& name, const std::vector<double>& values, hsize_t rows, hsize_t columns) {
+  const hsize_t dims[2] = {rows, columns};
+  h5::Handle space(H5Screate_simple(2, dims, nullptr), H5Sclose, "H5Screate_simple");
+  h5::Handle ds(H5Dcreate2(parent, name.c_str(), H5T_NATIVE_DOUBLE, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                H5Dclose, "creating dataset " + name);
+  h5::check_status(H5Dwrite(ds.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()),
+                   "writing dataset " + name);
+}
+
+// The sampling design and its parameters: the root attribute `design`, and the group /design.
+void write_design(hid_t root, const Scenario& s) {
+  write_string_attribute(root, "design", s.design.name());
+  h5::Handle design = create_group(root, "design");
+  write_string_attribute(design.get(), "type", s.design.name());
+  write_string_attribute(design.get(), "invalid_bodies",
+                         s.design.invalid_bodies == Design::InvalidBodies::reject ? "reject" : "redraw");
+  write_scalar_attribute<std::uint64_t>(design.get(), "seed", H5T_NATIVE_UINT64, s.run.seed);
+  if (s.design.kind == Design::Kind::latin_hypercube)
+    write_string_attribute(design.get(), "description",
+                           "Latin hypercube: each scalar component's n_samples draws lie one in each of n_samples "
+                           "equal-probability strata (keyed Feistel permutation), jittered within it; a sample's "
+                           "values depend on n_samples");
+  if (s.design.kind == Design::Kind::sobol)
+    write_string_attribute(design.get(), "description",
+                           "Owen-scrambled Sobol sequence (Joe-Kuo directions, Burley's hash scrambling keyed by "
+                           "seed and key path), one dimension per scalar component in key-path order, point k for sample k");
+  if (s.design.kind == Design::Kind::grid) {
+    write_scalar_attribute<std::uint64_t>(design.get(), "grid_points", H5T_NATIVE_UINT64, s.design.n_points());
+    write_scalar_attribute<std::uint64_t>(design.get(), "replicates", H5T_NATIVE_UINT64, s.design.replicates);
+  }
+  for (std::size_t g = 0; g < s.correlations.size(); ++g) {
+    const CorrelationGroup& c = s.correlations[g];
+    const std::string name = "correlation_" + std::to_string(g);
+    write_matrix(design.get(), name, c.matrix, hsize_t(c.dim), hsize_t(c.dim));
+    h5::Handle ds(H5Dopen2(design.get(), name.c_str(), H5P_DEFAULT), H5Dclose, "opening " + name);
+    std::string inputs;
+    for (const std::string& i : c.inputs) inputs += (inputs.empty() ? "" : ", ") + i;
+    write_string_attribute(ds.get(), "inputs", inputs);
+    write_string_attribute(ds.get(), "description",
+                           "correlation of the listed inputs' components (multivariate normal), in that order");
+  }
+  design.close("closing /design");
+}
+
 // A constraint's ideal reaction does no work, so the energy test looks at the loads only; the
 // pivot and the plane exert moments about the centre of mass, so they break momentum conservation.
 bool conserves_energy(const Scenario& s) { return s.loads.is_conservative(); }
@@ -177,7 +222,7 @@ ResultsWriter::ResultsWriter(std::string path, bool overwrite, const ResultsMeta
     create("trajectories/velocity", H5T_NATIVE_DOUBLE, {n_times, 3}, "m/s", "velocity of the body origin, world frame");
     create("trajectories/angular_velocity", H5T_NATIVE_DOUBLE, {n_times, 3}, "rad/s", "angular velocity, body frame");
   }
-  write_string_attribute(root, "design", s.design.kind == Design::Kind::grid ? "grid" : "monte_carlo");
+  write_design(root, s);
   if (s.design.kind == Design::Kind::grid) {
     write_scalar_attribute<std::uint64_t>(root, "grid_points", H5T_NATIVE_UINT64, s.design.n_points());
     write_scalar_attribute<std::uint64_t>(root, "replicates", H5T_NATIVE_UINT64, s.design.replicates);

@@ -28,8 +28,8 @@ struct HostBatch {
   std::vector<std::uint8_t> status;
   std::vector<std::uint64_t> index;  // each row's global sample index
 
-  void resize(std::size_t n, int n_param_values, int n_events, int n_output_times) {
-    inputs.resize(n * input_column::count);
+  void resize(std::size_t n, int n_model_parameters, int n_param_values, int n_events, int n_output_times) {
+    inputs.resize(n * std::size_t(input_column_count(n_model_parameters)));
     outputs.resize(n * std::size_t(output_column_count(n_events)));
     trajectory.resize(n * kTrajectoryColumns * std::size_t(n_output_times));
     params.resize(n * std::size_t(n_param_values));
@@ -41,7 +41,7 @@ struct HostBatch {
 // sample index. Returns how many bodies the validity policy redrew.
 std::uint64_t sample_batch(const SamplingPlan& plan, const std::uint64_t* index, std::size_t n, unsigned threads,
                            HostBatch& batch) {
-  const int n_params = plan.n_parameter_values();
+  const int n_params = plan.n_parameter_values(), n_model = plan.scenario().model_parameters.n;
   std::atomic<std::uint64_t> redrawn{0};
   parallel_for(n, threads, [&](std::size_t begin, std::size_t end) {
     std::vector<double> params(std::size_t(n_params) + 1);
@@ -49,7 +49,7 @@ std::uint64_t sample_batch(const SamplingPlan& plan, const std::uint64_t* index,
     for (std::size_t i = begin; i < end; ++i) {
       SampleInputs<double> in;
       if (plan.sample(index[i], in, params.data()) > 0) ++local_redrawn;
-      store_sample_inputs(batch.inputs.data(), n, i, in);
+      store_sample_inputs(batch.inputs.data(), n, i, in, n_model);
       for (int c = 0; c < n_params; ++c) batch.params[std::size_t(c) * n + i] = params[std::size_t(c)];
     }
     redrawn += local_redrawn;
@@ -144,8 +144,7 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
   if (trajectory_bytes > 0 && options.batch_size == 0)
     batch_size = std::max<std::size_t>(1, std::min(batch_size, (std::size_t(512) << 20) / trajectory_bytes));
   batch_size = std::size_t(std::min<std::uint64_t>(batch_size, n_total));
-  const BatchIntegration how{scenario.integration(),
-                            {scenario.loads, scenario.constraint, scenario.events, scenario.output_times}};
+  const BatchIntegration how{scenario.integration(), scenario.shared_model()};
 
   RunTotals totals;
   HostBatch batch;
@@ -153,7 +152,8 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
   for (std::uint64_t first = 0; first < n_total; first += batch_size) {
     if (interrupt_requested()) throw Interrupted("interrupted; no results file was written");
     const std::size_t n = std::size_t(std::min<std::uint64_t>(batch_size, n_total - first));
-    batch.resize(n, plan.n_parameter_values(), scenario.events.n, scenario.output_times.n);
+    batch.resize(n, scenario.model_parameters.n, plan.n_parameter_values(), scenario.events.n,
+                 scenario.output_times.n);
     batch.index.resize(n);
     for (std::size_t i = 0; i < n; ++i) batch.index[i] = global_index(first + i);
     totals.n_redrawn += sample_batch(plan, batch.index.data(), n, threads, batch);

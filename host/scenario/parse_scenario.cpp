@@ -1,6 +1,7 @@
 // Scenario parsing and validation: TOML (toml++) to a checked Scenario, or a ScenarioError that
 // names the file, the line and the key. Every key is consumed explicitly, so anything left over
 // is an unknown key and an error, not silently ignored.
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <filesystem>
@@ -21,18 +22,90 @@
 
 namespace rbmc {
 
-const std::vector<DispersedInputInfo>& dispersible_inputs() {
-  static const std::vector<DispersedInputInfo> table = {
-      {DispersedInput::mass, "body.mass", 1, "kg", true},
-      {DispersedInput::center_of_mass, "body.center_of_mass", 3, "m", true},
-      {DispersedInput::principal_moments, "body.principal_moments", 3, "kg m^2", true},
-      {DispersedInput::principal_axes, "body.principal_axes", 3, "rad", true},
-      {DispersedInput::position, "initial.position", 3, "m", false},
-      {DispersedInput::attitude, "initial.attitude", 3, "rad", false},
-      {DispersedInput::velocity, "initial.velocity", 3, "m/s", false},
-      {DispersedInput::angular_velocity, "initial.angular_velocity", 3, "rad/s", false},
-      {DispersedInput::gravity, "gravity.acceleration", 3, "m/s^2", false},
+std::vector<DispersedInputInfo> dispersible_inputs(const Scenario& s) {
+  using In = DispersedInput;
+  const auto v3 = [](const Vec3<double>& v) { return std::array<double, 3>{v(0), v(1), v(2)}; };
+  const std::array<double, 3> zero{};
+  const Vec3<double> moments = principal_frame(s.body.inertia_c_b, PrincipalOrder::keep_body_axes).moments;
+  std::vector<DispersedInputInfo> table = {
+      {In::mass, "body.mass", 1, "kg", true, {s.body.mass, 0, 0}},
+      {In::center_of_mass, "body.center_of_mass", 3, "m", true, v3(s.body.com_b)},
+      {In::principal_moments, "body.principal_moments", 3, "kg m^2", true, v3(moments), InputGroup::inertia},
+      {In::principal_axes, "body.principal_axes", 3, "rad", true, zero},
+      {In::position, "initial.position", 3, "m", false, v3(s.initial.p_w)},
+      {In::attitude, "initial.attitude", 3, "rad", false, zero, InputGroup::attitude},
+      {In::attitude_euler_zxz, "initial.attitude_euler_zxz", 3, "rad", false,
+       v3(euler_zxz_from_quaternion(s.initial.q_wb)), InputGroup::attitude},
+      {In::attitude_euler_zyx, "initial.attitude_euler_zyx", 3, "rad", false,
+       v3(euler_zyx_from_quaternion(s.initial.q_wb)), InputGroup::attitude},
+      {In::velocity, "initial.velocity", 3, "m/s", false, v3(s.initial.v_w)},
+      {In::angular_velocity, "initial.angular_velocity", 3, "rad/s", false, v3(s.initial.omega_b)},
+      {In::gravity, "gravity.acceleration", 3, "m/s^2", false, v3(s.gravity_w)},
   };
+  // The shape's dimensions, under the names the [body] shape table uses.
+  const auto dimension = [&](const char* key, int slot, int dim) {
+    DispersedInputInfo info{In::shape_dimension, std::string("body.shape.") + key, dim, "m", true, {}, InputGroup::inertia,
+                            slot};
+    for (int i = 0; i < dim; ++i) info.nominal[i] = s.shape.dimensions[slot + i];
+    table.push_back(info);
+  };
+  switch (s.shape.kind) {
+    case ShapeKind::box: dimension("size", 0, 3); break;
+    case ShapeKind::solid_cylinder: dimension("radius", 0, 1), dimension("height", 1, 1); break;
+    case ShapeKind::hollow_cylinder:
+      dimension("inner_radius", 0, 1), dimension("outer_radius", 1, 1), dimension("height", 2, 1);
+      break;
+    case ShapeKind::solid_sphere:
+    case ShapeKind::thin_disk: dimension("radius", 0, 1); break;
+    case ShapeKind::slender_rod: dimension("length", 0, 1), dimension("radius", 1, 1); break;
+    case ShapeKind::none: break;
+  }
+  // Load and constraint parameters, by [[loads]] index: loads.<i>.<key>, constraint.<key>.
+  const auto parameter = [&](const std::string& path, const char* units, ModelField field, int index,
+                             std::array<double, 3> nominal, int dim, double offset = 0) {
+    DispersedInputInfo info{In::model_parameter, path, dim, units, false, nominal};
+    info.target = {field, std::uint8_t(index), 0, offset};
+    table.push_back(info);
+  };
+  const LoadSet<double>& L = s.loads;
+  const std::array<double, 4> damping_total{L.linear_damping, L.quadratic_damping, L.angular_linear_damping,
+                                            L.angular_quadratic_damping};
+  for (std::size_t e = 0; e < s.load_entries.size(); ++e) {
+    const Scenario::LoadEntry& entry = s.load_entries[e];
+    const std::string at = "loads." + std::to_string(e) + ".";
+    const int i = entry.index;
+    if (entry.type == "point_force") {
+      parameter(at + "point", "m", ModelField::point_force_point, i, v3(L.point_forces[i].point_b), 3);
+      parameter(at + "force", "N", ModelField::point_force_force, i, v3(L.point_forces[i].force), 3);
+    } else if (entry.type == "torque") {
+      parameter(at + "torque", "N m", ModelField::torque, i, v3(L.torques[i].torque), 3);
+    } else if (entry.type == "spring") {
+      const LoadSet<double>::Spring& k = L.springs[i];
+      parameter(at + "point", "m", ModelField::spring_point, i, v3(k.point_b), 3);
+      parameter(at + "anchor", "m", ModelField::spring_anchor, i, v3(k.anchor_w), 3);
+      parameter(at + "stiffness", "N/m", ModelField::spring_stiffness, i, {k.stiffness, 0, 0}, 1);
+      parameter(at + "rest_length", "m", ModelField::spring_rest_length, i, {k.rest_length, 0, 0}, 1);
+      parameter(at + "damping", "N s/m", ModelField::spring_damping, i, {k.damping, 0, 0}, 1);
+    } else if (entry.type == "damping") {
+      // Damping entries add up: the per-sample total is this entry's value plus the others'.
+      const char* keys[4] = {"linear", "quadratic", "angular_linear", "angular_quadratic"};
+      const char* units[4] = {"N s/m", "N s^2/m^2", "N m s", "N m s^2"};
+      const ModelField fields[4] = {ModelField::linear_damping, ModelField::quadratic_damping,
+                                    ModelField::angular_linear_damping, ModelField::angular_quadratic_damping};
+      for (int c = 0; c < 4; ++c)
+        parameter(at + keys[c], units[c], fields[c], 0, {entry.damping[c], 0, 0}, 1, damping_total[c] - entry.damping[c]);
+    } else if (entry.type == "central_gravity") {
+      parameter(at + "mu", "m^3/s^2", ModelField::central_mu, 0, {L.central_mu, 0, 0}, 1);
+      parameter(at + "center", "m", ModelField::central_center, 0, v3(L.central_center_w), 3);
+    }
+  }
+  const Constraint<double>& c = s.constraint;
+  if (c.kind == ConstraintKind::pivot) {
+    parameter("constraint.point", "m", ModelField::pivot_point, 0, v3(c.point_b), 3);
+    parameter("constraint.anchor", "m", ModelField::pivot_anchor, 0, v3(c.anchor_w), 3);
+  } else if (c.kind == ConstraintKind::planar) {
+    parameter("constraint.height", "m", ModelField::plane_height, 0, {c.plane_height, 0, 0}, 1);
+  }
   return table;
 }
 
@@ -189,7 +262,7 @@ Mat3<double> read_inertia(TableReader& body) {
 
 // [body] shape = { type = "...", ... }: the inertia of a homogeneous solid about its centre of
 // mass, in its own axes (symmetry axis z), from include/rbmc/body/shapes.hpp.
-Mat3<double> read_shape(TableReader& body, double mass, std::string& shape_name) {
+Mat3<double> read_shape(TableReader& body, Scenario& s) {
   const toml::node* n = body.find("shape");
   const toml::table* t = n->as_table();
   if (t == nullptr) body.fail_at(*n, "shape", "must be a table such as { type = \"box\", size = [0.3, 0.2, 0.1] }");
@@ -201,34 +274,33 @@ Mat3<double> read_shape(TableReader& body, double mass, std::string& shape_name)
     if (!(v > 0)) shape.fail_at(*t->get(key), key, "must be positive");
     return v;
   };
-  Mat3<double> inertia;
   if (*type == "box") {
     const toml::node* size = shape.find("size");
     if (size == nullptr) shape.fail_here("size", "is required (edge lengths along x, y, z, m)");
     const auto e = shape.numbers(*size, "size", 3);
     for (double x : e)
       if (!(x > 0)) shape.fail_at(*size, "size", "edge lengths must be positive");
-    inertia = shapes::box(mass, e[0], e[1], e[2]);
+    s.shape = {ShapeKind::box, {e[0], e[1], e[2]}};
   } else if (*type == "solid_cylinder") {
-    inertia = shapes::solid_cylinder(mass, positive("radius", "m"), positive("height", "m, along z"));
+    s.shape = {ShapeKind::solid_cylinder, {positive("radius", "m"), positive("height", "m, along z"), 0}};
   } else if (*type == "hollow_cylinder") {
     const double r_in = positive("inner_radius", "m"), r_out = positive("outer_radius", "m");
     if (!(r_in < r_out)) shape.fail_at(*t->get("inner_radius"), "inner_radius", "must be less than outer_radius");
-    inertia = shapes::hollow_cylinder(mass, r_in, r_out, positive("height", "m, along z"));
+    s.shape = {ShapeKind::hollow_cylinder, {r_in, r_out, positive("height", "m, along z")}};
   } else if (*type == "solid_sphere") {
-    inertia = shapes::solid_sphere(mass, positive("radius", "m"));
+    s.shape = {ShapeKind::solid_sphere, {positive("radius", "m"), 0, 0}};
   } else if (*type == "thin_disk") {
-    inertia = shapes::thin_disk(mass, positive("radius", "m, in the xy plane"));
+    s.shape = {ShapeKind::thin_disk, {positive("radius", "m, in the xy plane"), 0, 0}};
   } else if (*type == "slender_rod") {
-    inertia = shapes::slender_rod(mass, positive("length", "m, along z"), positive("radius", "m"));
+    s.shape = {ShapeKind::slender_rod, {positive("length", "m, along z"), positive("radius", "m"), 0}};
   } else {
     shape.fail_at(*t->get("type"), "type",
                   "unknown shape '" + *type +
                       "' (available: box, solid_cylinder, hollow_cylinder, solid_sphere, thin_disk, slender_rod)");
   }
   shape.reject_unknown_keys();
-  shape_name = *type;
-  return inertia;
+  s.body_shape = *type;
+  return shape_inertia(s.shape, s.body.mass);
 }
 
 void read_run(TableReader& r, Scenario& s) {
@@ -309,7 +381,7 @@ void read_body(TableReader& b, Scenario& s) {
     b.fail_at(*b.table().get("shape"), "shape", "give either inertia or shape, not both");
   if (!(s.body.mass > 0)) b.fail_at(*b.table().get("mass"), "mass", describe(BodyValidity::non_positive_mass));
   if (has_shape) {
-    s.body.inertia_c_b = read_shape(b, s.body.mass, s.body_shape);
+    s.body.inertia_c_b = read_shape(b, s);
   } else {
     s.body.inertia_c_b = read_inertia(b);
     // A tensor about the body origin is moved to the centre of mass (parallel axis, 001).
@@ -357,27 +429,12 @@ void read_initial(TableReader& r, Scenario& s) {
   r.reject_unknown_keys();
 }
 
-double nominal_component(const Scenario& s, DispersedInput input, int i) {
-  switch (input) {
-    case DispersedInput::mass: return s.body.mass;
-    case DispersedInput::center_of_mass: return s.body.com_b(i);
-    case DispersedInput::principal_moments: return principal_frame(s.body.inertia_c_b, PrincipalOrder::keep_body_axes).moments(i);
-    case DispersedInput::position: return s.initial.p_w(i);
-    case DispersedInput::attitude: return 0;        // a perturbation of the nominal attitude
-    case DispersedInput::principal_axes: return 0;  // a perturbation of the nominal axes
-    case DispersedInput::velocity: return s.initial.v_w(i);
-    case DispersedInput::angular_velocity: return s.initial.omega_b(i);
-    case DispersedInput::gravity: return s.gravity_w(i);
-  }
-  return 0;
-}
-
 Dispersion read_dispersion(TableReader& d, const DispersedInputInfo& info, const Scenario& s) {
   Dispersion out;
   out.info = info;
   const auto& b = d.table().source().begin;
   out.where = {s.path, b.line, b.column};
-  for (int i = 0; i < info.dim; ++i) out.nominal[i] = nominal_component(s, info.input, i);
+  out.nominal = info.nominal;
   const std::string kind = d.optional_string("distribution").value_or("");
   if (kind == "normal") {
     out.kind = DistributionKind::normal;
@@ -386,7 +443,7 @@ Dispersion read_dispersion(TableReader& d, const DispersedInputInfo& info, const
     const auto mean = d.optional_scalar_or_vec("mean", info.dim);
     for (int i = 0; i < info.dim; ++i) {
       if ((*sigma)[i] < 0) d.fail_at(*d.table().get("sigma"), "sigma", "must be non-negative");
-      out.a[i] = mean ? (*mean)[i] : nominal_component(s, info.input, i);
+      out.a[i] = mean ? (*mean)[i] : info.nominal[i];
       out.b[i] = (*sigma)[i];
     }
   } else if (kind == "uniform") {
@@ -401,7 +458,7 @@ Dispersion read_dispersion(TableReader& d, const DispersedInputInfo& info, const
     for (int i = 0; i < info.dim; ++i) {
       if (half) {
         if ((*half)[i] < 0) d.fail_at(*d.table().get("half_width"), "half_width", "must be non-negative");
-        const double c = nominal_component(s, info.input, i);
+        const double c = info.nominal[i];
         out.a[i] = c - (*half)[i];
         out.b[i] = c + (*half)[i];
       } else {
@@ -534,6 +591,10 @@ void read_loads(const toml::node& node, Scenario& s) {
   for (const toml::node& entry : *array) {
     TableReader r(*entry.as_table(), "loads[" + std::to_string(index++) + "]", s.path);
     const std::string type = r.optional_string("type").value_or("");
+    Scenario::LoadEntry record{type, 0, {}};
+    if (type == "point_force") record.index = loads.n_point_forces;
+    if (type == "torque") record.index = loads.n_torques;
+    if (type == "spring") record.index = loads.n_springs;
     if (type == "point_force") {
       if (loads.n_point_forces == LoadSet<double>::kMaxPointForces)
         r.fail_here("type", "too many point forces (at most " + std::to_string(LoadSet<double>::kMaxPointForces) + ")");
@@ -544,10 +605,12 @@ void read_loads(const toml::node& node, Scenario& s) {
         r.fail_here("type", "too many torques (at most " + std::to_string(LoadSet<double>::kMaxTorques) + ")");
       loads.torques[loads.n_torques++] = {required_vec3(r, "torque", "N m"), read_frame(r)};
     } else if (type == "damping") {
-      loads.linear_damping += non_negative(r, "linear", "N s/m", 0);
-      loads.quadratic_damping += non_negative(r, "quadratic", "N s^2/m^2", 0);
-      loads.angular_linear_damping += non_negative(r, "angular_linear", "N m s", 0);
-      loads.angular_quadratic_damping += non_negative(r, "angular_quadratic", "N m s^2", 0);
+      record.damping = {non_negative(r, "linear", "N s/m", 0), non_negative(r, "quadratic", "N s^2/m^2", 0),
+                        non_negative(r, "angular_linear", "N m s", 0), non_negative(r, "angular_quadratic", "N m s^2", 0)};
+      loads.linear_damping += record.damping[0];
+      loads.quadratic_damping += record.damping[1];
+      loads.angular_linear_damping += record.damping[2];
+      loads.angular_quadratic_damping += record.damping[3];
     } else if (type == "spring") {
       if (loads.n_springs == LoadSet<double>::kMaxSprings)
         r.fail_here("type", "too many springs (at most " + std::to_string(LoadSet<double>::kMaxSprings) + ")");
@@ -572,6 +635,7 @@ void read_loads(const toml::node& node, Scenario& s) {
                 "unknown load '" + type + "' (available: point_force, torque, damping, spring, central_gravity)");
     }
     r.reject_unknown_keys();
+    s.load_entries.push_back(record);
   }
 }
 
@@ -707,6 +771,48 @@ void read_output(TableReader& r, Scenario& s) {
   }
 }
 
+// Looks up an input a dispersion or a grid axis names, and claims it: an input is dispersed or
+// swept once, and of the inputs that describe one thing two ways (the attitude as a rotation or
+// as Euler angles; the inertia as moments or as a shape) only one. A load or constraint parameter
+// gets its per-sample values (Scenario::model_parameters).
+DispersedInputInfo claim_input(Scenario& s, const std::string& key, const std::string& path,
+                               const SourceLocation& where) {
+  const std::vector<DispersedInputInfo> known = dispersible_inputs(s);
+  const auto found = std::find_if(known.begin(), known.end(), [&](const auto& c) { return c.key_path == path; });
+  if (found == known.end()) {
+    std::string names;
+    for (const auto& c : known) names += (names.empty() ? "" : ", ") + c.key_path;
+    throw ScenarioError(where.file, where.line, where.column, key,
+                        "is not an input this scenario can disperse or sweep (known: " + names + ")");
+  }
+  DispersedInputInfo info = *found;
+  std::vector<const DispersedInputInfo*> claimed;
+  for (const Dispersion& d : s.dispersions) claimed.push_back(&d.info);
+  for (const GridAxis& a : s.design.axes) claimed.push_back(&a.info);
+  for (const DispersedInputInfo* other : claimed) {
+    if (other->key_path == path)
+      throw ScenarioError(where.file, where.line, where.column, key,
+                          "is already dispersed or swept: an input is either swept or dispersed, once");
+    if (info.group != InputGroup::none && other->group == info.group)
+      throw ScenarioError(where.file, where.line, where.column, key,
+                          "conflicts with " + other->key_path + ": both describe the " +
+                              (info.group == InputGroup::attitude ? "attitude" : "inertia") + "; vary one of them");
+  }
+  if (info.input == DispersedInput::model_parameter) {
+    ModelParameters<double>& table = s.model_parameters;
+    if (table.n + info.dim > kMaxModelParameters)
+      throw ScenarioError(where.file, where.line, where.column, key,
+                          "too many load and constraint parameters varied (at most " +
+                              std::to_string(kMaxModelParameters) + " values per sample)");
+    info.slot = table.n;
+    for (int c = 0; c < info.dim; ++c) {
+      table.targets[table.n] = info.target;
+      table.targets[table.n++].component = std::uint8_t(c);
+    }
+  }
+  return info;
+}
+
 // [design]: type = "monte_carlo" (the default) or "grid" with [design.axes] key paths, each
 // { values = [...] }, { linspace = [start, stop, n] } or { logspace = [start, stop, n] }.
 void read_grid_axes(const toml::table& table, const std::string& prefix, Scenario& s) {
@@ -721,17 +827,10 @@ void read_grid_axes(const toml::table& table, const std::string& prefix, Scenari
       read_grid_axes(*t, path, s);
       continue;
     }
-    const DispersedInputInfo* info = nullptr;
-    for (const auto& candidate : dispersible_inputs())
-      if (path == candidate.key_path) info = &candidate;
-    if (info == nullptr)
-      throw ScenarioError(s.path, b.line, b.column, "design.axes." + path, "is not an input that can be varied");
-    for (const GridAxis& other : s.design.axes)
-      if (other.info.input == info->input)
-        throw ScenarioError(s.path, b.line, b.column, "design.axes." + path, "is a grid axis twice");
+    const DispersedInputInfo info = claim_input(s, "design.axes." + path, path, {s.path, b.line, b.column});
     TableReader r(*t, "design.axes." + path, s.path);
-    GridAxis axis{*info, {}};
-    const int dim = info->dim;
+    GridAxis axis{info, {}};
+    const int dim = info.dim;
     const auto point = [&](const toml::node& n, const char* key) {
       std::array<double, 3> v{};
       if (dim == 1) {
@@ -784,11 +883,6 @@ void read_design(TableReader& r, Scenario& s, bool samples_given) {
       if (*m <= 0) r.fail_at(*r.table().get("replicates"), "replicates", "must be a positive integer");
       s.design.replicates = std::uint64_t(*m);
     }
-    for (const GridAxis& a : s.design.axes)
-      for (const Dispersion& d : s.dispersions)
-        if (d.info.input == a.info.input)
-          throw ScenarioError(s.path, d.where.line, d.where.column, std::string("dispersions.") + d.info.key_path,
-                              "is also a grid axis: an input is either swept or dispersed");
     const std::uint64_t n = s.design.n_points() * s.design.replicates;
     if (samples_given && s.run.n_samples != n)
       r.fail_here("replicates", "the grid has " + std::to_string(s.design.n_points()) + " points x " +
@@ -796,10 +890,101 @@ void read_design(TableReader& r, Scenario& s, bool samples_given) {
                                     " samples, but run.samples is " + std::to_string(s.run.n_samples) +
                                     " (omit run.samples to take the grid's)");
     s.run.n_samples = n;
+  } else if (type == "latin_hypercube" || type == "sobol") {
+    s.design.kind = type == "sobol" ? Design::Kind::sobol : Design::Kind::latin_hypercube;
+    if (s.run.n_samples > (std::uint64_t(1) << 32))
+      r.fail_at(*r.table().get("type"), "type", "a " + type + " design takes at most 2^32 samples");
   } else if (type != "monte_carlo") {
-    r.fail_at(*r.table().get("type"), "type", "unknown design '" + type + "' (available: monte_carlo, grid)");
+    r.fail_at(*r.table().get("type"), "type",
+              "unknown design '" + type + "' (available: monte_carlo, grid, latin_hypercube, sobol)");
+  }
+  if (s.design.kind != Design::Kind::grid) {
+    for (const char* key : {"axes", "replicates"})
+      if (const toml::node* n = r.find(key)) r.fail_at(*n, key, "belongs to a grid design (type = \"grid\")");
+  }
+  const std::string policy = r.optional_string("invalid_bodies").value_or("redraw");
+  if (policy == "reject") {
+    s.design.invalid_bodies = Design::InvalidBodies::reject;
+  } else if (policy != "redraw") {
+    r.fail_at(*r.table().get("invalid_bodies"), "invalid_bodies",
+              "must be \"redraw\" (draw again from the sample's own streams) or \"reject\" (flag the sample "
+              "invalid_body), not \"" + policy + "\"");
   }
   r.reject_unknown_keys();
+}
+
+// [[correlations]]: inputs = [key paths of normal dispersions], matrix = the correlation of
+// their scalar components, in that order. Read after [dispersions].
+void read_correlations(const toml::node& node, Scenario& s) {
+  const toml::array* array = node.as_array();
+  const auto& b = node.source().begin;
+  if (array == nullptr || !array->is_array_of_tables())
+    throw ScenarioError(s.path, b.line, b.column, "correlations",
+                        "must be an array of tables: [[correlations]] entries with inputs and matrix");
+  std::size_t index = 0;
+  for (const toml::node& entry : *array) {
+    TableReader r(*entry.as_table(), "correlations[" + std::to_string(index++) + "]", s.path);
+    CorrelationGroup group;
+    const auto& where = entry.source().begin;
+    group.where = {s.path, where.line, where.column};
+    const toml::node* inputs = r.find("inputs");
+    const toml::array* names = inputs != nullptr ? inputs->as_array() : nullptr;
+    if (names == nullptr || names->size() < 2)
+      r.fail_here("inputs", "is required: an array of at least two dispersed key paths");
+    for (const toml::node& n : *names) {
+      if (!n.is_string()) r.fail_at(n, "inputs", "must hold key paths (strings)");
+      const std::string path = n.as_string()->get();
+      const auto d = std::find_if(s.dispersions.begin(), s.dispersions.end(),
+                                  [&](const Dispersion& x) { return x.info.key_path == path; });
+      if (d == s.dispersions.end()) r.fail_at(n, "inputs", "'" + path + "' is not dispersed in [dispersions]");
+      if (d->kind != DistributionKind::normal)
+        r.fail_at(n, "inputs", "'" + path + "' must have a normal distribution to be correlated (multivariate normal)");
+      const std::size_t which = std::size_t(d - s.dispersions.begin());
+      for (const CorrelationGroup& other : s.correlations)
+        if (std::count(other.dispersions.begin(), other.dispersions.end(), which) > 0)
+          r.fail_at(n, "inputs", "'" + path + "' is already in another correlation group");
+      if (std::count(group.dispersions.begin(), group.dispersions.end(), which) > 0)
+        r.fail_at(n, "inputs", "'" + path + "' is listed twice");
+      group.inputs.push_back(path);
+      group.dispersions.push_back(which);
+      group.dim += d->info.dim;
+    }
+    const toml::node* m = r.find("matrix");
+    const toml::array* rows = m != nullptr ? m->as_array() : nullptr;
+    const std::string shape = std::to_string(group.dim) + "x" + std::to_string(group.dim);
+    if (rows == nullptr || rows->size() != std::size_t(group.dim))
+      r.fail_here("matrix", "is required: the " + shape + " correlation matrix of the inputs' components, in order");
+    const int n = group.dim;
+    for (int i = 0; i < n; ++i) {
+      const auto row = r.numbers(*rows->get(std::size_t(i)), "matrix", std::size_t(n));
+      group.matrix.insert(group.matrix.end(), row.begin(), row.end());
+    }
+    const auto at = [&](int i, int j) { return group.matrix[std::size_t(i * n + j)]; };
+    for (int i = 0; i < n; ++i) {
+      if (at(i, i) != 1.0) r.fail_at(*m, "matrix", "must have ones on its diagonal (a correlation matrix)");
+      for (int j = 0; j < n; ++j) {
+        if (at(i, j) != at(j, i)) r.fail_at(*m, "matrix", "must be symmetric");
+        if (std::abs(at(i, j)) > 1) r.fail_at(*m, "matrix", "entries must lie in [-1, 1]");
+      }
+    }
+    // Cholesky factor, L Lᵀ = matrix; a correlation matrix must be positive definite.
+    group.cholesky.assign(std::size_t(n * n), 0.0);
+    const auto L = [&](int i, int j) -> double& { return group.cholesky[std::size_t(i * n + j)]; };
+    for (int j = 0; j < n; ++j) {
+      double d = at(j, j);
+      for (int k = 0; k < j; ++k) d -= L(j, k) * L(j, k);
+      if (!(d > 1e-12))
+        r.fail_at(*m, "matrix", "is not positive definite (some combination of the inputs would have no variance)");
+      L(j, j) = std::sqrt(d);
+      for (int i = j + 1; i < n; ++i) {
+        double x = at(i, j);
+        for (int k = 0; k < j; ++k) x -= L(i, k) * L(j, k);
+        L(i, j) = x / L(j, j);
+      }
+    }
+    r.reject_unknown_keys();
+    s.correlations.push_back(std::move(group));
+  }
 }
 
 // [dispersions] holds key paths of inputs (dotted keys nest as tables) whose leaves are
@@ -816,20 +1001,9 @@ void read_dispersions(const toml::table& table, const std::string& prefix, Scena
       read_dispersions(*t, path, s);
       continue;
     }
-    const DispersedInputInfo* info = nullptr;
-    for (const auto& candidate : dispersible_inputs())
-      if (path == candidate.key_path) info = &candidate;
-    if (info == nullptr) {
-      std::string known;
-      for (const auto& candidate : dispersible_inputs()) known += std::string(known.empty() ? "" : ", ") + candidate.key_path;
-      throw ScenarioError(s.path, b.line, b.column, "dispersions." + path,
-                          "is not an input that can be dispersed (known: " + known + ")");
-    }
-    for (const auto& existing : s.dispersions)
-      if (existing.info.input == info->input)
-        throw ScenarioError(s.path, b.line, b.column, "dispersions." + path, "is dispersed twice");
+    const DispersedInputInfo info = claim_input(s, "dispersions." + path, path, {s.path, b.line, b.column});
     TableReader reader(*t, "dispersions." + path, s.path);
-    s.dispersions.push_back(read_dispersion(reader, *info, s));
+    s.dispersions.push_back(read_dispersion(reader, info, s));
   }
 }
 
@@ -891,6 +1065,7 @@ Scenario parse_scenario(const std::string& text, const std::string& path) {
   }
   // Read after the nominal values: dispersions default to them.
   if (const toml::table* t = top.optional_table("dispersions")) read_dispersions(*t, "", s);
+  if (const toml::node* c = top.find("correlations")) read_correlations(*c, s);
   if (const toml::table* t = top.optional_table("design")) {
     TableReader r(*t, "design", s.path);
     const toml::table* run = root.get_as<toml::table>("run");

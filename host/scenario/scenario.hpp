@@ -11,7 +11,8 @@
 #include "rbmc/dynamics/load_set.hpp"
 #include "rbmc/dynamics/state.hpp"
 #include "rbmc/integrate/output_times.hpp"
-#include "rbmc/sample/sample_inputs.hpp"
+#include "rbmc/body/shapes.hpp"
+#include "rbmc/sample/run_sample.hpp"
 
 namespace rbmc {
 
@@ -21,29 +22,37 @@ struct SourceLocation {
   std::uint32_t line = 0, column = 0;
 };
 
-// The inputs a scenario may disperse, by key path. Each maps to one column group in the output.
+// The inputs a scenario may disperse or sweep, by key path. Each maps to one column group in the output.
 enum class DispersedInput {
-  mass,               // body.mass (kg)
-  center_of_mass,     // body.center_of_mass (m, body frame)
-  principal_moments,  // body.principal_moments (kg m², along the nominal principal axes)
-  principal_axes,     // body.principal_axes: rotation vector turning the principal axes, body frame (rad)
-  position,           // initial.position (m, world)
-  attitude,           // initial.attitude: rotation vector applied in the body frame (rad)
-  velocity,           // initial.velocity (m/s, world)
-  angular_velocity,   // initial.angular_velocity (rad/s, body)
-  gravity,            // gravity.acceleration (m/s², world)
+  mass,                // body.mass (kg)
+  center_of_mass,      // body.center_of_mass (m, body frame)
+  principal_moments,   // body.principal_moments (kg m², along the nominal principal axes)
+  principal_axes,      // body.principal_axes: rotation vector turning the principal axes, body frame (rad)
+  shape_dimension,     // body.shape.<key>: a dimension of the body's shape; the inertia follows (m)
+  position,            // initial.position (m, world)
+  attitude,            // initial.attitude: rotation vector applied in the body frame (rad)
+  attitude_euler_zxz,  // initial.attitude_euler_zxz: (ψ, θ, φ), 004 eqs 56–59 (rad)
+  attitude_euler_zyx,  // initial.attitude_euler_zyx: (yaw, pitch, roll) (rad)
+  velocity,            // initial.velocity (m/s, world)
+  angular_velocity,    // initial.angular_velocity (rad/s, body)
+  gravity,             // gravity.acceleration (m/s², world)
+  model_parameter,     // loads.<i>.<key>, constraint.<key>: a per-sample load or constraint parameter
 };
+
+// Inputs that describe one thing two ways: at most one of a group may be dispersed or swept.
+enum class InputGroup { none, attitude, inertia };
 
 struct DispersedInputInfo {
   DispersedInput input;
-  const char* key_path;
+  std::string key_path;
   int dim;
-  const char* units;
+  std::string units;
   bool is_body;  // a mass property: redrawn under the validity policy
+  std::array<double, 3> nominal{};  // the scenario's value (0 for the perturbations attitude and principal_axes)
+  InputGroup group = InputGroup::none;
+  int slot = 0;  // shape_dimension: first Shape::dimensions index; model_parameter: first per-sample value
+  ModelParameter<double> target{};  // model_parameter: the field it sets (component 0)
 };
-
-// The table of every input that can be dispersed; the parser rejects any other key path.
-const std::vector<DispersedInputInfo>& dispersible_inputs();
 
 enum class DistributionKind {
   normal,            // a = mean, b = sd
@@ -67,6 +76,16 @@ struct Dispersion {
   SourceLocation where;
 };
 
+// A multivariate normal over a group of normal dispersions: their components (in the order the
+// inputs are listed) are drawn with the given correlation, y = mean + σ ∘ (L z), L Lᵀ = matrix.
+struct CorrelationGroup {
+  std::vector<std::string> inputs;         // key paths
+  std::vector<std::size_t> dispersions;    // their indices in Scenario::dispersions
+  int dim = 0;                             // scalar components in all
+  std::vector<double> matrix, cholesky;    // dim × dim, row-major; cholesky lower triangular
+  SourceLocation where;
+};
+
 // One axis of a full-factorial grid: an input and the values it takes (3 per value for vectors).
 struct GridAxis {
   DispersedInputInfo info;
@@ -76,10 +95,21 @@ struct GridAxis {
 // The sampling design. Monte Carlo: every sample draws its dispersions. Grid: sample k sits at
 // grid point k / replicates (the first axis varying slowest) and is replicate k % replicates,
 // whose dispersions of the other inputs are drawn as usual (a grid crossed with random samples).
+// Latin hypercube: each scalar component's N draws fall one in each of N equal-probability
+// strata (a keyed pseudo-random permutation of the strata, jittered within each). Sobol: an
+// Owen-scrambled Sobol sequence (Joe–Kuo directions from Boost.Random), one dimension per scalar
+// component in key-path order. Both map their points to each distribution by inversion.
 struct Design {
-  enum class Kind { monte_carlo, grid } kind = Kind::monte_carlo;
+  enum class Kind { monte_carlo, grid, latin_hypercube, sobol } kind = Kind::monte_carlo;
+  // What the sampler does with a body that is not physical: draw it again (from the same
+  // sample's streams) or keep it and flag the sample invalid_body, not integrated.
+  enum class InvalidBodies { redraw, reject } invalid_bodies = InvalidBodies::redraw;
   std::vector<GridAxis> axes;
   std::uint64_t replicates = 1;
+
+  const char* name() const {
+    return kind == Kind::grid ? "grid" : kind == Kind::latin_hypercube ? "latin_hypercube" : kind == Kind::sobol ? "sobol" : "monte_carlo";
+  }
 
   std::uint64_t n_points() const {
     std::uint64_t n = 1;
@@ -120,6 +150,7 @@ struct Scenario {
   RunSettings run;
   MassProperties<double> body;
   std::string body_shape;  // the [body] shape's type when the inertia came from one, else empty
+  Shape<double> shape;     // and its dimensions
   RigidBodyState<double> initial;
   Vec3<double> gravity_w = Vec3<double>::Zero();
   LoadSet<double> loads;  // [[loads]]: every load but uniform gravity
@@ -127,12 +158,29 @@ struct Scenario {
   EventSet<double> events;         // [[events]]
   OutputTimes<double> output_times;  // [output]
   std::vector<std::string> event_names;
+  // Each [[loads]] entry in file order: its type and its index among the loads of that type
+  // (damping entries: their own four coefficients, which add up in `loads`).
+  struct LoadEntry {
+    std::string type;
+    int index = 0;
+    std::array<double, 4> damping{};
+  };
+  std::vector<LoadEntry> load_entries;
   std::vector<Dispersion> dispersions;
+  std::vector<CorrelationGroup> correlations;
   Design design;
+  ModelParameters<double> model_parameters;  // load and constraint fields dispersed or swept
+
+  // What every sample shares.
+  SharedModel<double> shared_model() const { return {loads, constraint, events, output_times, model_parameters}; }
 
   double step_used() const { return run.duration / static_cast<double>(run.n_steps); }
   IntegrationSettings<double> integration() const;
 };
+
+// Every input of this scenario that can be dispersed or swept (its shape's dimensions, its loads'
+// and constraint's parameters among them); the parser rejects any other key path.
+std::vector<DispersedInputInfo> dispersible_inputs(const Scenario& s);
 
 // Reads, parses and validates a scenario file. Throws ScenarioError naming the file, line and key.
 Scenario load_scenario(const std::string& path);

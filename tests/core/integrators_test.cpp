@@ -122,7 +122,7 @@ TEST(Integrators, AdaptiveTakesFewerStepsThanRk4OnFastAndSlowPhases) {
 
 TEST(Integrators, DenseOutputIsFourthOrderBetweenSteps) {
   const Problem p;
-  const BodyRate<double> rate{make_free_body_model<double>(p.body, Vec3<double>::Zero()), &p.shared};
+  const BodyRate<double> rate{make_free_body_model<double>(p.body, Vec3<double>::Zero()), &p.shared.loads, &p.shared.constraint};
   const StateVector<double> y = pack(p.x0);
   std::vector<double> steps, errors;
   for (double h : {0.2, 0.1, 0.05}) {

@@ -124,7 +124,7 @@ TEST(LoadPotentials, ConservativeLoadsConserveEnergyUnderIntegration) {
   loads.central_mu = 5.0;
   loads.central_center_w = Vec3<S>(0.0, 0.0, -3.0);
   const SharedModel<S> shared{loads, {}};
-  const BodyRate<S> rate{make_free_body_model<S>(body, Vec3<S>(0, 0, -9.81)), &shared};
+  const BodyRate<S> rate{make_free_body_model<S>(body, Vec3<S>(0, 0, -9.81)), &shared.loads, &shared.constraint};
   RigidBodyState<S> x{Vec3<S>(0.2, 0.1, 0.4), Quaternion<S>::identity(), Vec3<S>(0.3, 0, 0), Vec3<S>(0.5, 2.0, 0.3)};
   const auto energy = [&](const RigidBodyState<S>& s) {
     return kinetic_energy(rate.model, s) + potential_energy(loads, rate.model, s);
@@ -158,7 +158,7 @@ TEST(LoadPotentials, CentralBodyConservesAngularMomentumAboutItsCentre) {
   loads.has_central_body = true;
   loads.central_mu = 1000.0;
   const SharedModel<S> shared{loads, {}};
-  const BodyRate<S> rate{make_free_body_model<S>(body, Vec3<S>::Zero()), &shared};
+  const BodyRate<S> rate{make_free_body_model<S>(body, Vec3<S>::Zero()), &shared.loads, &shared.constraint};
   // Orbital rate √(μ/R³) = 1 at R = 10, body size ~1/10 of R (where the second-order potential
   // holds), gravity-gradient torque ~3μ/R³ ΔI ≈ 1.5 N m: strong against a spin of ~1 rad/s.
   RigidBodyState<S> x{Vec3<S>(10, 0, 0), normalized(Quaternion<S>{0.9, 0.1, 0.3, 0.2}), Vec3<S>(0, 10, 0.5),

@@ -29,7 +29,7 @@ struct Drift {
 template <class S>
 Drift torque_free_drift(S h, double duration) {
   const SharedModel<S> none{};
-  const BodyRate<S> rate{make_free_body_model<S>(asymmetric_body<S>(), Vec3<S>::Zero()), &none};
+  const BodyRate<S> rate{make_free_body_model<S>(asymmetric_body<S>(), Vec3<S>::Zero()), &none.loads, &none.constraint};
   RigidBodyState<S> x = spinning_state<S>();
   const double e0 = kinetic_energy(rate.model, x);
   const Vec3<double> l0 = angular_momentum_c_w(rate.model, x).template cast<double>();
@@ -73,7 +73,7 @@ TYPED_TEST(Rk4Test, FreeFallIsExact) {
   using S = TypeParam;
   const Vec3<S> g(0, 0, S(-9.81));
   const SharedModel<S> none{};
-  const BodyRate<S> rate{make_free_body_model(asymmetric_body<S>(), g), &none};
+  const BodyRate<S> rate{make_free_body_model(asymmetric_body<S>(), g), &none.loads, &none.constraint};
   const Vec3<S> p0(1, 2, 3), v0(S(0.5), S(-1), 4);
   RigidBodyState<S> x{p0, Quaternion<S>::identity(), v0, Vec3<S>::Zero()};
   const S h = S(0.01);
@@ -92,7 +92,7 @@ TYPED_TEST(Rk4Test, CentreOfMassFollowsParabolaWhileSpinning) {
   using S = TypeParam;
   const Vec3<S> g(0, 0, S(-9.81));
   const SharedModel<S> none{};
-  const BodyRate<S> rate{make_free_body_model(asymmetric_body<S>(), g), &none};
+  const BodyRate<S> rate{make_free_body_model(asymmetric_body<S>(), g), &none.loads, &none.constraint};
   RigidBodyState<S> x = spinning_state<S>();
   const Vec3<S> c0 = com_position_w(rate.model, x), u0 = com_velocity_w(rate.model, x);
   const S h = S(0.01);

@@ -30,7 +30,7 @@ TYPED_TEST(RunSampleTest, IntegratesToTheEndTime) {
   EXPECT_NEAR(r.final_state.q_wb.norm(), S(1), S(4) * test::eps<S>());
   // It is the same as stepping by hand with the same right-hand side.
   const SharedModel<S> none{};
-  const BodyRate<S> rate{make_free_body_model(box_inputs<S>().body, box_inputs<S>().gravity_w), &none};
+  const BodyRate<S> rate{make_free_body_model(box_inputs<S>().body, box_inputs<S>().gravity_w), &none.loads, &none.constraint};
   RigidBodyState<S> x = box_inputs<S>().initial;
   for (int i = 0; i < 100; ++i) x = rk4_step(rate, x, S(0.01));
   EXPECT_EQ(r.final_state.p_w, x.p_w);
@@ -69,7 +69,7 @@ TYPED_TEST(RunSampleTest, BatchPathEqualsDirectCallBitForBit) {
     std::vector<double> inputs(n * input_column::count), outputs(n * output_column_count(0));
     std::vector<std::uint8_t> status(n);
     const std::size_t i = n - 1;
-    store_sample_inputs(inputs.data(), n, i, in);
+    store_sample_inputs(inputs.data(), n, i, in, 0);
     run_sample_in_batch<S>(inputs.data(), outputs.data(), static_cast<double*>(nullptr), status.data(), n, i,
                            SharedModel<S>{}, how);
     EXPECT_EQ(outputs[output_column::p_w * n + i], double(direct.final_state.p_w.x()));

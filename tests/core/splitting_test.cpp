@@ -49,7 +49,7 @@ Drifts long_run(IntegratorKind kind, double h, double duration) {
                 axes * Vec3<double>(0.2, 1.0, 0.2)};
   in.gravity_w = Vec3<double>::Zero();
   const SharedModel<double> shared{};
-  const BodyRate<double> rate{make_free_body_model<double>(in.body, in.gravity_w), &shared};
+  const BodyRate<double> rate{make_free_body_model<double>(in.body, in.gravity_w), &shared.loads, &shared.constraint};
   const double e0 = kinetic_energy(rate.model, in.initial);
   const double l0 = angular_momentum_c_w(rate.model, in.initial).norm();
   const SplittingFrame<double> frame = splitting_frame(rate.model);

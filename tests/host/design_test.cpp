@@ -81,7 +81,7 @@ TEST(GridDesign, BadDesignsNameTheKey) {
             "design.axes.body.mass.logspace");
   EXPECT_EQ(key_of("[dispersions]\nbody.mass = { distribution = \"normal\", sigma = 0.1 }\n[design]\ntype = \"grid\"\n"
                    "[design.axes]\nbody.mass = { values = [1.0, 2.0] }\n"),
-            "dispersions.body.mass");
+            "design.axes.body.mass");
   // run.samples, when given, must be the grid's count.
   try {
     parse_scenario(std::string("[run]\nsamples = 5\n") + std::string(kBase).substr(6) + kGrid, "g.toml");

@@ -119,7 +119,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"nan", "mass = 2.0", "mass = nan", "body.mass", "must be finite", 12},
         BadCase{"malformed TOML", "mass = 2.0", "mass = = 2.0", "", "malformed TOML", 12},
         BadCase{"unknown dispersion path", "body.mass = {", "body.density = {", "dispersions.body.density",
-                "is not an input that can be dispersed", 28},
+                "is not an input this scenario can disperse or sweep", 28},
         BadCase{"unknown distribution", "distribution = \"normal\", sigma = 0.05",
                 "distribution = \"gamma\", sigma = 0.05", "dispersions.body.mass.distribution",
                 "unknown distribution", 28},

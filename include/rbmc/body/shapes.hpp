@@ -2,6 +2,8 @@
 // axis z for the solids of revolution). Closed forms from the integrals J = ∫ (ρ² 1 − ρ ρᵀ) dm (001).
 #pragma once
 
+#include <cstdint>
+
 #include "rbmc/hd.hpp"
 
 namespace rbmc::shapes {
@@ -53,3 +55,52 @@ RBMC_HD inline Mat3<Scalar> slender_rod(Scalar mass, Scalar length, Scalar r) {
 }
 
 }  // namespace rbmc::shapes
+
+namespace rbmc {
+
+enum class ShapeKind : std::uint8_t { none, box, solid_cylinder, hollow_cylinder, solid_sphere, thin_disk, slender_rod };
+
+// A body given as a homogeneous solid, so that its inertia can be derived again from a dispersed
+// mass or dimension. dimensions (m): box (a, b, c); solid_cylinder (radius, height);
+// hollow_cylinder (inner_radius, outer_radius, height); solid_sphere (radius); thin_disk (radius);
+// slender_rod (length, radius).
+template <class Scalar>
+struct Shape {
+  ShapeKind kind = ShapeKind::none;
+  Scalar dimensions[3] = {Scalar(0), Scalar(0), Scalar(0)};
+};
+
+// Every dimension positive and a tube's inner radius below its outer one. A negative radius gives
+// the same inertia as a positive one, so the inertia alone cannot tell.
+template <class Scalar>
+RBMC_HD inline bool shape_is_valid(const Shape<Scalar>& s) {
+  const Scalar* d = s.dimensions;
+  switch (s.kind) {
+    case ShapeKind::box: return d[0] > Scalar(0) && d[1] > Scalar(0) && d[2] > Scalar(0);
+    case ShapeKind::solid_cylinder:
+    case ShapeKind::slender_rod: return d[0] > Scalar(0) && d[1] > Scalar(0);
+    case ShapeKind::hollow_cylinder: return d[0] > Scalar(0) && d[1] > d[0] && d[2] > Scalar(0);
+    case ShapeKind::solid_sphere:
+    case ShapeKind::thin_disk: return d[0] > Scalar(0);
+    case ShapeKind::none: return false;
+  }
+  return false;
+}
+
+// The inertia about the centre of mass, body axes.
+template <class Scalar>
+RBMC_HD inline Mat3<Scalar> shape_inertia(const Shape<Scalar>& s, Scalar mass) {
+  const Scalar* d = s.dimensions;
+  switch (s.kind) {
+    case ShapeKind::box: return shapes::box(mass, d[0], d[1], d[2]);
+    case ShapeKind::solid_cylinder: return shapes::solid_cylinder(mass, d[0], d[1]);
+    case ShapeKind::hollow_cylinder: return shapes::hollow_cylinder(mass, d[0], d[1], d[2]);
+    case ShapeKind::solid_sphere: return shapes::solid_sphere(mass, d[0]);
+    case ShapeKind::thin_disk: return shapes::thin_disk(mass, d[0]);
+    case ShapeKind::slender_rod: return shapes::slender_rod(mass, d[0], d[1]);
+    case ShapeKind::none: break;
+  }
+  return Mat3<Scalar>::Zero();
+}
+
+}  // namespace rbmc

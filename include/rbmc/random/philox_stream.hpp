@@ -46,6 +46,13 @@ class PhiloxStream {
     return r123::u01<double>(join(r[0], r[1]));
   }
 
+  // A uniform double in the open interval (0, 1) from draw `draw`: 53 random bits, centred in
+  // their cell, so that inverse CDFs (Φ⁻¹ at 0 or 1 is infinite) stay finite.
+  RBMC_HD double uniform_open(std::uint32_t draw) const {
+    const auto r = block(draw);
+    return (static_cast<double>(join(r[0], r[1]) >> 11) + 0.5) * 0x1p-53;
+  }
+
   // A standard normal double from draw `draw` (Box–Muller on the block's two 64-bit words).
   RBMC_HD double normal(std::uint32_t draw) const {
     const auto r = block(draw);

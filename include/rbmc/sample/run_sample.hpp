@@ -8,6 +8,7 @@
 #include "rbmc/integrate/output_times.hpp"
 #include "rbmc/integrate/splitting.hpp"
 #include "rbmc/math/euler.hpp"
+#include "rbmc/sample/model_parameters.hpp"
 #include "rbmc/sample/sample_inputs.hpp"
 
 namespace rbmc {
@@ -19,20 +20,23 @@ struct SharedModel {
   Constraint<Scalar> constraint;
   EventSet<Scalar> events;
   OutputTimes<Scalar> output_times;
+  ModelParameters<Scalar> parameters;  // the load and constraint fields each sample sets itself
 
   template <class Other>
   SharedModel<Other> cast() const {
     return {loads.template cast<Other>(), constraint.template cast<Other>(), events.template cast<Other>(),
-            output_times.template cast<Other>()};
+            output_times.template cast<Other>(), parameters.template cast<Other>()};
   }
 };
 
+// The right-hand side of one sample: its body, and the loads and constraint it integrates.
 template <class Scalar>
 struct BodyRate {
   FreeBodyModel<Scalar> model;
-  const SharedModel<Scalar>* shared;
+  const LoadSet<Scalar>* loads;
+  const Constraint<Scalar>* constraint;
   RBMC_HD ConstrainedRate<Scalar> evaluate(const RigidBodyState<Scalar>& x) const {
-    return constrained_rate(shared->constraint, model, x, evaluate_loads(shared->loads, model, x));
+    return constrained_rate(*constraint, model, x, evaluate_loads(*loads, model, x));
   }
   RBMC_HD RigidBodyStateRate<Scalar> operator()(const RigidBodyState<Scalar>& x) const { return evaluate(x).rate; }
 };
@@ -157,7 +161,7 @@ RBMC_HD inline IntegrationEnd<Scalar> integrate_splitting(const BodyRate<Scalar>
                                                           EventTracker<Scalar>& events, Sink& sink) {
   const SplittingFrame<Scalar> frame = splitting_frame(rate.model);
   const auto wrench_of = [&](const RigidBodyState<Scalar>& s) {
-    return evaluate_loads(rate.shared->loads, rate.model, s);
+    return evaluate_loads(*rate.loads, rate.model, s);
   };
   const bool with_events = events.set->n > 0 || sink.active();
   RigidBodyStateRate<Scalar> k0;
@@ -279,7 +283,19 @@ RBMC_HD inline SampleResult<Scalar> run_sample(const SampleInputs<Scalar>& in, c
     sink.finish(false, in.initial);
     return out;
   }
-  const BodyRate<Scalar> rate{make_free_body_model(in.body, in.gravity_w), &shared};
+  // A sample with dispersed load or constraint parameters integrates its own copy of them.
+  LoadSet<Scalar> own_loads;
+  Constraint<Scalar> own_constraint;
+  const LoadSet<Scalar>* loads = &shared.loads;
+  const Constraint<Scalar>* constraint = &shared.constraint;
+  if (shared.parameters.n > 0) {
+    own_loads = shared.loads;
+    own_constraint = shared.constraint;
+    apply_model_parameters(shared.parameters, in.model_values, own_loads, own_constraint);
+    loads = &own_loads;
+    constraint = &own_constraint;
+  }
+  const BodyRate<Scalar> rate{make_free_body_model(in.body, in.gravity_w), loads, constraint};
   const RigidBodyState<Scalar>& x0 = in.initial;
   sink.start(Scalar(0), x0);
   const IntegrationEnd<Scalar> end = how.kind == IntegratorKind::dopri5 ? integrate_dopri5(rate, x0, how, events, sink)
@@ -296,17 +312,17 @@ RBMC_HD inline SampleResult<Scalar> run_sample(const SampleInputs<Scalar>& in, c
   out.status = end.status;
   out.steps = end.steps;
   out.rejected_steps = end.rejected_steps;
-  if (shared.constraint.kind != ConstraintKind::none) {
+  if (constraint->kind != ConstraintKind::none) {
     const Vec3<Scalar> lambda = rate.evaluate(x).lambda;
-    out.reaction_force_w = reaction_wrench(shared.constraint, rate.model, x, lambda).force_w;
+    out.reaction_force_w = reaction_wrench(*constraint, rate.model, x, lambda).force_w;
     // The couple the joint itself applies (the planar constraint's; a pivot applies none).
-    if (shared.constraint.kind == ConstraintKind::planar)
+    if (constraint->kind == ConstraintKind::planar)
       out.reaction_torque_b = Vec3<Scalar>(lambda(1), lambda(2), Scalar(0));
   }
   // Relative to the larger of T + |V| at the start and the end: a body released from rest at the
   // potential's zero has T₀ + |V₀| = 0, but not at the end.
-  const Scalar kinetic0 = kinetic_energy(rate.model, x0), potential0 = potential_energy(shared.loads, rate.model, x0);
-  const Scalar kinetic1 = kinetic_energy(rate.model, x), potential1 = potential_energy(shared.loads, rate.model, x);
+  const Scalar kinetic0 = kinetic_energy(rate.model, x0), potential0 = potential_energy(*loads, rate.model, x0);
+  const Scalar kinetic1 = kinetic_energy(rate.model, x), potential1 = potential_energy(*loads, rate.model, x);
   const Scalar scale0 = kinetic0 + Eigen::numext::abs(potential0), scale1 = kinetic1 + Eigen::numext::abs(potential1);
   out.energy_drift = relative_change(kinetic1 + potential1, kinetic0 + potential0, scale0 > scale1 ? scale0 : scale1);
   const Vec3<Scalar> momentum0 = angular_momentum_c_w(rate.model, x0);

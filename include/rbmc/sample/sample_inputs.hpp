@@ -6,6 +6,7 @@
 #include "rbmc/body/mass_properties.hpp"
 #include "rbmc/dynamics/state.hpp"
 #include "rbmc/integrate/events.hpp"
+#include "rbmc/sample/model_parameters.hpp"
 #include "rbmc/sample/sample_status.hpp"
 
 namespace rbmc {
@@ -15,6 +16,8 @@ struct SampleInputs {
   MassProperties<Scalar> body;
   RigidBodyState<Scalar> initial;
   Vec3<Scalar> gravity_w;
+  // Dispersed load and constraint parameters, in the order of SharedModel::parameters.
+  Scalar model_values[kMaxModelParameters];
 };
 
 enum class IntegratorKind : std::uint8_t {

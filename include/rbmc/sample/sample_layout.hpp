@@ -21,9 +21,11 @@ enum : int {
   v_w = 17,         // 3
   omega_b = 20,     // 3
   gravity_w = 23,   // 3
-  count = 26
+  count = 26        // then one column per dispersed load or constraint parameter (model_parameters.hpp)
 };
 }  // namespace input_column
+
+RBMC_HD inline int input_column_count(int n_model_parameters) { return input_column::count + n_model_parameters; }
 
 namespace output_column {
 enum : int {
@@ -77,7 +79,8 @@ RBMC_HD inline void store_quaternion(Stored* data, std::size_t n, int column, st
 }
 
 template <class Scalar, class Stored>
-RBMC_HD inline SampleInputs<Scalar> load_sample_inputs(const Stored* data, std::size_t n, std::size_t i) {
+RBMC_HD inline SampleInputs<Scalar> load_sample_inputs(const Stored* data, std::size_t n, std::size_t i,
+                                                       int n_model_parameters) {
   namespace c = input_column;
   const auto at = [&](int column) { return Scalar(data[column * n + i]); };
   SampleInputs<Scalar> in;
@@ -91,11 +94,13 @@ RBMC_HD inline SampleInputs<Scalar> load_sample_inputs(const Stored* data, std::
   in.initial.v_w = load_vec3<Scalar>(data, n, c::v_w, i);
   in.initial.omega_b = load_vec3<Scalar>(data, n, c::omega_b, i);
   in.gravity_w = load_vec3<Scalar>(data, n, c::gravity_w, i);
+  for (int j = 0; j < n_model_parameters; ++j) in.model_values[j] = at(c::count + j);
   return in;
 }
 
 template <class Scalar, class Stored>
-RBMC_HD inline void store_sample_inputs(Stored* data, std::size_t n, std::size_t i, const SampleInputs<Scalar>& in) {
+RBMC_HD inline void store_sample_inputs(Stored* data, std::size_t n, std::size_t i, const SampleInputs<Scalar>& in,
+                                        int n_model_parameters) {
   namespace c = input_column;
   data[c::mass * n + i] = Stored(in.body.mass);
   store_vec3(data, n, c::com_b, i, in.body.com_b);
@@ -107,6 +112,7 @@ RBMC_HD inline void store_sample_inputs(Stored* data, std::size_t n, std::size_t
   store_vec3(data, n, c::v_w, i, in.initial.v_w);
   store_vec3(data, n, c::omega_b, i, in.initial.omega_b);
   store_vec3(data, n, c::gravity_w, i, in.gravity_w);
+  for (int j = 0; j < n_model_parameters; ++j) data[(c::count + j) * n + i] = Stored(in.model_values[j]);
 }
 
 template <class Scalar, class Stored>
@@ -144,7 +150,7 @@ RBMC_HD inline void run_sample_in_batch(const StoredIn* inputs, StoredOut* outpu
                                         std::uint8_t* status, std::size_t n, std::size_t i,
                                         const SharedModel<Scalar>& shared, const IntegrationSettings<Scalar>& how) {
   TrajectorySink<Scalar, StoredOut> sink{shared.output_times, trajectory, n, i, 0};
-  const SampleResult<Scalar> r = run_sample(load_sample_inputs<Scalar>(inputs, n, i), shared, how, sink);
+  const SampleResult<Scalar> r = run_sample(load_sample_inputs<Scalar>(inputs, n, i, shared.parameters.n), shared, how, sink);
   store_sample_result(outputs, n, i, r, shared.events.n);
   status[i] = static_cast<std::uint8_t>(r.status);
 }
