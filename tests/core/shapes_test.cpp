@@ -84,5 +84,29 @@ TEST(Shapes, AllAreValidBodies) {
   EXPECT_EQ(check_inertia(shapes::box(1.0f, 1.0f, 2.0f, 3.0f)), BodyValidity::valid);  // and in float
 }
 
+// A Shape names the same closed forms, and is valid only with positive dimensions (a negative
+// radius gives a valid-looking tensor, so the inertia alone cannot catch it).
+TEST(Shapes, ShapeRecordDerivesTheSameInertiaAndKnowsItsValidity) {
+  const Shape<double> box{ShapeKind::box, {0.3, 0.2, 0.1}}, tube{ShapeKind::hollow_cylinder, {0.4, 0.5, 2.0}},
+      rod{ShapeKind::slender_rod, {1.5, 0.01, 0}}, cylinder{ShapeKind::solid_cylinder, {0.5, 2.0, 0}},
+      sphere{ShapeKind::solid_sphere, {1.0, 0, 0}}, disk{ShapeKind::thin_disk, {0.3, 0, 0}};
+  EXPECT_EQ(shape_inertia(box, 2.0), shapes::box(2.0, 0.3, 0.2, 0.1));
+  EXPECT_EQ(shape_inertia(tube, 2.0), shapes::hollow_cylinder(2.0, 0.4, 0.5, 2.0));
+  EXPECT_EQ(shape_inertia(rod, 2.0), shapes::slender_rod(2.0, 1.5, 0.01));
+  EXPECT_EQ(shape_inertia(cylinder, 2.0), shapes::solid_cylinder(2.0, 0.5, 2.0));
+  EXPECT_EQ(shape_inertia(sphere, 2.0), shapes::solid_sphere(2.0, 1.0));
+  EXPECT_EQ(shape_inertia(disk, 2.0), shapes::thin_disk(2.0, 0.3));
+  for (const Shape<double>& s : {box, tube, rod, cylinder, sphere, disk}) EXPECT_TRUE(shape_is_valid(s));
+  Shape<double> bad = box;
+  bad.dimensions[1] = -0.2;
+  EXPECT_FALSE(shape_is_valid(bad));
+  EXPECT_EQ(check_inertia(shape_inertia(bad, 2.0)), BodyValidity::valid);  // why the shape check exists
+  bad = tube;
+  bad.dimensions[0] = 0.6;  // inner radius beyond the outer one
+  EXPECT_FALSE(shape_is_valid(bad));
+  EXPECT_FALSE(shape_is_valid(Shape<double>{}));
+  EXPECT_TRUE(shape_is_valid(Shape<float>{ShapeKind::box, {0.3f, 0.2f, 0.1f}}));
+}
+
 }  // namespace
 }  // namespace rbmc

@@ -510,5 +510,69 @@ TEST(ParseScenarioOutput, IntervalOrTimes) {
   EXPECT_EQ(key_of("every = 0.5\n"), "output.every");
 }
 
+// Key paths beyond the spine's, correlation groups and conflicting inputs: each error names the key.
+TEST(ParseScenario, ExtendedDispersionErrorsNameTheKey) {
+  const std::string base = R"([run]
+duration = 1.0
+step = 0.1
+[body]
+mass = 2.0
+shape = { type = "box", size = [0.3, 0.2, 0.1] }
+[[loads]]
+type = "spring"
+anchor = [0.0, 0.0, 1.0]
+stiffness = 40.0
+[dispersions]
+body.mass = { distribution = "normal", sigma = 0.1 }
+initial.velocity = { distribution = "uniform", half_width = 0.1 }
+)";
+  const auto error_of = [&](const std::string& more) {
+    try {
+      parse_scenario(base + more, "bad.toml");
+    } catch (const ScenarioError& e) {
+      return e.key_path() + " | " + e.what();
+    }
+    return std::string("(accepted)");
+  };
+  const auto key_of = [&](const std::string& more) {
+    const std::string e = error_of(more);
+    return e.substr(0, e.find(" | "));
+  };
+  // Accepted: the shape's dimensions and the spring's parameters by key path.
+  EXPECT_EQ(error_of("body.shape.size = { distribution = \"normal\", sigma = 0.01 }\n"
+                     "loads.0.stiffness = { distribution = \"uniform\", min = 30.0, max = 50.0 }\n"
+                     "loads.0.anchor = { distribution = \"normal\", sigma = 0.01 }\n"),
+            "(accepted)");
+  EXPECT_EQ(key_of("loads.1.stiffness = { distribution = \"normal\", sigma = 1.0 }\n"), "dispersions.loads.1.stiffness");
+  EXPECT_EQ(key_of("body.shape.radius = { distribution = \"normal\", sigma = 1.0 }\n"), "dispersions.body.shape.radius");
+  EXPECT_EQ(key_of("constraint.point = { distribution = \"normal\", sigma = 1.0 }\n"), "dispersions.constraint.point");
+  // One description of the inertia and of the attitude at a time.
+  EXPECT_NE(error_of("body.principal_moments = { distribution = \"normal\", sigma = 0.001 }\n"
+                     "body.shape.size = { distribution = \"normal\", sigma = 0.01 }\n")
+                .find("conflicts with body.principal_moments"),
+            std::string::npos);
+  EXPECT_EQ(key_of("initial.attitude = { distribution = \"normal\", sigma = 0.1 }\n"
+                   "initial.attitude_euler_zyx = { distribution = \"normal\", sigma = 0.1 }\n"),
+            "dispersions.initial.attitude_euler_zyx");
+  // Correlation groups.
+  const std::string group = "[[correlations]]\ninputs = [\"body.mass\", \"initial.velocity\"]\n";
+  EXPECT_EQ(key_of(group + "matrix = [[1.0, 0.5, 0, 0], [0.5, 1.0, 0, 0], [0, 0, 1.0, 0], [0, 0, 0, 1.0]]\n"),
+            "correlations[0].inputs");  // initial.velocity is uniform, not normal
+  const std::string normal_group =
+      "initial.angular_velocity = { distribution = \"normal\", sigma = 0.1 }\n"
+      "[[correlations]]\ninputs = [\"body.mass\", \"initial.angular_velocity\"]\n";
+  EXPECT_EQ(error_of(normal_group + "matrix = [[1.0, 0.5, 0, 0], [0.5, 1.0, 0, 0], [0, 0, 1.0, 0], [0, 0, 0, 1.0]]\n"),
+            "(accepted)");
+  EXPECT_NE(error_of(normal_group + "matrix = [[1.0, 0.5, 0, 0], [0.4, 1.0, 0, 0], [0, 0, 1.0, 0], [0, 0, 0, 1.0]]\n")
+                .find("symmetric"),
+            std::string::npos);
+  EXPECT_NE(error_of(normal_group + "matrix = [[1.0, 0.9, 0.9, 0], [0.9, 1.0, -0.9, 0], [0.9, -0.9, 1.0, 0], [0, 0, 0, 1.0]]\n")
+                .find("not positive definite"),
+            std::string::npos);
+  EXPECT_EQ(key_of(normal_group + "matrix = [[1.0, 0.5], [0.5, 1.0]]\n"), "correlations[0].matrix");
+  EXPECT_EQ(key_of("[[correlations]]\ninputs = [\"body.mass\", \"gravity.acceleration\"]\nmatrix = []\n"),
+            "correlations[0].inputs");  // not dispersed
+}
+
 }  // namespace
 }  // namespace rbmc

@@ -7,6 +7,9 @@
 
 #include "host/util/parallel_for.hpp"
 #include "rbmc/body/principal_axes.hpp"
+#include "rbmc/body/shapes.hpp"
+#include "rbmc/math/euler.hpp"
+#include "rbmc/math/rotation.hpp"
 #include "rbmc/math/quaternion.hpp"
 #include "test_scenarios.hpp"
 
@@ -174,6 +177,181 @@ body.mass = { distribution = "normal", sigma = 1.0 })");
   });
   EXPECT_EQ(invalid.load(), 0u);
   EXPECT_GT(redrawn.load(), 10000u);
+}
+
+// ---- Inputs beyond the spine's ---------------------------------------------------------------
+
+Scenario parse_text(const std::string& body_and_more) {
+  return parse_scenario("[run]\nduration = 1.0\nstep = 0.1\nseed = 7\nsamples = 100\n" + body_and_more, "plan.toml");
+}
+
+// A body given as a shape takes its inertia from each sample's dimensions and mass.
+TEST(SamplingPlan, ShapeDimensionsAndMassDeriveTheInertia) {
+  const Scenario s = parse_text(R"([body]
+mass = 2.0
+shape = { type = "box", size = [0.3, 0.2, 0.1] }
+[dispersions]
+body.mass = { distribution = "normal", sigma = 0.1 }
+body.shape.size = { distribution = "uniform", half_width = [0.01, 0.02, 0.005] }
+)");
+  const SamplingPlan plan(s);
+  SampleInputs<double> in;
+  double v[4];  // key-path order: body.mass, body.shape.size
+  for (std::uint64_t k = 0; k < 100; ++k) {
+    plan.sample(k, in, v);
+    EXPECT_EQ(in.body.mass, v[0]);
+    const Mat3<double> expected = shapes::box(v[0], v[1], v[2], v[3]);
+    EXPECT_LE((in.body.inertia_c_b - expected).cwiseAbs().maxCoeff(), 1e-16) << k;
+  }
+  // Only the mass dispersed: the inertia scales with it (I ∝ m for a homogeneous solid).
+  const SamplingPlan mass_only(parse_text(R"([body]
+mass = 2.0
+shape = { type = "solid_cylinder", radius = 0.1, height = 0.5 }
+[dispersions]
+body.mass = { distribution = "uniform", min = 1.0, max = 3.0 }
+)"));
+  mass_only.sample(3, in, v);
+  EXPECT_LE((in.body.inertia_c_b - shapes::solid_cylinder(v[0], 0.1, 0.5)).cwiseAbs().maxCoeff(), 1e-16);
+}
+
+// Dimensions that can turn non-physical: the redraw policy draws again until the shape is valid;
+// the reject policy keeps the draw, and the sample's body is flagged (run_sample: invalid_body).
+TEST(SamplingPlan, InvalidShapesAreRedrawnOrRejected) {
+  const std::string text = R"([body]
+mass = 2.0
+shape = { type = "hollow_cylinder", inner_radius = 0.08, outer_radius = 0.1, height = 0.3 }
+[dispersions]
+body.shape.inner_radius = { distribution = "normal", sigma = 0.02 }
+)";
+  // P(inner ≥ outer) = P(z ≥ 1) = 0.1587 per draw.
+  const std::uint64_t n = 20000;
+  for (const char* policy : {"redraw", "reject"}) {
+    const SamplingPlan plan(parse_text(text + "[design]\ninvalid_bodies = \"" + policy + "\"\n"));
+    std::uint64_t redrawn = 0, invalid = 0;
+    SampleInputs<double> in;
+    double v[1];
+    for (std::uint64_t k = 0; k < n; ++k) {
+      redrawn += plan.sample(k, in, v) > 0;
+      const bool valid = check_mass_properties(in.body) == BodyValidity::valid;
+      invalid += !valid;
+      // A sample kept valid has a valid shape, whatever its inertia says.
+      if (valid) EXPECT_LT(v[0], 0.1);
+    }
+    const double p = 0.1587, sd = std::sqrt(p * (1 - p) * double(n));
+    if (std::string(policy) == "redraw") {
+      EXPECT_EQ(invalid, 0u);
+      EXPECT_NEAR(double(redrawn), p * double(n), 5 * sd);
+    } else {
+      EXPECT_EQ(redrawn, 0u);
+      EXPECT_NEAR(double(invalid), p * double(n), 5 * sd);
+    }
+  }
+}
+
+// The attitude dispersed as Euler angles: each sample's quaternion is the one of its angles.
+TEST(SamplingPlan, EulerAnglesDisperseTheAttitude) {
+  const SamplingPlan plan(parse_text(R"([body]
+mass = 1.0
+inertia = [[0.1, 0, 0], [0, 0.2, 0], [0, 0, 0.25]]
+[initial]
+attitude_euler_zxz = [0.3, 0.8, -0.2]
+[dispersions]
+initial.attitude_euler_zxz = { distribution = "normal", sigma = [0.1, 0.05, 0.1] }
+)"));
+  const DispersedInputInfo& info = plan.dispersions()[0].info;
+  EXPECT_NEAR(info.nominal[0], 0.3, 1e-12);  // the nominal angles are the scenario's
+  EXPECT_NEAR(info.nominal[1], 0.8, 1e-12);
+  SampleInputs<double> in;
+  double v[3];
+  for (std::uint64_t k = 0; k < 20; ++k) {
+    plan.sample(k, in, v);
+    const Quaternion<double> q = quaternion_from_euler_zxz<double>(Vec3<double>(v[0], v[1], v[2]));
+    EXPECT_LE(angle_between(in.initial.q_wb, q), 1e-12);
+  }
+}
+
+const char* kSpringAndPivot = R"([body]
+mass = 2.0
+inertia = [[0.1, 0, 0], [0, 0.2, 0], [0, 0, 0.25]]
+[[loads]]
+type = "damping"
+linear = 0.5
+[[loads]]
+type = "spring"
+anchor = [0.0, 0.0, 1.0]
+stiffness = 40.0
+[[loads]]
+type = "damping"
+linear = 0.25
+[constraint]
+type = "pivot"
+point = [0.0, 0.0, 0.2]
+)";
+
+// Load and constraint parameters by key path: each sample carries its values, the constraint it
+// starts on is its own, and damping entries still add up.
+TEST(SamplingPlan, LoadAndConstraintParametersArePerSample) {
+  const Scenario s = parse_text(std::string(kSpringAndPivot) + R"([dispersions]
+loads.1.stiffness = { distribution = "uniform", min = 30.0, max = 50.0 }
+loads.2.linear = { distribution = "uniform", min = 0.0, max = 1.0 }
+constraint.point = { distribution = "normal", sigma = 0.01 }
+)");
+  ASSERT_EQ(s.model_parameters.n, 5);  // key-path order: constraint.point (3), loads.1.stiffness, loads.2.linear
+  const SamplingPlan plan(s);
+  SampleInputs<double> in;
+  double v[5];
+  for (std::uint64_t k = 0; k < 50; ++k) {
+    plan.sample(k, in, v);
+    LoadSet<double> loads = s.loads;
+    Constraint<double> constraint = s.constraint;
+    apply_model_parameters(s.model_parameters, in.model_values, loads, constraint);
+    EXPECT_EQ(constraint.point_b, Vec3<double>(v[0], v[1], v[2]));
+    EXPECT_EQ(loads.springs[0].stiffness, v[3]);
+    EXPECT_NEAR(loads.linear_damping, 0.5 + v[4], 1e-15);  // the other entry's 0.5 plus this one's draw
+    // The initial state is on this sample's pivot: its body point sits at the anchor.
+    const Vec3<double> point_w = in.initial.p_w + rotate(in.initial.q_wb, constraint.point_b);
+    EXPECT_LE((point_w - constraint.anchor_w).norm(), 1e-15);
+  }
+}
+
+// A multivariate normal: the sample correlation of each pair of components matches the matrix
+// within 5 standard errors ((1 − ρ²)/√N), and the marginals keep their means and sds.
+TEST(SamplingPlan, CorrelatedNormalsHaveTheirCorrelation) {
+  const Scenario s = parse_text(R"([body]
+mass = 2.0
+inertia = [[0.1, 0, 0], [0, 0.2, 0], [0, 0, 0.25]]
+[dispersions]
+body.mass = { distribution = "normal", sigma = 0.1 }
+initial.angular_velocity = { distribution = "normal", mean = [0.0, 3.0, 0.0], sigma = [0.1, 0.2, 0.3] }
+[[correlations]]
+inputs = ["body.mass", "initial.angular_velocity"]
+matrix = [[1.0, 0.8, 0.0, -0.5],
+          [0.8, 1.0, 0.3, -0.2],
+          [0.0, 0.3, 1.0, 0.0],
+          [-0.5, -0.2, 0.0, 1.0]]
+)");
+  const SamplingPlan plan(s);
+  const int n = 40000;
+  std::vector<std::array<double, 4>> x(n);
+  SampleInputs<double> in;
+  for (int k = 0; k < n; ++k) plan.sample(std::uint64_t(k), in, x[std::size_t(k)].data());
+  const double mean[4] = {2.0, 0.0, 3.0, 0.0}, sd[4] = {0.1, 0.1, 0.2, 0.3};
+  std::array<double, 4> m{}, var{};
+  for (const auto& row : x)
+    for (int i = 0; i < 4; ++i) m[i] += row[i] / n;
+  for (const auto& row : x)
+    for (int i = 0; i < 4; ++i) var[i] += (row[i] - m[i]) * (row[i] - m[i]) / (n - 1);
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_NEAR(m[i], mean[i], 5 * sd[i] / std::sqrt(n)) << i;
+    EXPECT_NEAR(std::sqrt(var[i]), sd[i], 5 * sd[i] / std::sqrt(2.0 * n)) << i;
+  }
+  for (int i = 0; i < 4; ++i)
+    for (int j = i + 1; j < 4; ++j) {
+      double c = 0;
+      for (const auto& row : x) c += (row[i] - m[i]) * (row[j] - m[j]) / (n - 1);
+      const double r = c / std::sqrt(var[i] * var[j]), rho = s.correlations[0].matrix[std::size_t(i * 4 + j)];
+      EXPECT_NEAR(r, rho, 5 * (1 - rho * rho) / std::sqrt(n)) << i << "," << j;
+    }
 }
 
 }  // namespace
