@@ -35,9 +35,9 @@ std::vector<DispersedInputInfo> dispersible_inputs(const Scenario& s) {
       {In::position, "initial.position", 3, "m", false, v3(s.initial.p_w)},
       {In::attitude, "initial.attitude", 3, "rad", false, zero, InputGroup::attitude},
       {In::attitude_euler_zxz, "initial.attitude_euler_zxz", 3, "rad", false,
-       v3(euler_zxz_from_quaternion(s.initial.q_wb)), InputGroup::attitude},
+       v3(s.initial_euler_zxz.value_or(euler_zxz_from_quaternion(s.initial.q_wb))), InputGroup::attitude},
       {In::attitude_euler_zyx, "initial.attitude_euler_zyx", 3, "rad", false,
-       v3(euler_zyx_from_quaternion(s.initial.q_wb)), InputGroup::attitude},
+       v3(s.initial_euler_zyx.value_or(euler_zyx_from_quaternion(s.initial.q_wb))), InputGroup::attitude},
       {In::velocity, "initial.velocity", 3, "m/s", false, v3(s.initial.v_w)},
       {In::angular_velocity, "initial.angular_velocity", 3, "rad/s", false, v3(s.initial.omega_b)},
       {In::gravity, "gravity.acceleration", 3, "m/s^2", false, v3(s.gravity_w)},
@@ -422,8 +422,16 @@ void read_initial(TableReader& r, Scenario& s) {
       r.fail_at(*n, "attitude", "must be a unit quaternion (w, x, y, z); its norm is " + std::to_string(quat.norm()));
     s.initial.q_wb = normalized(quat);
   }
-  if (const auto a = r.optional_vec3("attitude_euler_zxz")) s.initial.q_wb = quaternion_from_euler_zxz<double>(*a);
-  if (const auto a = r.optional_vec3("attitude_euler_zyx")) s.initial.q_wb = quaternion_from_euler_zyx<double>(*a);
+  // Euler angles as given stay the nominal values of their dispersion: extracting them again from
+  // the quaternion could land on another branch (or a singular one) of the same attitude.
+  if (const auto a = r.optional_vec3("attitude_euler_zxz")) {
+    s.initial.q_wb = quaternion_from_euler_zxz<double>(*a);
+    s.initial_euler_zxz = *a;
+  }
+  if (const auto a = r.optional_vec3("attitude_euler_zyx")) {
+    s.initial.q_wb = quaternion_from_euler_zyx<double>(*a);
+    s.initial_euler_zyx = *a;
+  }
   if (const auto a = r.optional_vec3("attitude_rotation_vector"))
     s.initial.q_wb = quaternion_from_rotation_vector<double>(*a);
   r.reject_unknown_keys();
@@ -793,7 +801,7 @@ DispersedInputInfo claim_input(Scenario& s, const std::string& key, const std::s
     if (other->key_path == path)
       throw ScenarioError(where.file, where.line, where.column, key,
                           "is already dispersed or swept: an input is either swept or dispersed, once");
-    if (info.group != InputGroup::none && other->group == info.group)
+    if (info.group != InputGroup::none && other->group == info.group && other->input != info.input)
       throw ScenarioError(where.file, where.line, where.column, key,
                           "conflicts with " + other->key_path + ": both describe the " +
                               (info.group == InputGroup::attitude ? "attitude" : "inertia") + "; vary one of them");

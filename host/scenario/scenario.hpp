@@ -3,6 +3,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -152,6 +153,7 @@ struct Scenario {
   std::string body_shape;  // the [body] shape's type when the inertia came from one, else empty
   Shape<double> shape;     // and its dimensions
   RigidBodyState<double> initial;
+  std::optional<Vec3<double>> initial_euler_zxz, initial_euler_zyx;  // the attitude's angles, when given so
   Vec3<double> gravity_w = Vec3<double>::Zero();
   LoadSet<double> loads;  // [[loads]]: every load but uniform gravity
   Constraint<double> constraint;  // [constraint]
