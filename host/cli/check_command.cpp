@@ -120,6 +120,36 @@ void print_resolved(const Scenario& s, std::uint64_t preview) {
                   distribution_text(d, c).c_str(), mean, sd, lo, hi, d.info.units.c_str());
     }
   }
+  // Each correlation group: the requested matrix and the preview's sample correlation.
+  for (const CorrelationGroup& g : s.correlations) {
+    std::vector<int> columns;  // the group's components among the drawn values
+    for (std::size_t i : g.dispersions) {
+      int first = 0;
+      for (std::size_t j = 0; j < i; ++j) first += s.dispersions[j].info.dim;
+      for (int c = 0; c < s.dispersions[i].info.dim; ++c) columns.push_back(first + c);
+    }
+    const auto column = [&](int a, std::uint64_t k) { return values[std::size_t(k) * std::size_t(width) + std::size_t(a)]; };
+    std::vector<double> mean(columns.size(), 0.0), sd(columns.size(), 0.0);
+    for (std::size_t a = 0; a < columns.size(); ++a) {
+      for (std::uint64_t k = 0; k < n; ++k) mean[a] += column(columns[a], k) / double(n);
+      for (std::uint64_t k = 0; k < n; ++k) sd[a] += std::pow(column(columns[a], k) - mean[a], 2) / double(n);
+      sd[a] = std::sqrt(sd[a]);
+    }
+    std::printf("  correlation  requested / previewed, components in the order of");
+    for (const std::string& i : g.inputs) std::printf(" %s", i.c_str());
+    std::printf("\n");
+    for (std::size_t a = 0; a < columns.size(); ++a) {
+      std::printf("   ");
+      for (std::size_t b = 0; b < columns.size(); ++b) {
+        double c = 0;
+        for (std::uint64_t k = 0; k < n; ++k)
+          c += (column(columns[a], k) - mean[a]) * (column(columns[b], k) - mean[b]) / double(n);
+        const double r = sd[a] > 0 && sd[b] > 0 ? c / (sd[a] * sd[b]) : NAN;
+        std::printf("  %6.3f/%6.3f", g.matrix[a * columns.size() + b], r);
+      }
+      std::printf("\n");
+    }
+  }
   if (s.design.invalid_bodies == Design::InvalidBodies::reject)
     std::printf("  validity     %.3g %% of previewed bodies rejected (policy: reject, flagged invalid_body)\n",
                 100.0 * double(invalid) / double(n));

@@ -34,6 +34,11 @@ void print_summary(const Scenario& s, const RunSummary& r) {
   if (r.totals.n_redrawn > 0)
     std::printf("  redrawn      %llu bodies had non-physical draws and were redrawn (validity policy)\n",
                 static_cast<unsigned long long>(r.totals.n_redrawn));
+  const std::uint64_t invalid = r.totals.status_counts[int(SampleStatus::invalid_body)];
+  if (invalid > 0)
+    std::printf("  invalid      %llu bodies were not physical and were not integrated (status invalid_body; policy %s)\n",
+                static_cast<unsigned long long>(invalid),
+                s.design.invalid_bodies == Design::InvalidBodies::reject ? "reject" : "redraw, 64 attempts");
   if (s.run.integrator == "dopri5") {
     std::printf("  integration  dopri5, rtol %.3g, atol %.3g: %.4g steps per sample on average (%llu rejected), %.6g s\n",
                 s.run.rtol, s.run.atol, double(r.totals.steps) / double(r.n_samples),
