@@ -1,12 +1,17 @@
-// A backend integrates batches of samples laid out as in rbmc/sample/sample_layout.hpp.
+// A backend integrates batches of samples laid out as in rbmc/sample/sample_layout.hpp, and
+// reduces what a run keeps of them: the trajectories it retains and the statistics at the
+// output times.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "rbmc/sample/run_sample.hpp"
+#include "rbmc/stats/moments.hpp"
 
 namespace rbmc {
 
@@ -15,10 +20,28 @@ enum class BackendChoice { automatic, cpu, cuda };
 
 inline const char* precision_name(Precision p) { return p == Precision::float32 ? "float" : "double"; }
 
-// What every sample of a run shares: how it is integrated, the loads and the constraint.
+// What every sample of a run shares: how it is integrated, the loads and the constraint, and
+// for statistics the nominal sample's attitude at each output time.
 struct BatchIntegration {
   IntegrationSettings<double> settings;
   SharedModel<double> shared;
+  bool statistics = false;  // moments (and quantity values) at the output times
+  std::vector<Quaternion<double>> nominal_attitudes;  // (output times)
+};
+
+// What a batch gives back besides its final states and statistics.
+struct BatchProducts {
+  // In: chooses the rows whose trajectories come back, from the batch's outputs (columns of n)
+  // and statuses once integrated; empty: none.
+  std::function<std::vector<std::uint32_t>(const double* outputs, const std::uint8_t* status)> select_trajectories;
+  // In: the rows whose quantity values come back (for quantiles), ascending.
+  std::vector<std::uint32_t> quantile_rows;
+
+  // Out:
+  std::vector<std::uint32_t> kept;   // the selected rows
+  std::vector<double> trajectories;  // (kept, output times, 13): p, q, v, ω at each time
+  std::vector<Moments> moments;      // (output times, quantity::count), over the batch's samples
+  std::vector<double> quantities;    // (quantile_rows, output times, quantity::count)
 };
 
 class Backend {
@@ -28,11 +51,12 @@ class Backend {
   virtual std::string device() const = 0;  // processor or GPU model
   // The most samples one run_batch call should take (device memory for CUDA).
   virtual std::size_t max_batch_size() const = 0;
-  // inputs: input_column_count(how.shared.parameters.n) columns of n doubles; outputs: output_column_count(n events) columns of n
-  // doubles; trajectory: 13 × (output times) columns of n doubles, or null when there are none;
-  // status: n codes. Integrates in the backend's precision.
-  virtual void run_batch(const double* inputs, double* outputs, double* trajectory, std::uint8_t* status,
-                         std::size_t n, const BatchIntegration& how) = 0;
+  // inputs: input_column_count(how.shared.parameters.n) columns of n doubles; outputs:
+  // output_column_count(n events) columns of n doubles; status: n codes. Integrates in the
+  // backend's precision. With output times, the states there are computed when products asks for
+  // trajectories or how asks for statistics.
+  virtual void run_batch(const double* inputs, double* outputs, std::uint8_t* status, std::size_t n,
+                         const BatchIntegration& how, BatchProducts& products) = 0;
 };
 
 // threads = 0: all cores.

@@ -5,6 +5,7 @@
 #include "host/util/parallel_for.hpp"
 #include "rbmc/sample/run_sample.hpp"
 #include "rbmc/sample/sample_layout.hpp"
+#include "rbmc/stats/output_quantities.hpp"
 
 namespace rbmc {
 
@@ -31,17 +32,65 @@ class CpuBackend final : public Backend {
   std::string device() const override { return cpu_model_name() + " (" + std::to_string(threads_) + " threads)"; }
   std::size_t max_batch_size() const override { return std::size_t(threads_) * 4096; }
 
-  void run_batch(const double* inputs, double* outputs, double* trajectory, std::uint8_t* status, std::size_t n,
-                 const BatchIntegration& how) override {
+  void run_batch(const double* inputs, double* outputs, std::uint8_t* status, std::size_t n,
+                 const BatchIntegration& how, BatchProducts& products) override {
     const IntegrationSettings<Scalar> settings = how.settings.cast<Scalar>();
     const SharedModel<Scalar> shared = how.shared.cast<Scalar>();
+    const int n_times = shared.output_times.n;
+    const bool statistics = how.statistics && n_times > 0;
+    const bool states = n_times > 0 && (statistics || bool(products.select_trajectories));
+    // States at the output times, structure of arrays (output_times.hpp); every entry is written.
+    trajectory_.resize(states ? n * kTrajectoryColumns * std::size_t(n_times) : 0);
+    double* trajectory = states ? trajectory_.data() : nullptr;
     parallel_for(n, threads_, [&](std::size_t begin, std::size_t end) {
       for (std::size_t i = begin; i < end; ++i)
         run_sample_in_batch<Scalar>(inputs, outputs, trajectory, status, n, i, shared, settings);
     });
+    if (statistics) reduce_statistics(inputs, n, shared, how, products);
+    products.kept.clear();
+    products.trajectories.clear();
+    if (states && products.select_trajectories) {
+      products.kept = products.select_trajectories(outputs, status);
+      gather(trajectory_, n, std::size_t(n_times) * kTrajectoryColumns, products.kept, products.trajectories);
+    }
   }
 
  private:
+  // Each sample's quantities at the output times, then the moments of each (time, quantity)
+  // column over the batch, merged in sample order; and the quantile rows' values.
+  void reduce_statistics(const double* inputs, std::size_t n, const SharedModel<Scalar>& shared,
+                         const BatchIntegration& how, BatchProducts& products) {
+    const int n_times = shared.output_times.n;
+    const std::size_t columns = std::size_t(n_times) * quantity::count;
+    std::vector<Quaternion<Scalar>> nominal;
+    for (const Quaternion<double>& q : how.nominal_attitudes) nominal.push_back({Scalar(q.w), Scalar(q.x), Scalar(q.y), Scalar(q.z)});
+    quantities_.resize(n * columns);
+    parallel_for(n, threads_, [&](std::size_t begin, std::size_t end) {
+      for (std::size_t i = begin; i < end; ++i)
+        compute_sample_quantities(load_sample_inputs<Scalar>(inputs, n, i, shared.parameters.n), shared,
+                                  trajectory_.data(), nominal.data(), n_times, n, i, quantities_.data());
+    });
+    products.moments.assign(columns, Moments{});
+    parallel_for(columns, threads_, [&](std::size_t begin, std::size_t end) {
+      for (std::size_t c = begin; c < end; ++c) {
+        Moments m;
+        for (std::size_t i = 0; i < n; ++i) m = merge(m, Moments::of(quantities_[c * n + i]));
+        products.moments[c] = m;
+      }
+    });
+    gather(quantities_, n, columns, products.quantile_rows, products.quantities);
+  }
+
+  void gather(const std::vector<double>& data, std::size_t n, std::size_t columns, const std::vector<std::uint32_t>& rows,
+              std::vector<double>& out) const {
+    out.resize(rows.size() * columns);
+    parallel_for(rows.size(), threads_, [&](std::size_t begin, std::size_t end) {
+      for (std::size_t r = begin; r < end; ++r)
+        for (std::size_t c = 0; c < columns; ++c) gather_element(data.data(), n, columns, rows.data(), r, c, out.data());
+    });
+  }
+
+  std::vector<double> trajectory_, quantities_;
   unsigned threads_;
 };
 

@@ -7,7 +7,9 @@
 #include "host/backend/cuda_check.hpp"
 #include "host/backend/device_buffer.hpp"
 #include "kernels/run_batch.cuh"
+#include "kernels/statistics.cuh"
 #include "rbmc/sample/sample_layout.hpp"
+#include "rbmc/stats/output_quantities.hpp"
 
 namespace rbmc {
 
@@ -49,11 +51,16 @@ class CudaBackend final : public Backend {
     return std::max<std::size_t>(1024, std::min<std::size_t>(std::size_t(1) << 20, free_bytes / 2 / per_sample));
   }
 
-  void run_batch(const double* inputs, double* outputs, double* trajectory, std::uint8_t* status, std::size_t n,
-                 const BatchIntegration& how) override {
+  void run_batch(const double* inputs, double* outputs, std::uint8_t* status, std::size_t n,
+                 const BatchIntegration& how, BatchProducts& products) override {
+    const SharedModel<Scalar> shared = how.shared.cast<Scalar>();
+    const int n_times = shared.output_times.n;
+    const bool statistics = how.statistics && n_times > 0;
+    const bool states = n_times > 0 && (statistics || bool(products.select_trajectories));
     const std::size_t n_in = n * std::size_t(input_column_count(how.shared.parameters.n)),
                       n_out = n * std::size_t(output_column_count(how.shared.events.n)),
-                      n_traj = trajectory != nullptr ? n * kTrajectoryColumns * std::size_t(how.shared.output_times.n) : 0;
+                      trajectory_columns = std::size_t(n_times) * kTrajectoryColumns,
+                      n_traj = states ? n * trajectory_columns : 0;
     staging_in_.assign(inputs, inputs + n_in);  // double -> Scalar, as load_sample_inputs rounds on the CPU
     d_inputs_.reserve(n_in);
     d_outputs_.reserve(n_out);
@@ -62,30 +69,82 @@ class CudaBackend final : public Backend {
     RBMC_CUDA_CHECK(cudaMemcpyAsync(d_inputs_.data(), staging_in_.data(), n_in * sizeof(Scalar),
                                     cudaMemcpyHostToDevice, stream_));
     RBMC_CUDA_CHECK(kernels::launch_run_batch<Scalar>(d_inputs_.data(), d_outputs_.data(),
-                                                      n_traj > 0 ? d_trajectory_.data() : nullptr, d_status_.data(), n,
-                                                      how.shared.cast<Scalar>(), how.settings.cast<Scalar>(),
-                                                      stream_));
+                                                      states ? d_trajectory_.data() : nullptr, d_status_.data(), n,
+                                                      shared, how.settings.cast<Scalar>(), stream_));
+    if (statistics) reduce_statistics(n, shared, how, products);
     staging_out_.resize(n_out);
     RBMC_CUDA_CHECK(cudaMemcpyAsync(staging_out_.data(), d_outputs_.data(), n_out * sizeof(Scalar),
                                     cudaMemcpyDeviceToHost, stream_));
     RBMC_CUDA_CHECK(cudaMemcpyAsync(status, d_status_.data(), n, cudaMemcpyDeviceToHost, stream_));
-    if (n_traj > 0) {
-      staging_traj_.resize(n_traj);
-      RBMC_CUDA_CHECK(cudaMemcpyAsync(staging_traj_.data(), d_trajectory_.data(), n_traj * sizeof(Scalar),
-                                      cudaMemcpyDeviceToHost, stream_));
-    }
     RBMC_CUDA_CHECK(cudaStreamSynchronize(stream_));
     std::copy(staging_out_.begin(), staging_out_.end(), outputs);
-    if (n_traj > 0) std::copy(staging_traj_.begin(), staging_traj_.end(), trajectory);
+    if (statistics) finish_statistics(products);
+    products.kept.clear();
+    products.trajectories.clear();
+    if (states && products.select_trajectories) {
+      // Only the retained rows' trajectories cross to the host.
+      products.kept = products.select_trajectories(outputs, status);
+      gather_to_host(d_trajectory_.data(), n, trajectory_columns, products.kept, products.trajectories);
+    }
   }
 
  private:
+  // Quantities and their column moments on the device; the quantile rows' values gathered.
+  void reduce_statistics(std::size_t n, const SharedModel<Scalar>& shared, const BatchIntegration& how,
+                         BatchProducts& products) {
+    const int n_times = shared.output_times.n;
+    const std::size_t columns = std::size_t(n_times) * quantity::count;
+    staging_nominal_.clear();
+    for (const Quaternion<double>& q : how.nominal_attitudes)
+      staging_nominal_.push_back({Scalar(q.w), Scalar(q.x), Scalar(q.y), Scalar(q.z)});
+    d_nominal_.reserve(staging_nominal_.size());
+    d_quantities_.reserve(n * columns);
+    d_moments_.reserve(columns);
+    RBMC_CUDA_CHECK(cudaMemcpyAsync(d_nominal_.data(), staging_nominal_.data(),
+                                    staging_nominal_.size() * sizeof(Quaternion<Scalar>), cudaMemcpyHostToDevice, stream_));
+    RBMC_CUDA_CHECK(kernels::launch_compute_quantities<Scalar>(d_inputs_.data(), d_trajectory_.data(), d_nominal_.data(),
+                                                               n_times, n, shared, d_quantities_.data(), stream_));
+    RBMC_CUDA_CHECK(kernels::reduce_column_moments<Scalar>(d_quantities_.data(), n, columns, d_moments_.data(), stream_));
+    products.moments.resize(columns);
+    RBMC_CUDA_CHECK(cudaMemcpyAsync(products.moments.data(), d_moments_.data(), columns * sizeof(Moments),
+                                    cudaMemcpyDeviceToHost, stream_));
+    quantity_columns_ = columns;
+    quantity_n_ = n;
+  }
+
+  void finish_statistics(BatchProducts& products) {
+    gather_to_host(d_quantities_.data(), quantity_n_, quantity_columns_, products.quantile_rows, products.quantities);
+  }
+
+  // Rows of a device structure-of-arrays buffer, gathered on the device and copied as doubles.
+  void gather_to_host(const Scalar* data, std::size_t n, std::size_t columns, const std::vector<std::uint32_t>& rows,
+                      std::vector<double>& out) {
+    out.assign(rows.size() * columns, 0.0);
+    if (rows.empty()) return;
+    d_rows_.reserve(rows.size());
+    d_gathered_.reserve(rows.size() * columns);
+    RBMC_CUDA_CHECK(cudaMemcpyAsync(d_rows_.data(), rows.data(), rows.size() * sizeof(std::uint32_t),
+                                    cudaMemcpyHostToDevice, stream_));
+    RBMC_CUDA_CHECK(kernels::launch_gather_rows<Scalar>(data, n, columns, d_rows_.data(), rows.size(),
+                                                        d_gathered_.data(), stream_));
+    staging_gathered_.resize(rows.size() * columns);
+    RBMC_CUDA_CHECK(cudaMemcpyAsync(staging_gathered_.data(), d_gathered_.data(), staging_gathered_.size() * sizeof(Scalar),
+                                    cudaMemcpyDeviceToHost, stream_));
+    RBMC_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    std::copy(staging_gathered_.begin(), staging_gathered_.end(), out.begin());
+  }
+
   int device_ = 0;
   cudaDeviceProp properties_{};
   cudaStream_t stream_ = nullptr;
-  std::vector<Scalar> staging_in_, staging_out_, staging_traj_;
-  cuda::DeviceBuffer<Scalar> d_inputs_, d_outputs_, d_trajectory_;
+  std::vector<Scalar> staging_in_, staging_out_, staging_gathered_;
+  std::vector<Quaternion<Scalar>> staging_nominal_;
+  cuda::DeviceBuffer<Scalar> d_inputs_, d_outputs_, d_trajectory_, d_quantities_, d_gathered_;
   cuda::DeviceBuffer<std::uint8_t> d_status_;
+  cuda::DeviceBuffer<std::uint32_t> d_rows_;
+  cuda::DeviceBuffer<Quaternion<Scalar>> d_nominal_;
+  cuda::DeviceBuffer<Moments> d_moments_;
+  std::size_t quantity_columns_ = 0, quantity_n_ = 0;
 };
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "host/io/results_writer.hpp"
 
+#include "rbmc/stats/output_quantities.hpp"
+
 #include <unistd.h>
 
 #include <chrono>
@@ -51,14 +53,37 @@ h5::Handle create_group(hid_t parent, const std::string& name) {
                     "creating group " + name);
 }
 
-// A small 2-D double dataset written at once (a correlation matrix).
-void write_matrix(hid_t parent, const std::string& name, const std::vector<double>& values, hsize_t rows, hsize_t columns) {
-  const hsize_t dims[2] = {rows, columns};
-  h5::Handle space(H5Screate_simple(2, dims, nullptr), H5Sclose, "H5Screate_simple");
+// A small double dataset written at once (a correlation matrix, statistics), row-major.
+void write_array(hid_t parent, const std::string& name, const std::vector<double>& values, std::vector<hsize_t> dims) {
+  h5::Handle space(H5Screate_simple(int(dims.size()), dims.data(), nullptr), H5Sclose, "H5Screate_simple");
   h5::Handle ds(H5Dcreate2(parent, name.c_str(), H5T_NATIVE_DOUBLE, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
                 H5Dclose, "creating dataset " + name);
   h5::check_status(H5Dwrite(ds.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()),
                    "writing dataset " + name);
+}
+
+// A (rows, columns) array; a single column is stored as a 1-D (rows,) dataset.
+void write_matrix(hid_t parent, const std::string& name, const std::vector<double>& values, hsize_t rows, hsize_t columns) {
+  write_array(parent, name, values, columns == 1 ? std::vector<hsize_t>{rows} : std::vector<hsize_t>{rows, columns});
+}
+
+// How [output] trajectories chose the retained samples, in words for the file.
+std::string retention_text(const TrajectoryRetention& t) {
+  using Kind = TrajectoryRetention::Kind;
+  std::string text;
+  switch (t.kind) {
+    case Kind::all: text = "all samples"; break;
+    case Kind::none: text = "none"; break;
+    case Kind::every: text = "samples whose index is a multiple of " + std::to_string(t.every); break;
+    case Kind::list: text = std::to_string(t.samples.size()) + " listed samples"; break;
+    case Kind::status: text = std::string("samples with status ") + status_name(t.status); break;
+    case Kind::event: text = "samples in which event " + std::to_string(t.event) + " occurred"; break;
+    case Kind::final:
+      text = "samples with final " + t.final_quantity + " in [" + std::to_string(t.min) + ", " + std::to_string(t.max) + "]";
+      break;
+  }
+  if (t.limit > 0) text += ", the first " + std::to_string(t.limit);
+  return text;
 }
 
 // The sampling design and its parameters: the root attribute `design`, and the group /design.
@@ -214,13 +239,19 @@ ResultsWriter::ResultsWriter(std::string path, bool overwrite, const ResultsMeta
       write_string_attribute(ds.get(), "units", "s");
       write_string_attribute(ds.get(), "description", "output times");
     }
-    create("trajectories/sample_index", H5T_NATIVE_UINT64, {}, "1", "global index of each trajectory's sample");
-    create("trajectories/position", H5T_NATIVE_DOUBLE, {n_times, 3}, "m",
-           "position of the body origin at each output time, world frame; NaN after the sample stopped");
-    create("trajectories/orientation", H5T_NATIVE_DOUBLE, {n_times, 4}, "1",
-           "unit quaternion (w, x, y, z), body to world, at each output time");
-    create("trajectories/velocity", H5T_NATIVE_DOUBLE, {n_times, 3}, "m/s", "velocity of the body origin, world frame");
-    create("trajectories/angular_velocity", H5T_NATIVE_DOUBLE, {n_times, 3}, "rad/s", "angular velocity, body frame");
+    if (s.output.trajectories.kind != TrajectoryRetention::Kind::none) {
+      // Retained samples are appended as the run finds them: extendible, chunked, compressed.
+      create("trajectories/sample_index", H5T_NATIVE_UINT64, {}, "1", "global index of each trajectory's sample", true);
+      create("trajectories/position", H5T_NATIVE_DOUBLE, {n_times, 3}, "m",
+             "position of the body origin at each output time, world frame; NaN after the sample stopped", true);
+      create("trajectories/orientation", H5T_NATIVE_DOUBLE, {n_times, 4}, "1",
+             "unit quaternion (w, x, y, z), body to world, at each output time", true);
+      create("trajectories/velocity", H5T_NATIVE_DOUBLE, {n_times, 3}, "m/s", "velocity of the body origin, world frame",
+             true);
+      create("trajectories/angular_velocity", H5T_NATIVE_DOUBLE, {n_times, 3}, "rad/s", "angular velocity, body frame",
+             true);
+      write_string_attribute(group.get(), "retained", retention_text(s.output.trajectories));
+    }
   }
   write_design(root, s);
   if (s.design.kind == Design::Kind::grid) {
@@ -260,19 +291,28 @@ ResultsWriter::~ResultsWriter() {
 }
 
 ResultsWriter::Dataset& ResultsWriter::create(const std::string& name, hid_t type, std::vector<hsize_t> row_shape,
-                                              const std::string& units, const std::string& description) {
+                                              const std::string& units, const std::string& description,
+                                              bool extendible) {
   std::size_t row_size = 1;
   for (hsize_t d : row_shape) row_size *= d;
   // Chunks of whole rows, about 16384 scalars per row size-1 dataset and never much above 1 MiB.
   const hsize_t rows_per_chunk = std::max<hsize_t>(1, std::min<hsize_t>(16384, (hsize_t(1) << 17) / row_size));
-  std::vector<hsize_t> dims{n_rows_}, chunk{std::min<hsize_t>(n_rows_, rows_per_chunk)};
+  // An extendible dataset starts empty and grows by appended rows.
+  std::vector<hsize_t> dims{extendible ? 0 : n_rows_}, max_dims{extendible ? H5S_UNLIMITED : n_rows_},
+      chunk{extendible ? rows_per_chunk : std::min<hsize_t>(std::max<hsize_t>(n_rows_, 1), rows_per_chunk)};
   for (hsize_t d : row_shape) {
     dims.push_back(d);
+    max_dims.push_back(d);
     chunk.push_back(d);
   }
-  h5::Handle space(H5Screate_simple(int(dims.size()), dims.data(), nullptr), H5Sclose, "dataspace for " + name);
+  h5::Handle space(H5Screate_simple(int(dims.size()), dims.data(), max_dims.data()), H5Sclose, "dataspace for " + name);
   h5::Handle plist(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, "H5Pcreate");
   h5::check_status(H5Pset_chunk(plist.get(), int(chunk.size()), chunk.data()), "H5Pset_chunk");
+  if (extendible) {
+    // Trajectories are the bulk of a file: byte shuffle, then deflate (zlib, in every HDF5 build).
+    h5::check_status(H5Pset_shuffle(plist.get()), "H5Pset_shuffle");
+    h5::check_status(H5Pset_deflate(plist.get(), 4), "H5Pset_deflate");
+  }
   h5::Handle ds(H5Dcreate2(file_.get(), name.c_str(), type, space.get(), H5P_DEFAULT, plist.get(), H5P_DEFAULT),
                 H5Dclose, "creating dataset " + name);
   write_string_attribute(ds.get(), "units", units);
@@ -312,23 +352,7 @@ void ResultsWriter::write_batch(const BatchView& b) {
   std::vector<std::uint64_t> index(b.n);
   for (std::size_t i = 0; i < b.n; ++i) index[i] = b.index != nullptr ? b.index[i] : b.first + i;
   write_rows(dataset("samples/index"), H5T_NATIVE_UINT64, b.first, b.n, index.data());
-  if (b.trajectory != nullptr) {
-    write_rows(dataset("trajectories/sample_index"), H5T_NATIVE_UINT64, b.first, b.n, index.data());
-    // Component c at time k of sample i sits at trajectory[(k · 13 + c) · n + i].
-    const std::size_t n_times = std::size_t(scenario_->output_times.n);
-    const auto write_part = [&](const char* name, int first_component, int dim) {
-      scratch_.resize(b.n * n_times * std::size_t(dim));
-      for (std::size_t i = 0; i < b.n; ++i)
-        for (std::size_t k = 0; k < n_times; ++k)
-          for (int c = 0; c < dim; ++c)
-            scratch_[(i * n_times + k) * dim + c] = b.trajectory[(k * kTrajectoryColumns + first_component + c) * b.n + i];
-      write_rows(dataset(name), H5T_NATIVE_DOUBLE, b.first, b.n, scratch_.data());
-    };
-    write_part("trajectories/position", 0, 3);
-    write_part("trajectories/orientation", 3, 4);
-    write_part("trajectories/velocity", 7, 3);
-    write_part("trajectories/angular_velocity", 10, 3);
-  }
+  if (b.trajectories != nullptr && !b.kept->empty()) append_trajectories(index.data(), *b.kept, *b.trajectories);
   write_rows(dataset("samples/status"), H5T_NATIVE_UINT8, b.first, b.n, b.status);
   if (scenario_->design.kind == Design::Kind::grid) {
     // A function of each row's global index: recomputed here rather than carried in the batch.
@@ -405,10 +429,99 @@ ResultsWriter::Dataset& ResultsWriter::dataset(const std::string& name) {
   throw Hdf5Error("internal error: no dataset " + name);
 }
 
+void ResultsWriter::append_rows(Dataset& d, hid_t memory_type, std::size_t n, const void* rows) {
+  h5::Handle space(H5Dget_space(d.id.get()), H5Sclose, "H5Dget_space " + d.name);
+  const int rank = H5Sget_simple_extent_ndims(space.get());
+  if (rank < 1) throw Hdf5Error("H5Sget_simple_extent_ndims failed for " + d.name);
+  std::vector<hsize_t> dims(static_cast<std::size_t>(rank));
+  if (H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr) < 0)
+    throw Hdf5Error("H5Sget_simple_extent_dims failed for " + d.name);
+  const hsize_t first = dims[0];
+  dims[0] += n;
+  h5::check_status(H5Dset_extent(d.id.get(), dims.data()), "extending " + d.name);
+  write_rows(d, memory_type, first, n, rows);
+}
+
+void ResultsWriter::append_trajectories(const std::uint64_t* index, const std::vector<std::uint32_t>& kept,
+                                        const std::vector<double>& trajectories) {
+  // Each kept row holds, at each output time, p (3), q (4), v (3), ω (3).
+  const std::size_t n_times = std::size_t(scenario_->output_times.n), n = kept.size();
+  std::vector<std::uint64_t> sample_index(n);
+  for (std::size_t r = 0; r < n; ++r) sample_index[r] = index[kept[r]];
+  append_rows(dataset("trajectories/sample_index"), H5T_NATIVE_UINT64, n, sample_index.data());
+  const auto append_part = [&](const char* name, int first_component, int dim) {
+    scratch_.resize(n * n_times * std::size_t(dim));
+    for (std::size_t r = 0; r < n; ++r)
+      for (std::size_t k = 0; k < n_times; ++k)
+        for (int c = 0; c < dim; ++c)
+          scratch_[(r * n_times + k) * dim + c] = trajectories[(r * n_times + k) * kTrajectoryColumns + first_component + c];
+    append_rows(dataset(name), H5T_NATIVE_DOUBLE, n, scratch_.data());
+  };
+  append_part("trajectories/position", 0, 3);
+  append_part("trajectories/orientation", 3, 4);
+  append_part("trajectories/velocity", 7, 3);
+  append_part("trajectories/angular_velocity", 10, 3);
+  n_trajectories_ += n;
+}
+
+void ResultsWriter::write_statistics(const RunStatistics& stats) {
+  if (!stats.enabled()) return;
+  h5::Handle group = create_group(file_.get(), "statistics");
+  const std::size_t n_times = std::size_t(stats.n_times()), n_p = kQuantileProbabilities.size();
+  write_string_attribute(group.get(), "quantile_method",
+                         stats.exact() ? "exact: order statistics of every sample, linear interpolation (numpy's default)"
+                                       : "approximate: order statistics of a deterministic subsample, linear interpolation");
+  write_scalar_attribute<std::uint64_t>(group.get(), "quantile_samples", H5T_NATIVE_UINT64, stats.quantile_samples());
+  write_matrix(group.get(), "quantile_probabilities",
+               std::vector<double>(kQuantileProbabilities.begin(), kQuantileProbabilities.end()), hsize_t(n_p), 1);
+  std::vector<double> times(n_times);
+  for (std::size_t k = 0; k < n_times; ++k) times[k] = scenario_->output_times.at(int(k));
+  write_matrix(group.get(), "time", times, hsize_t(n_times), 1);
+  const auto column = [&](std::size_t k, int q) { return k * quantity::count + std::size_t(q); };
+  for (const QuantityInfo& info : statistics_quantities()) {
+    h5::Handle g = create_group(group.get(), info.name);
+    write_string_attribute(g.get(), "units", info.units);
+    write_string_attribute(g.get(), "description", info.description);
+    const std::size_t dim = std::size_t(info.dim);
+    std::vector<double> count(n_times), mean(n_times * dim), sd(n_times * dim), lo(n_times * dim), hi(n_times * dim),
+        quantiles(n_times * n_p * dim), rank_error(n_times * dim);
+    for (std::size_t k = 0; k < n_times; ++k) {
+      count[k] = stats.moments()[column(k, info.first)].count;
+      for (std::size_t c = 0; c < dim; ++c) {
+        const std::size_t col = column(k, info.first + int(c)), at = k * dim + c;
+        const Moments& m = stats.moments()[col];
+        const bool any = m.count > 0;
+        mean[at] = any ? m.mean : NAN;
+        sd[at] = any ? std::sqrt(m.variance()) : NAN;
+        lo[at] = any ? m.min : NAN;
+        hi[at] = any ? m.max : NAN;
+        const auto q = stats.quantiles(col);
+        for (std::size_t j = 0; j < n_p; ++j) quantiles[(k * n_p + j) * dim + c] = q[j];
+        rank_error[at] = stats.rank_error_95(col);
+      }
+    }
+    // A scalar quantity's arrays drop the component axis: (T,), (T, 5).
+    const auto shape = [&](std::vector<hsize_t> d) {
+      if (dim > 1) d.push_back(hsize_t(dim));
+      return d;
+    };
+    write_array(g.get(), "count", count, {hsize_t(n_times)});
+    write_array(g.get(), "mean", mean, shape({hsize_t(n_times)}));
+    write_array(g.get(), "sd", sd, shape({hsize_t(n_times)}));
+    write_array(g.get(), "min", lo, shape({hsize_t(n_times)}));
+    write_array(g.get(), "max", hi, shape({hsize_t(n_times)}));
+    write_array(g.get(), "quantiles", quantiles, shape({hsize_t(n_times), hsize_t(n_p)}));
+    if (!stats.exact()) write_array(g.get(), "quantile_rank_error_95", rank_error, shape({hsize_t(n_times)}));
+  }
+  group.close("closing /statistics");
+}
+
 void ResultsWriter::finish(const RunTotals& totals) {
   const hid_t root = file_.get();
   write_scalar_attribute<double>(root, "wall_seconds", H5T_NATIVE_DOUBLE, totals.wall_seconds);
   write_scalar_attribute<std::uint64_t>(root, "n_redrawn_bodies", H5T_NATIVE_UINT64, totals.n_redrawn);
+  if (scenario_->output_times.n > 0)
+    write_scalar_attribute<std::uint64_t>(root, "n_trajectories", H5T_NATIVE_UINT64, n_trajectories_);
   write_scalar_attribute<std::uint64_t>(root, "total_steps", H5T_NATIVE_UINT64, totals.steps);
   write_scalar_attribute<std::uint64_t>(root, "total_rejected_steps", H5T_NATIVE_UINT64, totals.rejected_steps);
   for (int c = 0; c < kSampleStatusCount; ++c)

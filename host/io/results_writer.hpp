@@ -12,6 +12,7 @@
 
 #include "host/io/h5_handle.hpp"
 #include "host/scenario/scenario.hpp"
+#include "host/stats/run_statistics.hpp"
 #include "rbmc/sample/sample_status.hpp"
 
 namespace rbmc {
@@ -31,7 +32,9 @@ struct BatchView {
   const double* outputs = nullptr;  // output_column_count(n events) columns
   const std::uint8_t* status = nullptr;
   const double* params = nullptr;  // SamplingPlan::n_parameter_values() columns
-  const double* trajectory = nullptr;  // 13 × (output times) columns, or null
+  // The retained rows and their trajectories ((kept, output times, 13)), or null.
+  const std::vector<std::uint32_t>* kept = nullptr;
+  const std::vector<double>* trajectories = nullptr;
   const std::uint64_t* index = nullptr;  // each row's global sample index; null: first + row
 };
 
@@ -51,6 +54,8 @@ class ResultsWriter {
   ~ResultsWriter();
 
   void write_batch(const BatchView& batch);
+  // The statistics at the output times, once every batch is in.
+  void write_statistics(const RunStatistics& stats);
   // Writes the run's totals, closes the file and renames it to the target path.
   void finish(const RunTotals& totals);
 
@@ -66,7 +71,10 @@ class ResultsWriter {
   };
 
   Dataset& create(const std::string& name, hid_t type, std::vector<hsize_t> row_shape, const std::string& units,
-                  const std::string& description);
+                  const std::string& description, bool extendible = false);
+  void append_rows(Dataset& d, hid_t memory_type, std::size_t n, const void* rows);
+  void append_trajectories(const std::uint64_t* index, const std::vector<std::uint32_t>& kept,
+                           const std::vector<double>& trajectories);
   Dataset& dataset(const std::string& name);
   void write_rows(Dataset& d, hid_t memory_type, std::uint64_t first, std::size_t n, const void* rows);
 
@@ -77,6 +85,7 @@ class ResultsWriter {
   std::vector<double> scratch_;
   const Scenario* scenario_;
   bool finished_ = false;
+  std::uint64_t n_trajectories_ = 0;
 };
 
 }  // namespace rbmc

@@ -10,6 +10,8 @@
 #include "host/sampling/sampling_plan.hpp"
 #include "host/util/parallel_for.hpp"
 #include "rbmc/sample/sample_layout.hpp"
+#include "rbmc/stats/output_quantities.hpp"
+#include "host/stats/run_statistics.hpp"
 
 namespace rbmc {
 
@@ -24,14 +26,13 @@ using Clock = std::chrono::steady_clock;
 
 // Host buffers of one batch, structure of arrays with stride n (rbmc/sample/sample_layout.hpp).
 struct HostBatch {
-  std::vector<double> inputs, outputs, params, trajectory;
+  std::vector<double> inputs, outputs, params;
   std::vector<std::uint8_t> status;
   std::vector<std::uint64_t> index;  // each row's global sample index
 
-  void resize(std::size_t n, int n_model_parameters, int n_param_values, int n_events, int n_output_times) {
+  void resize(std::size_t n, int n_model_parameters, int n_param_values, int n_events) {
     inputs.resize(n * std::size_t(input_column_count(n_model_parameters)));
     outputs.resize(n * std::size_t(output_column_count(n_events)));
-    trajectory.resize(n * kTrajectoryColumns * std::size_t(n_output_times));
     params.resize(n * std::size_t(n_param_values));
     status.resize(n);
   }
@@ -56,6 +57,71 @@ std::uint64_t sample_batch(const SamplingPlan& plan, const std::uint64_t* index,
   });
   return redrawn;
 }
+
+// The nominal sample (no dispersion, the scenario's own loads and constraint) integrated once on
+// the host in double: its attitude at each output time is the reference of the statistics'
+// attitude angle.
+std::vector<Quaternion<double>> nominal_attitudes(const Scenario& s) {
+  SampleInputs<double> in;
+  in.body = s.body;
+  in.initial = s.constraint.kind != ConstraintKind::none ? project_onto_constraint(s.constraint, s.initial) : s.initial;
+  in.gravity_w = s.gravity_w;
+  SharedModel<double> shared = s.shared_model();
+  shared.parameters.n = 0;
+  const std::size_t n_times = std::size_t(s.output_times.n);
+  std::vector<double> trajectory(kTrajectoryColumns * n_times);
+  TrajectorySink<double, double> sink{s.output_times, trajectory.data(), 1, 0, 0};
+  run_sample(in, shared, s.integration(), sink);
+  std::vector<Quaternion<double>> q(n_times);
+  for (std::size_t k = 0; k < n_times; ++k) {
+    const double* x = &trajectory[k * kTrajectoryColumns];
+    q[k] = {x[3], x[4], x[5], x[6]};
+  }
+  return q;
+}
+
+// Chooses the samples whose trajectories the file keeps ([output] trajectories), batch by batch
+// in global index order, so that `limit` keeps the first ones.
+class TrajectorySelector {
+ public:
+  explicit TrajectorySelector(const Scenario& s)
+      : rule_(s.output.trajectories), active_(s.output_times.n > 0 && rule_.kind != TrajectoryRetention::Kind::none) {}
+  bool active() const { return active_; }
+
+  std::vector<std::uint32_t> select(const std::uint64_t* index, const double* outputs, const std::uint8_t* status,
+                                    std::size_t n) {
+    using Kind = TrajectoryRetention::Kind;
+    std::vector<std::uint32_t> rows;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (rule_.limit > 0 && taken_ >= rule_.limit) break;
+      bool keep = true;
+      switch (rule_.kind) {
+        case Kind::all: break;
+        case Kind::none: keep = false; break;
+        case Kind::every: keep = index[i] % rule_.every == 0; break;
+        case Kind::list: keep = std::binary_search(rule_.samples.begin(), rule_.samples.end(), index[i]); break;
+        case Kind::status: keep = status[i] == std::uint8_t(rule_.status); break;
+        case Kind::event:
+          keep = outputs[std::size_t(output_column::count + kEventColumns * rule_.event) * n + i] > 0;
+          break;
+        case Kind::final: {
+          const double v = outputs[std::size_t(rule_.final_column) * n + i];
+          keep = v >= rule_.min && v <= rule_.max;
+          break;
+        }
+      }
+      if (!keep) continue;
+      rows.push_back(std::uint32_t(i));
+      ++taken_;
+    }
+    return rows;
+  }
+
+ private:
+  TrajectoryRetention rule_;
+  bool active_;
+  std::uint64_t taken_ = 0;
+};
 
 class ProgressBar {
  public:
@@ -139,36 +205,49 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
   ResultsWriter writer(options.output, options.overwrite, meta);
   const auto global_index = [&](std::uint64_t row) { return options.only.empty() ? row : options.only[row]; };
   std::size_t batch_size = options.batch_size > 0 ? options.batch_size : backend->max_batch_size();
-  // Trajectories take 13 values per output time per sample: keep a batch's buffer near 512 MiB.
-  const std::size_t trajectory_bytes = sizeof(double) * kTrajectoryColumns * std::size_t(scenario.output_times.n);
-  if (trajectory_bytes > 0 && options.batch_size == 0)
-    batch_size = std::max<std::size_t>(1, std::min(batch_size, (std::size_t(512) << 20) / trajectory_bytes));
+  // States (13 values) and quantities (12) per output time per sample: keep a batch's near 512 MiB.
+  const std::size_t per_sample_bytes =
+      sizeof(double) * (kTrajectoryColumns + quantity::count) * std::size_t(scenario.output_times.n);
+  if (per_sample_bytes > 0 && options.batch_size == 0)
+    batch_size = std::max<std::size_t>(1, std::min(batch_size, (std::size_t(512) << 20) / per_sample_bytes));
   batch_size = std::size_t(std::min<std::uint64_t>(batch_size, n_total));
-  const BatchIntegration how{scenario.integration(), scenario.shared_model()};
+  RunStatistics statistics(scenario, n_total);
+  BatchIntegration how{scenario.integration(), scenario.shared_model(), statistics.enabled(), {}};
+  if (statistics.enabled()) how.nominal_attitudes = nominal_attitudes(scenario);
+  TrajectorySelector selector(scenario);
 
   RunTotals totals;
   HostBatch batch;
+  BatchProducts products;
   ProgressBar progress(options.progress, n_total);
   for (std::uint64_t first = 0; first < n_total; first += batch_size) {
     if (interrupt_requested()) throw Interrupted("interrupted; no results file was written");
     const std::size_t n = std::size_t(std::min<std::uint64_t>(batch_size, n_total - first));
-    batch.resize(n, scenario.model_parameters.n, plan.n_parameter_values(), scenario.events.n,
-                 scenario.output_times.n);
+    batch.resize(n, scenario.model_parameters.n, plan.n_parameter_values(), scenario.events.n);
     batch.index.resize(n);
     for (std::size_t i = 0; i < n; ++i) batch.index[i] = global_index(first + i);
     totals.n_redrawn += sample_batch(plan, batch.index.data(), n, threads, batch);
-    double* trajectory = scenario.output_times.n > 0 ? batch.trajectory.data() : nullptr;
-    backend->run_batch(batch.inputs.data(), batch.outputs.data(), trajectory, batch.status.data(), n, how);
+    products.select_trajectories = nullptr;
+    if (selector.active())
+      products.select_trajectories = [&](const double* outputs, const std::uint8_t* status) {
+        return selector.select(batch.index.data(), outputs, status, n);
+      };
+    products.quantile_rows = statistics.enabled() ? statistics.quantile_rows(batch.index.data(), n)
+                                                  : std::vector<std::uint32_t>{};
+    backend->run_batch(batch.inputs.data(), batch.outputs.data(), batch.status.data(), n, how, products);
+    if (statistics.enabled()) statistics.add(products.moments, products.quantities, products.quantile_rows.size());
     for (std::size_t i = 0; i < n; ++i) {
       ++totals.status_counts[std::min<int>(batch.status[i], kSampleStatusCount - 1)];
       totals.steps += std::uint64_t(batch.outputs[output_column::steps * n + i]);
       totals.rejected_steps += std::uint64_t(batch.outputs[output_column::rejected_steps * n + i]);
     }
+    const bool kept = selector.active() && !products.kept.empty();
     writer.write_batch({first, n, batch.inputs.data(), batch.outputs.data(), batch.status.data(), batch.params.data(),
-                        trajectory, batch.index.data()});
+                        kept ? &products.kept : nullptr, kept ? &products.trajectories : nullptr, batch.index.data()});
     progress.update(first + n);
   }
   if (interrupt_requested()) throw Interrupted("interrupted; no results file was written");
+  writer.write_statistics(statistics);
 
   totals.wall_seconds = std::chrono::duration<double>(Clock::now() - start).count();
   writer.finish(totals);

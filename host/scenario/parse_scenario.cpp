@@ -19,6 +19,7 @@
 #include "rbmc/body/shapes.hpp"
 #include "rbmc/math/euler.hpp"
 #include "rbmc/math/quaternion.hpp"
+#include "rbmc/sample/sample_layout.hpp"
 
 namespace rbmc {
 
@@ -749,16 +750,120 @@ void read_events(const toml::node& node, Scenario& s) {
 
 // [output]: the times at which every sample's state is kept: `interval` (every Δt from 0) or a
 // `times` list of up to OutputTimes::kMaxListed ascending times in [0, duration].
+// [output] trajectories = "all" | "none" | { every | samples | status | event | final, min, max;
+// limit }. Read after [[events]]: a rule may name one.
+void read_retention(TableReader& output, const toml::node& node, Scenario& s) {
+  TrajectoryRetention& t = s.output.trajectories;
+  using Kind = TrajectoryRetention::Kind;
+  if (const auto* text = node.as_string()) {
+    const std::string v = text->get();
+    if (v == "all") t.kind = Kind::all;
+    else if (v == "none") t.kind = Kind::none;
+    else output.fail_at(node, "trajectories", "must be \"all\", \"none\" or a table such as { every = 100 }, not \"" + v + "\"");
+    return;
+  }
+  const toml::table* table = node.as_table();
+  if (table == nullptr)
+    output.fail_at(node, "trajectories", "must be \"all\", \"none\" or a table such as { every = 100 }");
+  TableReader r(*table, "output.trajectories", s.path);
+  int rules = 0;
+  if (const auto every = r.optional_integer("every")) {
+    if (*every <= 0) r.fail_at(*table->get("every"), "every", "must be a positive integer");
+    t.kind = Kind::every;
+    t.every = std::uint64_t(*every);
+    ++rules;
+  }
+  if (const toml::node* list = r.find("samples")) {
+    const toml::array* a = list->as_array();
+    if (a == nullptr || a->empty()) r.fail_at(*list, "samples", "must be a non-empty array of sample indices");
+    for (const toml::node& e : *a) {
+      if (!e.is_integer() || e.as_integer()->get() < 0)
+        r.fail_at(e, "samples", "must hold non-negative integer sample indices");
+      t.samples.push_back(std::uint64_t(e.as_integer()->get()));
+    }
+    std::sort(t.samples.begin(), t.samples.end());
+    t.samples.erase(std::unique(t.samples.begin(), t.samples.end()), t.samples.end());
+    t.kind = Kind::list;
+    ++rules;
+  }
+  if (const auto status = r.optional_string("status")) {
+    int found = -1;
+    std::string names;
+    for (int c = 0; c < kSampleStatusCount; ++c) {
+      if (*status == status_name(SampleStatus(c))) found = c;
+      names += std::string(names.empty() ? "" : ", ") + status_name(SampleStatus(c));
+    }
+    if (found < 0) r.fail_at(*table->get("status"), "status", "unknown status '" + *status + "' (" + names + ")");
+    t.kind = Kind::status;
+    t.status = SampleStatus(found);
+    ++rules;
+  }
+  if (const auto event = r.optional_string("event")) {
+    const auto it = std::find(s.event_names.begin(), s.event_names.end(), *event);
+    if (it == s.event_names.end()) r.fail_at(*table->get("event"), "event", "no [[events]] entry is named '" + *event + "'");
+    t.kind = Kind::event;
+    t.event = int(it - s.event_names.begin());
+    ++rules;
+  }
+  if (const auto final = r.optional_string("final")) {
+    static const std::pair<const char*, int> columns[] = {
+        {"position.x", output_column::p_w},     {"position.y", output_column::p_w + 1},
+        {"position.z", output_column::p_w + 2}, {"velocity.x", output_column::v_w},
+        {"velocity.y", output_column::v_w + 1}, {"velocity.z", output_column::v_w + 2},
+        {"angular_velocity.x", output_column::omega_b}, {"angular_velocity.y", output_column::omega_b + 1},
+        {"angular_velocity.z", output_column::omega_b + 2}, {"time", output_column::time}};
+    std::string names;
+    int found = -1;
+    for (const auto& [name, column] : columns) {
+      if (*final == name) found = column;
+      names += std::string(names.empty() ? "" : ", ") + name;
+    }
+    if (found < 0) r.fail_at(*table->get("final"), "final", "unknown final quantity '" + *final + "' (" + names + ")");
+    const auto lo = r.optional_number("min"), hi = r.optional_number("max");
+    if (!lo || !hi) r.fail_here(lo ? "max" : "min", "is required with final: the range [min, max] of the final value");
+    if (*lo > *hi) r.fail_at(*table->get("max"), "max", "must not be less than min");
+    t.kind = Kind::final;
+    t.final_column = found;
+    t.final_quantity = *final;
+    t.min = *lo;
+    t.max = *hi;
+    ++rules;
+  }
+  if (const auto limit = r.optional_integer("limit")) {
+    if (*limit <= 0) r.fail_at(*table->get("limit"), "limit", "must be a positive integer");
+    t.limit = std::uint64_t(*limit);
+    if (rules == 0) t.kind = Kind::all;  // the first `limit` samples
+  } else if (rules == 0) {
+    r.fail_here("every", "give a rule: every, samples, status, event, or final with min and max (and optionally limit)");
+  }
+  if (rules > 1) r.fail_here("every", "give one rule of every, samples, status, event and final");
+  r.reject_unknown_keys();
+}
+
 void read_output(TableReader& r, Scenario& s) {
   OutputTimes<double>& o = s.output_times;
   const toml::node* interval = r.find("interval");
   const toml::node* times = r.find("times");
+  const toml::node* trajectories = r.find("trajectories");
+  const toml::node* statistics = r.find("statistics");
+  const toml::node* memory = r.find("quantile_memory_mb");
   r.reject_unknown_keys();  // a misspelt key says so before "interval is required" would
+  if (trajectories != nullptr) read_retention(r, *trajectories, s);
+  if (statistics != nullptr) {
+    if (!statistics->is_boolean()) r.fail_at(*statistics, "statistics", "must be true or false");
+    s.output.statistics = statistics->as_boolean()->get();
+  }
+  if (memory != nullptr) {
+    if (!memory->is_integer() || memory->as_integer()->get() < 1 || memory->as_integer()->get() > (1 << 20))
+      r.fail_at(*memory, "quantile_memory_mb", "must be an integer from 1 to 1048576 (MiB)");
+    s.output.quantile_memory = std::uint64_t(memory->as_integer()->get()) << 20;
+  }
   if (interval != nullptr && times != nullptr) r.fail_at(*times, "times", "give either interval or times, not both");
   if (interval != nullptr) {
     const double dt = r.number(*interval, "interval");
     if (!(dt > 0)) r.fail_at(*interval, "interval", "must be positive");
-    if (s.run.duration / dt > 1e7) r.fail_at(*interval, "interval", "gives more than 1e7 output times");
+    // A bound on the memory one sample's states at the output times take (13 + 12 doubles each).
+    if (s.run.duration / dt > 1e5) r.fail_at(*interval, "interval", "gives more than 100000 output times");
     o.interval = dt;
     o.n = int(std::floor(s.run.duration / dt * (1 + 1e-12))) + 1;  // 0, Δt, ..., up to the duration
   } else if (times != nullptr) {

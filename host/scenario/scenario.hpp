@@ -129,6 +129,38 @@ struct Design {
   }
 };
 
+// Which samples' trajectories the file keeps ([output] trajectories), and whether statistics are
+// kept at the output times. Statistics cover every sample whatever is retained.
+struct TrajectoryRetention {
+  enum class Kind {
+    all,      // every sample
+    none,     // none (statistics only)
+    every,    // global index k divisible by `every`
+    list,     // the global indices in `samples`
+    status,   // samples that ended with `status`
+    event,    // samples in which event `event` occurred
+    final,    // samples whose final `final_quantity` lies in [min, max]
+  } kind = Kind::all;
+  std::uint64_t every = 1;
+  std::vector<std::uint64_t> samples;  // ascending
+  SampleStatus status = SampleStatus::ok;
+  int event = 0;
+  // final: an output column (sample_layout.hpp output_column) and its name, e.g. "position.z"
+  int final_column = 0;
+  std::string final_quantity;
+  double min = 0, max = 0;
+  // At most this many (the first ones meeting the rule, by global index); 0: no limit.
+  std::uint64_t limit = 0;
+};
+
+struct OutputSettings {
+  TrajectoryRetention trajectories;
+  bool statistics = true;  // with output times: statistics at each of them
+  // Bytes of quantity values kept for exact quantiles; beyond, quantiles come from a
+  // deterministic subsample of the samples (docs/output-format.md).
+  std::uint64_t quantile_memory = std::uint64_t(256) << 20;
+};
+
 struct RunSettings {
   std::uint64_t n_samples = 1000;
   std::uint64_t seed = 0;
@@ -159,6 +191,7 @@ struct Scenario {
   Constraint<double> constraint;  // [constraint]
   EventSet<double> events;         // [[events]]
   OutputTimes<double> output_times;  // [output]
+  OutputSettings output;              // [output]
   std::vector<std::string> event_names;
   // Each [[loads]] entry in file order: its type and its index among the loads of that type
   // (damping entries: their own four coefficients, which add up in `loads`).

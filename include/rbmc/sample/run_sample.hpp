@@ -29,6 +29,30 @@ struct SharedModel {
   }
 };
 
+// The loads and constraint one sample integrates: the shared ones, or, when the scenario
+// disperses some of their parameters, its own copy with its values set. Refers to itself, so it
+// is neither copied nor moved.
+template <class Scalar>
+struct SampleModel {
+  LoadSet<Scalar> own_loads;
+  Constraint<Scalar> own_constraint;
+  const LoadSet<Scalar>* loads;
+  const Constraint<Scalar>* constraint;
+
+  RBMC_HD SampleModel(const SharedModel<Scalar>& shared, const Scalar* values)
+      : loads(&shared.loads), constraint(&shared.constraint) {
+    if (shared.parameters.n > 0) {
+      own_loads = shared.loads;
+      own_constraint = shared.constraint;
+      apply_model_parameters(shared.parameters, values, own_loads, own_constraint);
+      loads = &own_loads;
+      constraint = &own_constraint;
+    }
+  }
+  SampleModel(const SampleModel&) = delete;
+  SampleModel& operator=(const SampleModel&) = delete;
+};
+
 // The right-hand side of one sample: its body, and the loads and constraint it integrates.
 template <class Scalar>
 struct BodyRate {
@@ -283,18 +307,9 @@ RBMC_HD inline SampleResult<Scalar> run_sample(const SampleInputs<Scalar>& in, c
     sink.finish(false, in.initial);
     return out;
   }
-  // A sample with dispersed load or constraint parameters integrates its own copy of them.
-  LoadSet<Scalar> own_loads;
-  Constraint<Scalar> own_constraint;
-  const LoadSet<Scalar>* loads = &shared.loads;
-  const Constraint<Scalar>* constraint = &shared.constraint;
-  if (shared.parameters.n > 0) {
-    own_loads = shared.loads;
-    own_constraint = shared.constraint;
-    apply_model_parameters(shared.parameters, in.model_values, own_loads, own_constraint);
-    loads = &own_loads;
-    constraint = &own_constraint;
-  }
+  const SampleModel<Scalar> own(shared, in.model_values);
+  const LoadSet<Scalar>* loads = own.loads;
+  const Constraint<Scalar>* constraint = own.constraint;
   const BodyRate<Scalar> rate{make_free_body_model(in.body, in.gravity_w), loads, constraint};
   const RigidBodyState<Scalar>& x0 = in.initial;
   sink.start(Scalar(0), x0);

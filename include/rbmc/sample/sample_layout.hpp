@@ -143,6 +143,15 @@ RBMC_HD inline void store_sample_result(Stored* data, std::size_t n, std::size_t
   }
 }
 
+// Element (r, c) of a row-major gather of the given rows of a structure-of-arrays buffer:
+// out[r · columns + c] = data[c · n + rows[r]]. Trajectories (columns = times × 13) and
+// quantities (times × quantity::count) come back to the host this way, row by row.
+template <class Stored, class Out>
+RBMC_HD inline void gather_element(const Stored* data, std::size_t n, std::size_t columns, const std::uint32_t* rows,
+                                   std::size_t r, std::size_t c, Out* out) {
+  out[r * columns + c] = Out(data[c * n + rows[r]]);
+}
+
 // Loads sample i, integrates it and stores its result: the whole per-sample path of a batch.
 // trajectory, when not null, receives the states at the output times (output_times.hpp layout).
 template <class Scalar, class StoredIn, class StoredOut>

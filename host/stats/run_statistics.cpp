@@ -1,0 +1,77 @@
+#include "host/stats/run_statistics.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "rbmc/random/philox_stream.hpp"
+#include "rbmc/stats/output_quantities.hpp"
+
+namespace rbmc {
+
+const std::vector<QuantityInfo>& statistics_quantities() {
+  static const std::vector<QuantityInfo> table = {
+      {"position", quantity::position, 3, "m", "position of the body origin, world frame"},
+      {"velocity", quantity::velocity, 3, "m/s", "velocity of the body origin, world frame"},
+      {"angular_velocity", quantity::angular_velocity, 3, "rad/s", "angular velocity, body frame"},
+      {"attitude_angle", quantity::attitude_angle, 1, "rad",
+       "angle of the rotation from the nominal (undispersed) sample's attitude at the same time"},
+      {"kinetic_energy", quantity::kinetic_energy, 1, "J", "kinetic energy"},
+      {"potential_energy", quantity::potential_energy, 1, "J",
+       "potential energy of uniform gravity and the conservative loads"},
+  };
+  return table;
+}
+
+double quantile_of_sorted(const std::vector<double>& sorted, double p) {
+  if (sorted.empty()) return NAN;
+  const double h = double(sorted.size() - 1) * p;
+  const std::size_t lo = std::size_t(std::floor(h));
+  if (lo + 1 >= sorted.size()) return sorted.back();
+  return sorted[lo] + (h - double(lo)) * (sorted[lo + 1] - sorted[lo]);
+}
+
+RunStatistics::RunStatistics(const Scenario& scenario, std::uint64_t n_rows)
+    : n_times_(scenario.output.statistics ? scenario.output_times.n : 0), seed_(scenario.run.seed) {
+  if (n_times_ == 0) return;
+  const std::size_t columns = std::size_t(n_times_) * quantity::count;
+  moments_.assign(columns, Moments{});
+  values_.resize(columns);
+  const double bytes = double(n_rows) * double(columns) * sizeof(double);
+  fraction_ = std::min(1.0, double(scenario.output.quantile_memory) / bytes);
+}
+
+std::vector<std::uint32_t> RunStatistics::quantile_rows(const std::uint64_t* index, std::size_t n) const {
+  std::vector<std::uint32_t> rows;
+  for (std::size_t i = 0; i < n; ++i) {
+    // A sample is in the subsample by its own stream: the same samples whatever the batches.
+    const bool keep = fraction_ >= 1 || PhiloxStream(seed_, index[i], stream_id("statistics.quantiles")).uniform(0) <= fraction_;
+    if (keep) rows.push_back(std::uint32_t(i));
+  }
+  return rows;
+}
+
+void RunStatistics::add(const std::vector<Moments>& moments, const std::vector<double>& values, std::size_t n_rows) {
+  for (std::size_t c = 0; c < moments_.size(); ++c) moments_[c] = merge(moments_[c], moments[c]);
+  const std::size_t columns = moments_.size();
+  for (std::size_t r = 0; r < n_rows; ++r)
+    for (std::size_t c = 0; c < columns; ++c) {
+      const double v = values[r * columns + c];
+      if (!std::isnan(v)) values_[c].push_back(v);
+    }
+  quantile_samples_ += n_rows;
+}
+
+std::array<double, kQuantileProbabilities.size()> RunStatistics::quantiles(std::size_t column) const {
+  std::vector<double> sorted = values_[column];
+  std::sort(sorted.begin(), sorted.end());
+  std::array<double, kQuantileProbabilities.size()> q{};
+  for (std::size_t j = 0; j < q.size(); ++j) q[j] = quantile_of_sorted(sorted, kQuantileProbabilities[j]);
+  return q;
+}
+
+double RunStatistics::rank_error_95(std::size_t column) const {
+  const double m = double(values_[column].size());
+  return exact() || m == 0 ? 0.0 : std::sqrt(std::log(2 / 0.05) / (2 * m));
+}
+
+}  // namespace rbmc

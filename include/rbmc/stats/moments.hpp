@@ -1,0 +1,52 @@
+// Count, mean, sum of squared deviations, min and max of a set of values, mergeable in any
+// order: the statistics of a run are merged batch by batch (and, on a GPU, block by block)
+// without keeping the values. Chan, Golub and LeVeque's pairwise update ("Updating formulae and
+// a pairwise algorithm for computing sample variances", 1979) keeps the variance accurate where
+// the naive Σx² − n x̄² would cancel. NaN values (a sample that stopped) are not counted.
+#pragma once
+
+#include <limits>
+
+#include "rbmc/hd.hpp"
+
+namespace rbmc {
+
+struct Moments {
+  double count = 0;
+  double mean = 0;
+  double m2 = 0;  // Σ (x − mean)²
+  double min = std::numeric_limits<double>::infinity();
+  double max = -std::numeric_limits<double>::infinity();
+
+  RBMC_HD static Moments of(double x) {
+    Moments m;
+    if (x == x) {  // not NaN
+      m.count = 1;
+      m.mean = m.min = m.max = x;
+    }
+    return m;
+  }
+
+  // Sample variance (n − 1 in the denominator); 0 for fewer than two values.
+  RBMC_HD double variance() const { return count > 1 ? m2 / (count - 1) : 0.0; }
+};
+
+RBMC_HD inline Moments merge(const Moments& a, const Moments& b) {
+  if (a.count == 0) return b;
+  if (b.count == 0) return a;
+  Moments m;
+  m.count = a.count + b.count;
+  const double delta = b.mean - a.mean;
+  m.mean = a.mean + delta * (b.count / m.count);
+  m.m2 = a.m2 + b.m2 + delta * delta * (a.count * b.count / m.count);
+  m.min = a.min < b.min ? a.min : b.min;
+  m.max = a.max > b.max ? a.max : b.max;
+  return m;
+}
+
+// The functor form, for reductions (Thrust on the device, loops on the host).
+struct MergeMoments {
+  RBMC_HD Moments operator()(const Moments& a, const Moments& b) const { return merge(a, b); }
+};
+
+}  // namespace rbmc

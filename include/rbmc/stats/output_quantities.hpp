@@ -1,0 +1,55 @@
+// The quantities whose statistics a run keeps at each output time, computed per sample from its
+// state there: position, velocity, angular velocity, the attitude's angle from the nominal
+// sample's attitude at the same time, and the energies. The same function serves the CPU backend
+// and the CUDA kernel.
+#pragma once
+
+#include <cstddef>
+
+#include "rbmc/dynamics/invariants.hpp"
+#include "rbmc/integrate/output_times.hpp"
+#include "rbmc/math/rotation.hpp"
+#include "rbmc/sample/run_sample.hpp"
+
+namespace rbmc {
+
+namespace quantity {
+enum : int {
+  position = 0,          // 3, m, world
+  velocity = 3,          // 3, m/s, world
+  angular_velocity = 6,  // 3, rad/s, body
+  attitude_angle = 9,    // rad: angle of q q_nominal⁻¹, the rotation from the nominal sample's attitude
+  kinetic_energy = 10,   // J
+  potential_energy = 11, // J: uniform gravity and the conservative loads (load_set.hpp)
+  count = 12
+};
+}  // namespace quantity
+
+// Sample i's quantities at each of n_times output times, from its trajectory (output_times.hpp
+// layout: component c at time k at trajectory[(k · 13 + c) · n + i]) into quantities[(k ·
+// quantity::count + c) · n + i]. A time after the sample stopped (a NaN state) gives NaN.
+// nominal_q: the nominal sample's attitude at each output time.
+template <class Scalar, class Stored>
+RBMC_HD inline void compute_sample_quantities(const SampleInputs<Scalar>& in, const SharedModel<Scalar>& shared,
+                                              const Stored* trajectory, const Quaternion<Scalar>* nominal_q,
+                                              int n_times, std::size_t n, std::size_t i, Stored* quantities) {
+  const SampleModel<Scalar> own(shared, in.model_values);
+  const FreeBodyModel<Scalar> model = make_free_body_model(in.body, in.gravity_w);
+  for (int k = 0; k < n_times; ++k) {
+    StateVector<Scalar> y;
+    for (int c = 0; c < kTrajectoryColumns; ++c) y(c) = Scalar(trajectory[(std::size_t(k) * kTrajectoryColumns + c) * n + i]);
+    const RigidBodyState<Scalar> x = unpack(y);
+    Scalar q[quantity::count];
+    for (int c = 0; c < 3; ++c) {
+      q[quantity::position + c] = x.p_w(c);
+      q[quantity::velocity + c] = x.v_w(c);
+      q[quantity::angular_velocity + c] = x.omega_b(c);
+    }
+    q[quantity::attitude_angle] = angle_between(x.q_wb, nominal_q[k]);
+    q[quantity::kinetic_energy] = kinetic_energy(model, x);
+    q[quantity::potential_energy] = potential_energy(*own.loads, model, x);
+    for (int c = 0; c < quantity::count; ++c) quantities[(std::size_t(k) * quantity::count + c) * n + i] = Stored(q[c]);
+  }
+}
+
+}  // namespace rbmc

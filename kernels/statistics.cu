@@ -1,0 +1,98 @@
+// Kernels for what a run keeps of a batch: thin drivers over the core (output_quantities.hpp,
+// moments.hpp, sample_layout.hpp), and one Thrust reduction.
+#include "kernels/statistics.cuh"
+
+#include <thrust/execution_policy.h>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/discard_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
+#include <thrust/reduce.h>
+#include <thrust/system_error.h>
+
+#include "rbmc/sample/sample_layout.hpp"
+#include "rbmc/stats/output_quantities.hpp"
+
+namespace rbmc::kernels {
+
+namespace {
+
+constexpr unsigned kBlockSize = 128;
+
+unsigned blocks_for(std::size_t n) { return static_cast<unsigned>((n + kBlockSize - 1) / kBlockSize); }
+
+template <class Scalar>
+__global__ void compute_quantities_kernel(const Scalar* __restrict__ inputs, const Scalar* __restrict__ trajectory,
+                                          const Quaternion<Scalar>* __restrict__ nominal, int n_times, std::size_t n,
+                                          const SharedModel<Scalar> shared, Scalar* __restrict__ quantities) {
+  const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  compute_sample_quantities(load_sample_inputs<Scalar>(inputs, n, i, shared.parameters.n), shared, trajectory, nominal,
+                            n_times, n, i, quantities);
+}
+
+template <class Scalar>
+__global__ void gather_rows_kernel(const Scalar* __restrict__ data, std::size_t n, std::size_t columns,
+                                   const std::uint32_t* __restrict__ rows, std::size_t n_rows, Scalar* __restrict__ out) {
+  const std::size_t e = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (e >= n_rows * columns) return;
+  gather_element(data, n, columns, rows, e / columns, e % columns, out);
+}
+
+// Element e of the column-major buffer belongs to column e / n.
+struct ColumnOf {
+  std::size_t n;
+  __host__ __device__ std::size_t operator()(std::size_t e) const { return e / n; }
+};
+
+template <class Scalar>
+struct ToMoments {
+  __host__ __device__ Moments operator()(Scalar x) const { return Moments::of(double(x)); }
+};
+
+}  // namespace
+
+template <class Scalar>
+cudaError_t launch_compute_quantities(const Scalar* inputs, const Scalar* trajectory, const Quaternion<Scalar>* nominal,
+                                      int n_times, std::size_t n, const SharedModel<Scalar>& shared,
+                                      Scalar* quantities, cudaStream_t stream) {
+  if (n == 0) return cudaSuccess;
+  compute_quantities_kernel<Scalar><<<blocks_for(n), kBlockSize, 0, stream>>>(inputs, trajectory, nominal, n_times, n,
+                                                                               shared, quantities);
+  return cudaGetLastError();
+}
+
+template <class Scalar>
+cudaError_t reduce_column_moments(const Scalar* data, std::size_t n, std::size_t columns, Moments* moments,
+                                  cudaStream_t stream) {
+  if (n == 0 || columns == 0) return cudaSuccess;
+  try {
+    const auto keys = thrust::make_transform_iterator(thrust::counting_iterator<std::size_t>(0), ColumnOf{n});
+    const auto values = thrust::make_transform_iterator(data, ToMoments<Scalar>{});
+    thrust::reduce_by_key(thrust::cuda::par.on(stream), keys, keys + n * columns, values,
+                          thrust::make_discard_iterator(), moments, thrust::equal_to<std::size_t>(), MergeMoments{});
+  } catch (const thrust::system_error& e) {
+    return static_cast<cudaError_t>(e.code().value());
+  }
+  return cudaGetLastError();
+}
+
+template <class Scalar>
+cudaError_t launch_gather_rows(const Scalar* data, std::size_t n, std::size_t columns, const std::uint32_t* rows,
+                               std::size_t n_rows, Scalar* out, cudaStream_t stream) {
+  if (n_rows == 0 || columns == 0) return cudaSuccess;
+  gather_rows_kernel<Scalar><<<blocks_for(n_rows * columns), kBlockSize, 0, stream>>>(data, n, columns, rows, n_rows, out);
+  return cudaGetLastError();
+}
+
+#define RBMC_INSTANTIATE(Scalar)                                                                                      \
+  template cudaError_t launch_compute_quantities<Scalar>(const Scalar*, const Scalar*, const Quaternion<Scalar>*, int, \
+                                                         std::size_t, const SharedModel<Scalar>&, Scalar*,             \
+                                                         cudaStream_t);                                                \
+  template cudaError_t reduce_column_moments<Scalar>(const Scalar*, std::size_t, std::size_t, Moments*, cudaStream_t); \
+  template cudaError_t launch_gather_rows<Scalar>(const Scalar*, std::size_t, std::size_t, const std::uint32_t*,       \
+                                                  std::size_t, Scalar*, cudaStream_t);
+RBMC_INSTANTIATE(float)
+RBMC_INSTANTIATE(double)
+#undef RBMC_INSTANTIATE
+
+}  // namespace rbmc::kernels

@@ -1,0 +1,34 @@
+// Launch helpers for what a run keeps of a batch on the device: each sample's quantities at the
+// output times, their moments per (time, quantity) column, and row gathers of trajectories and
+// quantities for the host. Plain device pointers in, a CUDA error code out.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include <cuda_runtime_api.h>
+
+#include "rbmc/sample/run_sample.hpp"
+#include "rbmc/stats/moments.hpp"
+
+namespace rbmc::kernels {
+
+// quantities[(k · quantity::count + c) · n + i] for every sample i and output time k
+// (rbmc/stats/output_quantities.hpp), one thread per sample.
+template <class Scalar>
+cudaError_t launch_compute_quantities(const Scalar* inputs, const Scalar* trajectory, const Quaternion<Scalar>* nominal,
+                                      int n_times, std::size_t n, const SharedModel<Scalar>& shared,
+                                      Scalar* quantities, cudaStream_t stream);
+
+// moments[c] over the n values of each of `columns` structure-of-arrays columns (Thrust
+// reduce_by_key with the Chan merge of rbmc/stats/moments.hpp).
+template <class Scalar>
+cudaError_t reduce_column_moments(const Scalar* data, std::size_t n, std::size_t columns, Moments* moments,
+                                  cudaStream_t stream);
+
+// out[r · columns + c] = data[c · n + rows[r]] for r < n_rows (sample_layout.hpp gather_element).
+template <class Scalar>
+cudaError_t launch_gather_rows(const Scalar* data, std::size_t n, std::size_t columns, const std::uint32_t* rows,
+                               std::size_t n_rows, Scalar* out, cudaStream_t stream);
+
+}  // namespace rbmc::kernels
