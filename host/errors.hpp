@@ -43,6 +43,11 @@ class UsageError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// rbmc compare judged two results files different (not an error in the program).
+class ComparisonFailed : public std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 // Writing or reading a results file failed (full disk, permissions, a file that is not ours).
 class Hdf5Error : public std::runtime_error {
   using std::runtime_error::runtime_error;

@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "host/cli/analysis_commands.hpp"
 #include "host/cli/check_command.hpp"
 #include "host/cli/run_command.hpp"
 #include "host/errors.hpp"
@@ -23,6 +24,7 @@ enum ExitCode : int {
   kNoCuda = 3,         // CUDA asked for, not built in
   kCudaFailure = 4,    // a CUDA runtime error
   kOutputFailure = 5,  // writing or reading HDF5
+  kCompareFail = 6,    // rbmc compare: FAIL
   kInterrupted = 130,  // SIGINT or SIGTERM
 };
 
@@ -43,6 +45,8 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   rbmc::cli::add_run_command(app);
   rbmc::cli::add_check_command(app);
+  rbmc::cli::add_info_command(app);
+  rbmc::cli::add_compare_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -55,6 +59,8 @@ int main(int argc, char** argv) {
     return fail(kNoCuda, e.what());
   } catch (const rbmc::CudaError& e) {
     return fail(kCudaFailure, e.what());
+  } catch (const rbmc::ComparisonFailed&) {
+    return kCompareFail;  // the report, ending in FAIL, is on stdout
   } catch (const rbmc::Hdf5Error& e) {
     return fail(kOutputFailure, e.what());
   } catch (const rbmc::Interrupted& e) {

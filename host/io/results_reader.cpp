@@ -23,6 +23,23 @@ bool ResultsReader::has(const std::string& object_path) const {
   return true;
 }
 
+std::vector<std::string> ResultsReader::children(const std::string& group) const {
+  h5::Handle g(H5Gopen2(file_.get(), group.c_str(), H5P_DEFAULT), H5Gclose, "opening " + group + " in " + path_);
+  H5G_info_t info;
+  h5::check_status(H5Gget_info(g.get(), &info), "H5Gget_info " + group);
+  std::vector<std::string> names;
+  for (hsize_t i = 0; i < info.nlinks; ++i) {
+    const ssize_t size = H5Lget_name_by_idx(g.get(), ".", H5_INDEX_NAME, H5_ITER_INC, i, nullptr, 0, H5P_DEFAULT);
+    if (size < 0) throw Hdf5Error("listing " + group + " in " + path_ + ": " + h5::last_error_message());
+    std::string name(std::size_t(size), '\0');
+    if (H5Lget_name_by_idx(g.get(), ".", H5_INDEX_NAME, H5_ITER_INC, i, name.data(), std::size_t(size) + 1,
+                           H5P_DEFAULT) < 0)
+      throw Hdf5Error("listing " + group + " in " + path_ + ": " + h5::last_error_message());
+    names.push_back(name);
+  }
+  return names;
+}
+
 template <class T>
 Array<T> ResultsReader::read(const std::string& dataset, hid_t memory_type) const {
   h5::Handle ds(H5Dopen2(file_.get(), dataset.c_str(), H5P_DEFAULT), H5Dclose, "opening " + dataset + " in " + path_);
@@ -75,6 +92,12 @@ std::string ResultsReader::string_attribute(const std::string& object, const std
   h5::check_status(H5Aread(attr.get(), type.get(), s.data()), "reading attribute " + name);
   const std::size_t end = s.find('\0');
   return end == std::string::npos ? s : s.substr(0, end);
+}
+
+bool ResultsReader::has_attribute(const std::string& object, const std::string& name) const {
+  const htri_t e = H5Aexists_by_name(file_.get(), object.empty() ? "/" : object.c_str(), name.c_str(), H5P_DEFAULT);
+  if (e < 0) throw Hdf5Error("checking attribute " + name + " in " + path_ + ": " + h5::last_error_message());
+  return e > 0;
 }
 
 double ResultsReader::number_attribute(const std::string& object, const std::string& name) const {

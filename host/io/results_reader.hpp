@@ -20,12 +20,15 @@ class ResultsReader {
   explicit ResultsReader(const std::string& path);
 
   bool has(const std::string& object_path) const;
+  // The names of a group's members, in name order.
+  std::vector<std::string> children(const std::string& group) const;
   Array<double> doubles(const std::string& dataset) const;
   Array<std::uint64_t> uint64s(const std::string& dataset) const;
   Array<std::uint8_t> uint8s(const std::string& dataset) const;
   // A string attribute of the root group or of a dataset ("" for the root).
   std::string string_attribute(const std::string& object, const std::string& name) const;
   double number_attribute(const std::string& object, const std::string& name) const;
+  bool has_attribute(const std::string& object, const std::string& name) const;
 
  private:
   template <class T>

@@ -238,5 +238,28 @@ TEST(Cli, CheckPrintsTheResolvedInputs) {
   EXPECT_NE(bad.err.find("bad.toml:12:"), std::string::npos) << bad.err;
 }
 
+// rbmc compare exits 0 on PASS and 6 on FAIL, with the verdict last; rbmc info summarises a file.
+TEST(Cli, CompareAndInfo) {
+  test::TempDir dir;
+  dir.write("box.toml", test::valid_scenario_text(200));
+  ASSERT_EQ(rbmc(dir, "run box.toml -o a.h5 --backend cpu --threads 1").code, 0);
+  ASSERT_EQ(rbmc(dir, "run box.toml -o b.h5 --backend cpu --threads 2 --batch-size 13").code, 0);
+  ASSERT_EQ(rbmc(dir, "run box.toml -o c.h5 --backend cpu --seed 12345").code, 0);
+  Outcome r = rbmc(dir, "compare a.h5 b.h5");
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("\nPASS\n"), std::string::npos) << r.out;
+  r = rbmc(dir, "compare a.h5 c.h5");
+  EXPECT_EQ(r.code, 6) << r.out << r.err;
+  EXPECT_NE(r.out.find("\nFAIL\n"), std::string::npos) << r.out;
+  EXPECT_EQ(rbmc(dir, "compare a.h5 c.h5 --statistical").code, 0);
+  EXPECT_EQ(rbmc(dir, "compare a.h5 missing.h5").code, 2);
+  r = rbmc(dir, "info a.h5");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("samples      200 of a run of 200"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("position.z (m)"), std::string::npos) << r.out;
+  dir.write("junk.h5", "not an HDF5 file");
+  EXPECT_EQ(rbmc(dir, "info junk.h5").code, 5);
+}
+
 }  // namespace
 }  // namespace rbmc
