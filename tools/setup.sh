@@ -13,6 +13,7 @@ packages=(
   libboost-dev                   # Boost.Random's Sobol direction numbers (header-only)
   googletest libgtest-dev        # tests
   libbenchmark-dev               # bench/
+  python3-h5py python3-numpy python3-matplotlib   # tools/plot_results.py
 )
 
 missing=()

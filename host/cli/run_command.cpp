@@ -70,6 +70,8 @@ void add_run_command(CLI::App& app) {
   run->add_option("--batch-size", args->options.batch_size, "Samples per batch (0 = the backend's choice)");
   run->add_option("--only", args->only, "Run just these samples by global index, e.g. 17,42,1000-1010");
   run->add_flag("--overwrite", args->options.overwrite, "Replace an existing results file");
+  run->add_flag("--resume", args->options.resume,
+                "Complete the interrupted run kept in OUTPUT.partial (same scenario and options)");
   run->add_flag("!--progress", args->options.progress, "No progress bar");
   run->callback([args, run] {
     Scenario scenario = load_scenario(args->scenario);

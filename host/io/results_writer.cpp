@@ -287,6 +287,11 @@ ResultsWriter::~ResultsWriter() {
   const hid_t id = file_.release();
   if (id >= 0) (void)H5Fclose(id);
   std::error_code ignored;
+  if (resumed_ && !resumed_state_dropped_) {
+    // A resumed run that failed: its file goes back, still holding the state to resume from.
+    std::filesystem::rename(temporary_path_, suspended_path(path_), ignored);
+    return;
+  }
   std::filesystem::remove(temporary_path_, ignored);
 }
 
@@ -308,6 +313,11 @@ ResultsWriter::Dataset& ResultsWriter::create(const std::string& name, hid_t typ
   h5::Handle space(H5Screate_simple(int(dims.size()), dims.data(), max_dims.data()), H5Sclose, "dataspace for " + name);
   h5::Handle plist(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, "H5Pcreate");
   h5::check_status(H5Pset_chunk(plist.get(), int(chunk.size()), chunk.data()), "H5Pset_chunk");
+  if (name == "samples/status") {
+    // Rows not written yet (an interrupted run's) read as "not_run", never as "ok".
+    const std::uint8_t not_run = kStatusNotRun;
+    h5::check_status(H5Pset_fill_value(plist.get(), H5T_NATIVE_UINT8, &not_run), "H5Pset_fill_value");
+  }
   if (extendible) {
     // Trajectories are the bulk of a file: byte shuffle, then deflate (zlib, in every HDF5 build).
     h5::check_status(H5Pset_shuffle(plist.get()), "H5Pset_shuffle");
@@ -426,7 +436,72 @@ void ResultsWriter::write_batch(const BatchView& b) {
 ResultsWriter::Dataset& ResultsWriter::dataset(const std::string& name) {
   for (Dataset& d : datasets_)
     if (d.name == name) return d;
-  throw Hdf5Error("internal error: no dataset " + name);
+  if (!resumed_) throw Hdf5Error("internal error: no dataset " + name);
+  // A resumed file: its datasets exist; open this one and learn its row shape.
+  h5::Handle ds(H5Dopen2(file_.get(), name.c_str(), H5P_DEFAULT), H5Dclose, "opening " + name + " in " + temporary_path_);
+  h5::Handle space(H5Dget_space(ds.get()), H5Sclose, "H5Dget_space " + name);
+  const int rank = H5Sget_simple_extent_ndims(space.get());
+  if (rank < 1) throw Hdf5Error("the rank of " + name + " in " + temporary_path_ + " is not readable");
+  std::vector<hsize_t> dims(static_cast<std::size_t>(rank));
+  h5::check_status(H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr), "dims of " + name);
+  std::vector<hsize_t> row_shape(dims.begin() + 1, dims.end());
+  std::size_t row_size = 1;
+  for (hsize_t d : row_shape) row_size *= d;
+  datasets_.push_back({name, std::move(ds), std::move(row_shape), row_size});
+  return datasets_.back();
+}
+
+ResultsWriter::ResultsWriter(std::string path, const ResultsMetadata& meta, Resume)
+    : path_(std::move(path)), n_rows_(meta.n_samples), scenario_(meta.scenario), resumed_(true) {
+  namespace fs = std::filesystem;
+  const std::string suspended = suspended_path(path_);
+  if (!fs::exists(suspended)) throw UsageError("--resume: there is no interrupted run to resume (" + suspended + ")");
+  temporary_path_ = path_ + ".partial-" + std::to_string(::getpid());
+  std::error_code e;
+  fs::rename(suspended, temporary_path_, e);
+  if (e) throw Hdf5Error("renaming " + suspended + " to " + temporary_path_ + ": " + e.message());
+  h5::initialize();
+  file_ = h5::Handle(H5Fopen(temporary_path_.c_str(), H5F_ACC_RDWR, H5P_DEFAULT), H5Fclose, "opening " + temporary_path_);
+  // The saved state (/resume) and the incomplete mark stay until this run finishes or is
+  // interrupted again: a failure meanwhile puts the file back where --resume finds it.
+}
+
+void ResultsWriter::drop_suspended_state() {
+  if (!resumed_) return;
+  h5::check_status(H5Ldelete(file_.get(), "resume", H5P_DEFAULT), "removing /resume from " + temporary_path_);
+  h5::check_status(H5Adelete(file_.get(), "complete"), "removing the attribute complete");
+  resumed_state_dropped_ = true;
+}
+
+void ResultsWriter::suspend(const SuspendedRun& state) {
+  if (!resumed_state_dropped_) drop_suspended_state();
+  const hid_t root = file_.get();
+  h5::Handle group = create_group(root, "resume");
+  write_string_attribute(group.get(), "description",
+                         "an interrupted run's state; rbmc run SCENARIO -o FILE --resume completes it");
+  write_scalar_attribute<std::uint64_t>(group.get(), "rows_done", H5T_NATIVE_UINT64, state.rows_done);
+  write_scalar_attribute<std::uint64_t>(group.get(), "batch_size", H5T_NATIVE_UINT64, state.batch_size);
+  write_scalar_attribute<std::uint64_t>(group.get(), "n_trajectories", H5T_NATIVE_UINT64, n_trajectories_);
+  write_scalar_attribute<std::uint64_t>(group.get(), "quantile_samples", H5T_NATIVE_UINT64,
+                                        state.statistics.quantile_samples);
+  std::vector<double> totals{double(state.totals.n_redrawn), double(state.totals.steps),
+                             double(state.totals.rejected_steps), state.totals.wall_seconds};
+  for (std::uint64_t c : state.totals.status_counts) totals.push_back(double(c));
+  write_array(group.get(), "totals", totals, {hsize_t(totals.size())});
+  write_array(group.get(), "moments", state.statistics.moments, {hsize_t(state.statistics.moments.size())});
+  write_array(group.get(), "values", state.statistics.values, {hsize_t(state.statistics.values.size())});
+  std::vector<double> counts(state.statistics.value_counts.begin(), state.statistics.value_counts.end());
+  write_array(group.get(), "value_counts", counts, {hsize_t(counts.size())});
+  group.close("closing /resume");
+  write_scalar_attribute<std::uint64_t>(root, "complete", H5T_NATIVE_UINT64, 0);
+  for (Dataset& d : datasets_) d.id.close("closing " + d.name);
+  datasets_.clear();
+  h5::check_status(H5Fflush(root, H5F_SCOPE_GLOBAL), "flushing " + temporary_path_);
+  file_.close("closing " + temporary_path_);
+  std::error_code e;
+  std::filesystem::rename(temporary_path_, suspended_path(path_), e);
+  if (e) throw Hdf5Error("renaming " + temporary_path_ + " to " + suspended_path(path_) + ": " + e.message());
+  finished_ = true;  // nothing left for the destructor to remove
 }
 
 void ResultsWriter::append_rows(Dataset& d, hid_t memory_type, std::size_t n, const void* rows) {
@@ -519,6 +594,8 @@ void ResultsWriter::write_statistics(const RunStatistics& stats) {
 void ResultsWriter::finish(const RunTotals& totals) {
   const hid_t root = file_.get();
   write_scalar_attribute<double>(root, "wall_seconds", H5T_NATIVE_DOUBLE, totals.wall_seconds);
+  if (!resumed_state_dropped_) drop_suspended_state();
+  write_scalar_attribute<std::uint64_t>(root, "complete", H5T_NATIVE_UINT64, 1);
   write_scalar_attribute<std::uint64_t>(root, "n_redrawn_bodies", H5T_NATIVE_UINT64, totals.n_redrawn);
   if (scenario_->output_times.n > 0)
     write_scalar_attribute<std::uint64_t>(root, "n_trajectories", H5T_NATIVE_UINT64, n_trajectories_);

@@ -45,10 +45,27 @@ struct RunTotals {
   std::uint64_t steps = 0, rejected_steps = 0;  // over all samples
 };
 
+// samples/status of a row an interrupted run has not reached (the dataset's fill value).
+inline constexpr std::uint8_t kStatusNotRun = 255;
+
+// What an interrupted run leaves to continue from.
+struct SuspendedRun {
+  std::uint64_t rows_done = 0;   // rows [0, rows_done) are complete
+  std::uint64_t batch_size = 0;  // the batches so far: resuming with the same ones reproduces the run
+  RunTotals totals;
+  StatisticsState statistics;
+};
+
 class ResultsWriter {
  public:
+  struct Resume {};
+  // Where an interrupted run's file waits for --resume.
+  static std::string suspended_path(const std::string& path) { return path + ".partial"; }
+
   // Refuses an existing target unless overwrite; creates the temporary file and every dataset.
   ResultsWriter(std::string path, bool overwrite, const ResultsMetadata& meta);
+  // Continues the interrupted run suspended at suspended_path(path) (its state read beforehand).
+  ResultsWriter(std::string path, const ResultsMetadata& meta, Resume);
   ResultsWriter(const ResultsWriter&) = delete;
   ResultsWriter& operator=(const ResultsWriter&) = delete;
   ~ResultsWriter();
@@ -58,6 +75,12 @@ class ResultsWriter {
   void write_statistics(const RunStatistics& stats);
   // Writes the run's totals, closes the file and renames it to the target path.
   void finish(const RunTotals& totals);
+  // Records the state of an interrupted run, closes the file and renames it to
+  // suspended_path(path): a valid file marked complete = 0 whose rows past rows_done read status
+  // not_run, never at the target path.
+  void suspend(const SuspendedRun& state);
+  std::uint64_t n_trajectories() const { return n_trajectories_; }
+  void set_n_trajectories(std::uint64_t n) { n_trajectories_ = n; }
 
   const std::string& path() const { return path_; }
   const std::string& temporary_path() const { return temporary_path_; }
@@ -73,6 +96,7 @@ class ResultsWriter {
   Dataset& create(const std::string& name, hid_t type, std::vector<hsize_t> row_shape, const std::string& units,
                   const std::string& description, bool extendible = false);
   void append_rows(Dataset& d, hid_t memory_type, std::size_t n, const void* rows);
+  void drop_suspended_state();
   void append_trajectories(const std::uint64_t* index, const std::vector<std::uint32_t>& kept,
                            const std::vector<double>& trajectories);
   Dataset& dataset(const std::string& name);
@@ -85,6 +109,8 @@ class ResultsWriter {
   std::vector<double> scratch_;
   const Scenario* scenario_;
   bool finished_ = false;
+  bool resumed_ = false;
+  bool resumed_state_dropped_ = false;
   std::uint64_t n_trajectories_ = 0;
 };
 

@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <vector>
 
+#include "host/io/results_reader.hpp"
 #include "host/sampling/sampling_plan.hpp"
 #include "host/util/parallel_for.hpp"
 #include "rbmc/sample/sample_layout.hpp"
@@ -87,6 +89,7 @@ class TrajectorySelector {
   explicit TrajectorySelector(const Scenario& s)
       : rule_(s.output.trajectories), active_(s.output_times.n > 0 && rule_.kind != TrajectoryRetention::Kind::none) {}
   bool active() const { return active_; }
+  void set_taken(std::uint64_t n) { taken_ = n; }  // a resumed run: trajectories kept before
 
   std::vector<std::uint32_t> select(const std::uint64_t* index, const double* outputs, const std::uint8_t* status,
                                     std::size_t n) {
@@ -122,6 +125,43 @@ class TrajectorySelector {
   bool active_;
   std::uint64_t taken_ = 0;
 };
+
+// The state an interrupted run saved in its file, after checking that this run continues it.
+template <class GlobalIndex>
+SuspendedRun read_suspended_run(const std::string& path, const Scenario& s, const ResultsMetadata& meta,
+                                std::uint64_t n_rows, const GlobalIndex& global_index) {
+  if (!std::filesystem::exists(path)) throw UsageError("--resume: there is no interrupted run to resume (" + path + ")");
+  const ResultsReader r(path);
+  if (!r.has("resume")) throw UsageError("--resume: " + path + " holds no interrupted run's state");
+  const auto differs = [&](const char* what) {
+    throw UsageError(std::string("--resume: the interrupted run had another ") + what +
+                     "; resume with the same scenario and options");
+  };
+  if (r.string_attribute("", "scenario") != s.text) differs("scenario");
+  if (r.number_attribute("", "seed") != double(s.run.seed)) differs("seed");
+  if (r.number_attribute("", "n_samples") != double(n_rows) ||
+      r.number_attribute("", "n_samples_in_run") != double(s.run.n_samples))
+    differs("sample count or --only selection");
+  if (r.string_attribute("", "precision") != meta.precision) differs("precision");
+  if (r.string_attribute("", "backend") != meta.backend) differs("backend");
+  SuspendedRun state;
+  state.rows_done = std::uint64_t(r.number_attribute("resume", "rows_done"));
+  state.batch_size = std::uint64_t(r.number_attribute("resume", "batch_size"));
+  if (state.rows_done > 0 && r.uint64s("samples/index").data[state.rows_done - 1] != global_index(state.rows_done - 1))
+    differs("--only selection");
+  const std::vector<double> totals = r.doubles("resume/totals").data;
+  if (totals.size() != 4 + std::size_t(kSampleStatusCount)) throw UsageError("--resume: " + path + " is damaged");
+  state.totals.n_redrawn = std::uint64_t(totals[0]);
+  state.totals.steps = std::uint64_t(totals[1]);
+  state.totals.rejected_steps = std::uint64_t(totals[2]);
+  state.totals.wall_seconds = totals[3];
+  for (int c = 0; c < kSampleStatusCount; ++c) state.totals.status_counts[std::size_t(c)] = std::uint64_t(totals[4 + std::size_t(c)]);
+  state.statistics.moments = r.doubles("resume/moments").data;
+  state.statistics.values = r.doubles("resume/values").data;
+  for (double c : r.doubles("resume/value_counts").data) state.statistics.value_counts.push_back(std::uint64_t(c));
+  state.statistics.quantile_samples = std::uint64_t(r.number_attribute("resume", "quantile_samples"));
+  return state;
+}
 
 class ProgressBar {
  public:
@@ -202,8 +242,14 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
   // The rows of the file: every sample, or the ones asked for by global index.
   const std::uint64_t n_total = options.only.empty() ? scenario.run.n_samples : options.only.size();
   meta.n_samples = n_total;
-  ResultsWriter writer(options.output, options.overwrite, meta);
   const auto global_index = [&](std::uint64_t row) { return options.only.empty() ? row : options.only[row]; };
+  // A resumed run continues an interrupted one: the same scenario, samples, seed and precision.
+  std::optional<SuspendedRun> suspended;
+  if (options.resume) suspended = read_suspended_run(ResultsWriter::suspended_path(options.output), scenario, meta,
+                                                     n_total, global_index);
+  std::unique_ptr<ResultsWriter> writer =
+      suspended ? std::make_unique<ResultsWriter>(options.output, meta, ResultsWriter::Resume{})
+                : std::make_unique<ResultsWriter>(options.output, options.overwrite, meta);
   std::size_t batch_size = options.batch_size > 0 ? options.batch_size : backend->max_batch_size();
   // States (13 values) and quantities (12) per output time per sample: keep a batch's near 512 MiB.
   const std::size_t per_sample_bytes =
@@ -211,17 +257,36 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
   if (per_sample_bytes > 0 && options.batch_size == 0)
     batch_size = std::max<std::size_t>(1, std::min(batch_size, (std::size_t(512) << 20) / per_sample_bytes));
   batch_size = std::size_t(std::min<std::uint64_t>(batch_size, n_total));
+  // The same batches as before the interruption: the statistics merge in the same order, so the
+  // file equals an uninterrupted run's.
+  if (suspended && options.batch_size == 0) batch_size = std::size_t(suspended->batch_size);
   RunStatistics statistics(scenario, n_total);
   BatchIntegration how{scenario.integration(), scenario.shared_model(), statistics.enabled(), {}};
   if (statistics.enabled()) how.nominal_attitudes = nominal_attitudes(scenario);
   TrajectorySelector selector(scenario);
 
   RunTotals totals;
+  std::uint64_t start_row = 0;
+  if (suspended) {
+    totals = suspended->totals;
+    statistics.restore(suspended->statistics);
+    selector.set_taken(writer->n_trajectories());
+    start_row = suspended->rows_done;
+  }
+  const double wall_before = totals.wall_seconds;
   HostBatch batch;
   BatchProducts products;
   ProgressBar progress(options.progress, n_total);
-  for (std::uint64_t first = 0; first < n_total; first += batch_size) {
-    if (interrupt_requested()) throw Interrupted("interrupted; no results file was written");
+  // On SIGINT or SIGTERM, between batches: the file so far is kept for --resume.
+  const auto suspend = [&](std::uint64_t rows_done) {
+    totals.wall_seconds = wall_before + std::chrono::duration<double>(Clock::now() - start).count();
+    writer->suspend({rows_done, batch_size, totals, statistics.save()});
+    throw Interrupted("interrupted after " + std::to_string(rows_done) + " of " + std::to_string(n_total) +
+                      " samples; they are kept in " + ResultsWriter::suspended_path(options.output) +
+                      " (not a complete results file): rerun with --resume to complete it");
+  };
+  for (std::uint64_t first = start_row; first < n_total; first += batch_size) {
+    if (interrupt_requested()) suspend(first);
     const std::size_t n = std::size_t(std::min<std::uint64_t>(batch_size, n_total - first));
     batch.resize(n, scenario.model_parameters.n, plan.n_parameter_values(), scenario.events.n);
     batch.index.resize(n);
@@ -242,15 +307,15 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
       totals.rejected_steps += std::uint64_t(batch.outputs[output_column::rejected_steps * n + i]);
     }
     const bool kept = selector.active() && !products.kept.empty();
-    writer.write_batch({first, n, batch.inputs.data(), batch.outputs.data(), batch.status.data(), batch.params.data(),
+    writer->write_batch({first, n, batch.inputs.data(), batch.outputs.data(), batch.status.data(), batch.params.data(),
                         kept ? &products.kept : nullptr, kept ? &products.trajectories : nullptr, batch.index.data()});
     progress.update(first + n);
+    if (options.after_batch) options.after_batch(first + n);
   }
-  if (interrupt_requested()) throw Interrupted("interrupted; no results file was written");
-  writer.write_statistics(statistics);
+  writer->write_statistics(statistics);
 
-  totals.wall_seconds = std::chrono::duration<double>(Clock::now() - start).count();
-  writer.finish(totals);
+  totals.wall_seconds = wall_before + std::chrono::duration<double>(Clock::now() - start).count();
+  writer->finish(totals);
 
   RunSummary summary;
   summary.backend = meta.backend;

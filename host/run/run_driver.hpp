@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -23,6 +24,10 @@ struct RunOptions {
   std::size_t batch_size = 0;  // 0 = the backend's maximum
   bool progress = true;        // a progress bar on stderr when it is a terminal
   std::vector<std::uint64_t> only;  // run just these global sample indices (ascending, unique)
+  bool resume = false;  // continue the interrupted run kept at ResultsWriter::suspended_path(output)
+  // Called after each batch is written, with the rows done so far (for embedding: progress,
+  // or a request to stop through interrupt_requested()).
+  std::function<void(std::uint64_t rows_done)> after_batch;
 };
 
 // "17,42,1000-1010": indices and inclusive ranges, returned ascending without repeats. Throws
@@ -37,8 +42,8 @@ struct RunSummary {
   double body_steps_per_second = 0;
 };
 
-// Set by SIGINT/SIGTERM (installed by the CLI); the run stops after the batch in flight,
-// removes its temporary file and throws Interrupted.
+// Set by SIGINT/SIGTERM (installed by the CLI); the run stops after the batch in flight, keeps
+// what it has done in ResultsWriter::suspended_path(output) for --resume, and throws Interrupted.
 std::atomic<bool>& interrupt_requested();
 
 class Interrupted : public std::runtime_error {

@@ -29,6 +29,14 @@ inline constexpr std::array<double, 5> kQuantileProbabilities = {0.01, 0.05, 0.5
 // (Hyndman and Fan's type 7, numpy's default): h = (m − 1) p, x[⌊h⌋] + (h − ⌊h⌋)(x[⌊h⌋+1] − x[⌊h⌋]).
 double quantile_of_sorted(const std::vector<double>& sorted, double p);
 
+// What an interrupted run saves of its statistics, to continue them exactly.
+struct StatisticsState {
+  std::vector<double> moments;               // 5 per column: count, mean, m2, min, max
+  std::vector<double> values;                // every column's quantile values, one after another
+  std::vector<std::uint64_t> value_counts;   // per column
+  std::uint64_t quantile_samples = 0;
+};
+
 class RunStatistics {
  public:
   // n_rows: the samples this run integrates. Quantile values of every sample are kept when they
@@ -52,6 +60,9 @@ class RunStatistics {
   // With a subsample of m values, each estimated quantile's rank lies within this of p with 95 %
   // confidence (Dvoretzky–Kiefer–Wolfowitz with Massart's constant: √(ln(2/0.05) / (2m))).
   double rank_error_95(std::size_t column) const;
+
+  StatisticsState save() const;
+  void restore(const StatisticsState& state);  // throws std::runtime_error when it does not fit
 
  private:
   int n_times_ = 0;

@@ -150,15 +150,22 @@ TEST(Cli, FullDiskLeavesNoFile) {
 }
 
 // SIGINT during a run: exit code 130, and no file that looks complete (none at all).
-TEST(Cli, InterruptLeavesNoFile) {
+// SIGINT: exit 130, no file at the output path, the samples done kept in out.h5.partial; --resume
+// completes it into out.h5.
+TEST(Cli, InterruptKeepsAPartialFileThatResumeCompletes) {
   test::TempDir dir;
-  dir.write("box.toml", test::valid_scenario_text(2000000, 10.0, 0.01));
+  dir.write("box.toml", test::valid_scenario_text(100000, 3.0, 0.01));
   ASSERT_EQ(run_script(dir, "\"$RBMC\" run box.toml -o out.h5 --backend cpu --threads 1 --batch-size 256 "
                             "2>stderr.txt & pid=$!; sleep 1; kill -INT $pid; wait $pid; echo $? > code.txt"),
             0);
   EXPECT_EQ(slurp(dir.file("code.txt")), "130\n") << slurp(dir.file("stderr.txt"));
-  EXPECT_NE(slurp(dir.file("stderr.txt")).find("interrupted"), std::string::npos);
-  EXPECT_TRUE(only_logs_in(dir, {"box.toml", "code.txt"}));
+  EXPECT_NE(slurp(dir.file("stderr.txt")).find("--resume"), std::string::npos) << slurp(dir.file("stderr.txt"));
+  EXPECT_TRUE(only_logs_in(dir, {"box.toml", "code.txt", "out.h5.partial"}));
+  const Outcome r = rbmc(dir, "run box.toml -o out.h5 --backend cpu --threads 2 --resume");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(only_logs_in(dir, {"box.toml", "code.txt", "out.h5"}));
+  EXPECT_EQ(ResultsReader(dir.file("out.h5")).number_attribute("", "n_status_ok"), 100000);
+  EXPECT_EQ(rbmc(dir, "run box.toml -o again.h5 --backend cpu --resume").code, 2);  // nothing to resume
 }
 
 TEST(Cli, VersionAndHelp) {

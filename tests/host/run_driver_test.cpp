@@ -92,13 +92,57 @@ TEST(RunDriver, SeedOverrideChangesTheDraws) {
   EXPECT_EQ(b.number_attribute("", "seed"), 7);
 }
 
-TEST(RunDriver, AnInterruptedRunLeavesNoFile) {
+// An interrupt keeps what is done in OUT.partial, never at OUT: a valid file marked incomplete,
+// its rows not reached marked not_run.
+TEST(RunDriver, AnInterruptedRunKeepsAPartialFileNotAResult) {
   test::TempDir dir;
   const Scenario s = parse_scenario(test::valid_scenario_text(8), "box.toml");
   interrupt_requested() = true;
   EXPECT_THROW(run_scenario(s, cpu_options(dir.file("r.h5"), 1, 2)), Interrupted);
   interrupt_requested() = false;
-  EXPECT_TRUE(fs::is_empty(dir.path()));
+  EXPECT_FALSE(fs::exists(dir.file("r.h5")));
+  const ResultsReader partial(dir.file("r.h5.partial"));
+  EXPECT_EQ(partial.number_attribute("", "complete"), 0);
+  EXPECT_EQ(partial.number_attribute("resume", "rows_done"), 0);
+  for (std::uint8_t status : partial.uint8s("samples/status").data) EXPECT_EQ(status, kStatusNotRun);
+}
+
+// Interrupted after its third batch and resumed, a run's file equals an uninterrupted run's:
+// every dataset of every sample, the retained trajectories and the statistics, bit for bit.
+TEST(RunDriver, AResumedRunEqualsAnUninterruptedOne) {
+  test::TempDir dir;
+  std::string text = test::valid_scenario_text(100, 0.5, 0.01);
+  text += "[output]\ninterval = 0.1\ntrajectories = { every = 7 }\n";
+  const Scenario s = parse_scenario(text, "box.toml");
+  run_scenario(s, cpu_options(dir.file("whole.h5"), 2, 16));
+  RunOptions o = cpu_options(dir.file("r.h5"), 2, 16);
+  o.after_batch = [](std::uint64_t rows) {
+    if (rows == 48) interrupt_requested() = true;
+  };
+  EXPECT_THROW(run_scenario(s, o), Interrupted);
+  interrupt_requested() = false;
+  EXPECT_FALSE(fs::exists(dir.file("r.h5")));
+  EXPECT_EQ(ResultsReader(dir.file("r.h5.partial")).number_attribute("resume", "rows_done"), 48);
+  // Another scenario cannot resume it.
+  RunOptions resume = cpu_options(dir.file("r.h5"), 2, 0);  // the batch size comes from the file
+  resume.resume = true;
+  EXPECT_THROW(run_scenario(parse_scenario(test::valid_scenario_text(100, 0.5, 0.01), "box.toml"), resume), UsageError);
+  run_scenario(s, resume);
+  EXPECT_FALSE(fs::exists(dir.file("r.h5.partial")));
+  const ResultsReader a(dir.file("whole.h5")), b(dir.file("r.h5"));
+  EXPECT_EQ(b.number_attribute("", "complete"), 1);
+  EXPECT_FALSE(b.has("resume"));
+  for (const char* d : {"samples/final/position", "samples/final/orientation", "samples/final/angular_velocity",
+                        "samples/body/inertia", "samples/params/body.mass", "trajectories/position",
+                        "statistics/angular_velocity/mean", "statistics/angular_velocity/sd",
+                        "statistics/attitude_angle/quantiles"})
+    EXPECT_EQ(a.doubles(d).data, b.doubles(d).data) << d;
+  EXPECT_EQ(a.uint8s("samples/status").data, b.uint8s("samples/status").data);
+  EXPECT_EQ(a.uint64s("trajectories/sample_index").data, b.uint64s("trajectories/sample_index").data);
+  EXPECT_EQ(a.number_attribute("", "total_steps"), b.number_attribute("", "total_steps"));
+  EXPECT_EQ(a.number_attribute("", "n_status_ok"), b.number_attribute("", "n_status_ok"));
+  // Nothing left to resume.
+  EXPECT_THROW(run_scenario(s, resume), UsageError);
 }
 
 }  // namespace

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# tools/plot_results.py on small files: with statistics and trajectories it draws all three
+# pictures; without [output], the histograms alone. Each picture must be a PNG of some size.
+#   plot_results_test.sh RBMC_EXE SOURCE_DIR
+set -euo pipefail
+rbmc=$1
+source_dir=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+cat >with_output.toml <<'TOML'
+[run]
+samples = 300
+duration = 1.0
+step = 0.01
+[body]
+mass = 2.0
+inertia = [[0.1, 0, 0], [0, 0.2, 0], [0, 0, 0.25]]
+[initial]
+angular_velocity = [0.1, 3.0, 0.1]
+[dispersions]
+initial.angular_velocity = { distribution = "normal", sigma = 0.1 }
+[output]
+interval = 0.1
+trajectories = { limit = 5 }
+TOML
+head -n 11 with_output.toml >final_only.toml
+"$rbmc" run with_output.toml -o a.h5 --backend cpu >/dev/null
+"$rbmc" run final_only.toml -o b.h5 --backend cpu >/dev/null
+is_png() {
+  [ -f "$1" ] || { echo "missing $1" >&2; return 1; }
+  [ "$(head -c 8 "$1" | od -An -tx1 | tr -d ' \n')" = "89504e470d0a1a0a" ] || { echo "$1 is not a PNG" >&2; return 1; }
+  [ "$(stat -c %s "$1")" -gt 10000 ] || { echo "$1 is too small to hold a plot" >&2; return 1; }
+}
+"$source_dir/tools/plot_results.py" a.h5 -o a >/dev/null
+is_png a_bands.png
+is_png a_histograms.png
+is_png a_trajectories.png
+"$source_dir/tools/plot_results.py" b.h5 -o b >/dev/null 2>b.err
+is_png b_histograms.png
+[ ! -e b_bands.png ] && [ ! -e b_trajectories.png ] || { echo "pictures without their data" >&2; exit 1; }
+grep -q "no /statistics" b.err
+# A file that is not HDF5: a clear error and exit code 2.
+echo junk >junk.h5
+if "$source_dir/tools/plot_results.py" junk.h5 2>/dev/null; then echo "accepted junk" >&2; exit 1; fi
+echo "plot_results: all pictures drawn"
