@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs what rbmc needs from Debian 12 packages, only those missing. The CUDA toolkit is not
+# Installs what rbmc needs from Debian 12 packages, only those missing; with --bench, the
+# benchmarks' optional peers too. The CUDA toolkit is not
 # a Debian package here: it is used when nvcc is on PATH or in /usr/local/cuda (see CMakeLists.txt).
 set -euo pipefail
 
@@ -15,6 +16,11 @@ packages=(
   libbenchmark-dev               # bench/
   python3-h5py python3-numpy python3-matplotlib   # tools/plot_results.py
 )
+
+# --bench: also the benchmarks' optional peers (MuJoCo; Boost.Odeint comes with libboost-dev).
+if [ "${1:-}" = "--bench" ]; then
+  packages+=(bc time libmujoco-dev)
+fi
 
 missing=()
 for p in "${packages[@]}"; do

@@ -19,6 +19,17 @@
 #define RBMC_HD
 #endif
 
+// The per-step functions of the right-hand side: always inlined, so that one evaluation compiles
+// to one straight-line body. GCC otherwise keeps some of them as calls on the host, which cost
+// about as much as the arithmetic (bench/RESULTS.md); nvcc inlines them anyway.
+#if defined(__CUDACC__)
+#define RBMC_HD_INLINE __host__ __device__ __forceinline__
+#elif defined(__GNUC__)
+#define RBMC_HD_INLINE inline __attribute__((always_inline))
+#else
+#define RBMC_HD_INLINE inline
+#endif
+
 namespace rbmc {
 
 template <class Scalar>

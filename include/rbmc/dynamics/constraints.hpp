@@ -84,7 +84,7 @@ struct ConstrainedRate {
 
 // ẋ under the applied wrench and the constraint's reaction.
 template <class Scalar>
-RBMC_HD inline ConstrainedRate<Scalar> constrained_rate(const Constraint<Scalar>& c, const FreeBodyModel<Scalar>& model,
+RBMC_HD_INLINE ConstrainedRate<Scalar> constrained_rate(const Constraint<Scalar>& c, const FreeBodyModel<Scalar>& model,
                                                         const RigidBodyState<Scalar>& x, const Wrench<Scalar>& applied) {
   const RigidBodyStateRate<Scalar> free = free_body_rate(model, x, applied);
   if (c.kind == ConstraintKind::none) return {free, Vec3<Scalar>::Zero()};

@@ -100,7 +100,7 @@ RBMC_HD inline Vec3<Scalar> point_velocity_w(const RigidBodyState<Scalar>& x, co
 
 // The resultant wrench of uniform gravity (from the model) and every load in the set.
 template <class Scalar>
-RBMC_HD inline Wrench<Scalar> evaluate_loads(const LoadSet<Scalar>& loads, const FreeBodyModel<Scalar>& model,
+RBMC_HD_INLINE Wrench<Scalar> evaluate_loads(const LoadSet<Scalar>& loads, const FreeBodyModel<Scalar>& model,
                                              const RigidBodyState<Scalar>& x) {
   Wrench<Scalar> w = uniform_gravity_wrench(model.mass, model.gravity_w);
   for (int i = 0; i < loads.n_point_forces; ++i) {

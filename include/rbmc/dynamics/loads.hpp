@@ -32,7 +32,7 @@ enum class LoadFrame : std::uint8_t { body = 0, world = 1 };
 
 // Uniform gravity acts at the centre of mass: force m g, no moment about it.
 template <class Scalar>
-RBMC_HD inline Wrench<Scalar> uniform_gravity_wrench(Scalar mass, const NonDeduced<Vec3<Scalar>>& gravity_w) {
+RBMC_HD_INLINE Wrench<Scalar> uniform_gravity_wrench(Scalar mass, const NonDeduced<Vec3<Scalar>>& gravity_w) {
   return {mass * gravity_w, Vec3<Scalar>::Zero()};
 }
 

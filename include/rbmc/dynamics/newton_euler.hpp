@@ -16,12 +16,14 @@ struct FreeBodyModel {
   Mat3<Scalar> inertia_c_b;      // about the centre of mass, body axes (kg m²)
   Mat3<Scalar> inertia_inv_c_b;  // its inverse
   Vec3<Scalar> gravity_w;        // uniform gravitational acceleration (m/s²)
+  bool com_at_origin;            // com_b = 0: the reference point's acceleration is the centre of mass's
 };
 
 template <class Scalar>
 RBMC_HD inline FreeBodyModel<Scalar> make_free_body_model(const MassProperties<Scalar>& body,
                                                           const NonDeduced<Vec3<Scalar>>& gravity_w) {
-  return {body.mass, body.com_b, body.inertia_c_b, body.inertia_c_b.inverse(), gravity_w};
+  return {body.mass, body.com_b, body.inertia_c_b, body.inertia_c_b.inverse(), gravity_w,
+          body.com_b.x() == Scalar(0) && body.com_b.y() == Scalar(0) && body.com_b.z() == Scalar(0)};
 }
 
 // ẋ for the state (p_w, q_wb, v_w, ω_b) under the wrench w at the centre of mass C:
@@ -31,25 +33,31 @@ RBMC_HD inline FreeBodyModel<Scalar> make_free_body_model(const MassProperties<S
 //   ṗ = v,  q̇ = ½ q ⊗ (0, ω_b)                     000 eq. 1.3 / 001 Poisson's equation, as a quaternion
 // The centre-of-mass form decouples rotation from translation (001), so only I⁻¹ is needed.
 template <class Scalar>
-RBMC_HD inline RigidBodyStateRate<Scalar> free_body_rate(const FreeBodyModel<Scalar>& model,
+RBMC_HD_INLINE RigidBodyStateRate<Scalar> free_body_rate(const FreeBodyModel<Scalar>& model,
                                                          const RigidBodyState<Scalar>& x,
                                                          const Wrench<Scalar>& wrench) {
   const Vec3<Scalar>& w = x.omega_b;
   const Vec3<Scalar> h_c_b = model.inertia_c_b * w;
   const Vec3<Scalar> omega_dot_b = model.inertia_inv_c_b * (wrench.torque_c_b - w.cross(h_c_b));
   const Vec3<Scalar> a_c_w = wrench.force_w / model.mass;
-  const Vec3<Scalar> a_rel_b = omega_dot_b.cross(model.com_b) + w.cross(w.cross(model.com_b));
   RigidBodyStateRate<Scalar> xd;
   xd.p_dot_w = x.v_w;
   xd.q_dot_wb = quaternion_rate(x.q_wb, w);
-  xd.v_dot_w = a_c_w - rotate(x.q_wb, a_rel_b);
   xd.omega_dot_b = omega_dot_b;
+  // The reference point's acceleration relative to the centre of mass's; none when they coincide
+  // (a branch every sample of a batch usually takes the same way).
+  if (model.com_at_origin) {
+    xd.v_dot_w = a_c_w;
+  } else {
+    const Vec3<Scalar> a_rel_b = omega_dot_b.cross(model.com_b) + w.cross(w.cross(model.com_b));
+    xd.v_dot_w = a_c_w - rotate(x.q_wb, a_rel_b);
+  }
   return xd;
 }
 
 // Under uniform gravity alone (the other loads: load_set.hpp).
 template <class Scalar>
-RBMC_HD inline RigidBodyStateRate<Scalar> free_body_rate(const FreeBodyModel<Scalar>& model,
+RBMC_HD_INLINE RigidBodyStateRate<Scalar> free_body_rate(const FreeBodyModel<Scalar>& model,
                                                          const RigidBodyState<Scalar>& x) {
   return free_body_rate(model, x, uniform_gravity_wrench(model.mass, model.gravity_w));
 }

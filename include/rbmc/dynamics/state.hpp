@@ -29,7 +29,7 @@ struct RigidBodyStateRate {
 // x + h ẋ, the stage update of explicit Runge–Kutta methods (the quaternion is updated in R⁴
 // and renormalised by the caller at the end of the step).
 template <class Scalar>
-RBMC_HD inline RigidBodyState<Scalar> advance(const RigidBodyState<Scalar>& x, const RigidBodyStateRate<Scalar>& xd,
+RBMC_HD_INLINE RigidBodyState<Scalar> advance(const RigidBodyState<Scalar>& x, const RigidBodyStateRate<Scalar>& xd,
                                               Scalar h) {
   RigidBodyState<Scalar> y;
   y.p_w = x.p_w + h * xd.p_dot_w;
@@ -42,7 +42,7 @@ RBMC_HD inline RigidBodyState<Scalar> advance(const RigidBodyState<Scalar>& x, c
 
 // a k1 + b k2 + ... : the weighted sum of stage rates, written for four stages (RK4's weights).
 template <class Scalar>
-RBMC_HD inline RigidBodyStateRate<Scalar> weighted_sum(const RigidBodyStateRate<Scalar>& k1, Scalar w1,
+RBMC_HD_INLINE RigidBodyStateRate<Scalar> weighted_sum(const RigidBodyStateRate<Scalar>& k1, Scalar w1,
                                                        const RigidBodyStateRate<Scalar>& k2, Scalar w2,
                                                        const RigidBodyStateRate<Scalar>& k3, Scalar w3,
                                                        const RigidBodyStateRate<Scalar>& k4, Scalar w4) {

@@ -10,7 +10,7 @@ namespace rbmc {
 // k1 = rate(x) is passed in: a driver that also needs the rate at the step's end (for an
 // interpolant) computes it once and hands it to the next step.
 template <class Scalar, class Rate>
-RBMC_HD inline RigidBodyState<Scalar> rk4_step(const Rate& rate, const RigidBodyState<Scalar>& x,
+RBMC_HD_INLINE RigidBodyState<Scalar> rk4_step(const Rate& rate, const RigidBodyState<Scalar>& x,
                                                const RigidBodyStateRate<Scalar>& k1, Scalar h) {
   const Scalar half = Scalar(0.5) * h;
   const RigidBodyStateRate<Scalar> k2 = rate(advance(x, k1, half));
@@ -23,7 +23,7 @@ RBMC_HD inline RigidBodyState<Scalar> rk4_step(const Rate& rate, const RigidBody
 }
 
 template <class Scalar, class Rate>
-RBMC_HD inline RigidBodyState<Scalar> rk4_step(const Rate& rate, const RigidBodyState<Scalar>& x, Scalar h) {
+RBMC_HD_INLINE RigidBodyState<Scalar> rk4_step(const Rate& rate, const RigidBodyState<Scalar>& x, Scalar h) {
   return rk4_step(rate, x, rate(x), h);
 }
 

@@ -22,7 +22,7 @@ struct Quaternion {
 
 // Hamilton product a ⊗ b.
 template <class Scalar>
-RBMC_HD inline Quaternion<Scalar> operator*(const Quaternion<Scalar>& a, const Quaternion<Scalar>& b) {
+RBMC_HD_INLINE Quaternion<Scalar> operator*(const Quaternion<Scalar>& a, const Quaternion<Scalar>& b) {
   return {a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z,  //
           a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,  //
           a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,  //
@@ -30,14 +30,14 @@ RBMC_HD inline Quaternion<Scalar> operator*(const Quaternion<Scalar>& a, const Q
 }
 
 template <class Scalar>
-RBMC_HD inline Quaternion<Scalar> normalized(const Quaternion<Scalar>& q) {
+RBMC_HD_INLINE Quaternion<Scalar> normalized(const Quaternion<Scalar>& q) {
   const Scalar inv = Scalar(1) / q.norm();
   return {q.w * inv, q.x * inv, q.y * inv, q.z * inv};
 }
 
 // R(q) v without forming the matrix: v + 2 w (u × v) + 2 u × (u × v), u = vec(q).
 template <class Scalar>
-RBMC_HD inline Vec3<Scalar> rotate(const Quaternion<Scalar>& q, const NonDeduced<Vec3<Scalar>>& v) {
+RBMC_HD_INLINE Vec3<Scalar> rotate(const Quaternion<Scalar>& q, const NonDeduced<Vec3<Scalar>>& v) {
   const Vec3<Scalar> u = q.vec();
   const Vec3<Scalar> t = Scalar(2) * u.cross(v);
   return v + q.w * t + u.cross(t);
@@ -45,7 +45,7 @@ RBMC_HD inline Vec3<Scalar> rotate(const Quaternion<Scalar>& q, const NonDeduced
 
 // R(q)ᵀ v: world components into body components.
 template <class Scalar>
-RBMC_HD inline Vec3<Scalar> rotate_inverse(const Quaternion<Scalar>& q, const NonDeduced<Vec3<Scalar>>& v) {
+RBMC_HD_INLINE Vec3<Scalar> rotate_inverse(const Quaternion<Scalar>& q, const NonDeduced<Vec3<Scalar>>& v) {
   return rotate(q.conjugate(), v);
 }
 
@@ -81,7 +81,7 @@ RBMC_HD inline Quaternion<Scalar> quaternion_from_rotation_vector(const Vec3<Sca
 // Quaternion kinematics with body-frame angular velocity: q̇_wb = ½ q_wb ⊗ (0, ω_b).
 // The quaternion form of Poisson's equation Ċ = C ω^× (001; 000 eq. 1.3 written in the body frame).
 template <class Scalar>
-RBMC_HD inline Quaternion<Scalar> quaternion_rate(const Quaternion<Scalar>& q_wb,
+RBMC_HD_INLINE Quaternion<Scalar> quaternion_rate(const Quaternion<Scalar>& q_wb,
                                                  const NonDeduced<Vec3<Scalar>>& omega_b) {
   const Quaternion<Scalar> pure{Scalar(0), omega_b.x(), omega_b.y(), omega_b.z()};
   const Quaternion<Scalar> d = q_wb * pure;

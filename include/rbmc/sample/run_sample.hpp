@@ -59,10 +59,10 @@ struct BodyRate {
   FreeBodyModel<Scalar> model;
   const LoadSet<Scalar>* loads;
   const Constraint<Scalar>* constraint;
-  RBMC_HD ConstrainedRate<Scalar> evaluate(const RigidBodyState<Scalar>& x) const {
+  RBMC_HD_INLINE ConstrainedRate<Scalar> evaluate(const RigidBodyState<Scalar>& x) const {
     return constrained_rate(*constraint, model, x, evaluate_loads(*loads, model, x));
   }
-  RBMC_HD RigidBodyStateRate<Scalar> operator()(const RigidBodyState<Scalar>& x) const { return evaluate(x).rate; }
+  RBMC_HD_INLINE RigidBodyStateRate<Scalar> operator()(const RigidBodyState<Scalar>& x) const { return evaluate(x).rate; }
 };
 
 template <class Scalar>
