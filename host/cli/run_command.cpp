@@ -72,7 +72,7 @@ void add_run_command(CLI::App& app) {
   run->add_flag("--overwrite", args->options.overwrite, "Replace an existing results file");
   run->add_flag("--resume", args->options.resume,
                 "Complete the interrupted run kept in OUTPUT.partial (same scenario and options)");
-  run->add_flag("!--progress", args->options.progress, "No progress bar");
+  run->add_flag_callback("--no-progress", [args] { args->options.progress = false; }, "No progress bar");
   run->callback([args, run] {
     Scenario scenario = load_scenario(args->scenario);
     RunOptions& o = args->options;

@@ -55,7 +55,7 @@ bool only_logs_in(const test::TempDir& dir, const std::vector<std::string>& allo
 TEST(Cli, RunWritesTheFileAndPrintsASummary) {
   test::TempDir dir;
   dir.write("box.toml", test::valid_scenario_text(100));
-  const Outcome r = rbmc(dir, "run box.toml -o out.h5 --backend cpu --threads 2");
+  const Outcome r = rbmc(dir, "run box.toml -o out.h5 --backend cpu --threads 2 --no-progress");
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("wrote        out.h5"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("body-steps/s"), std::string::npos);
