@@ -37,7 +37,8 @@ median_wall() {
   for _ in $(seq "$repetitions"); do
     local start end
     start=$(date +%s.%N)
-    "$rbmc" run "$scenario" -o "$log/run.h5" --overwrite --no-progress --backend cpu "$@" >/dev/null
+    "$rbmc" run "$scenario" -o "$log/run.h5" --overwrite --no-progress --backend cpu "$@" >/dev/null ||
+      { echo "rbmc run $scenario $* failed" >&2; exit 1; }
     end=$(date +%s.%N)
     times+=("$(echo "$end - $start" | bc -l)")
   done
@@ -49,7 +50,7 @@ echo "| N | steps | wall (s) | body-steps/s |" | tee "$log/runs.md"
 echo "| --- | --- | --- | --- |" | tee -a "$log/runs.md"
 for n in 10000 100000; do
   for steps in 100 1000; do
-    duration=$(echo "$steps / 1000" | bc -l)
+    duration=$(printf '%.6f' "$(echo "$steps / 1000" | bc -l)")
     tmp=$(mktemp --suffix=.toml)
     sed "s/^duration = .*/duration = $duration/" bench/scenarios/free_body.toml >"$tmp"
     t=$(median_wall "$tmp" --samples "$n")

@@ -5,6 +5,7 @@
 #include "rbmc/dynamics/loads.hpp"
 #include "rbmc/dynamics/state.hpp"
 #include "rbmc/hd.hpp"
+#include "rbmc/math/mat3_vec3.hpp"
 
 namespace rbmc {
 
@@ -37,8 +38,8 @@ RBMC_HD_INLINE RigidBodyStateRate<Scalar> free_body_rate(const FreeBodyModel<Sca
                                                          const RigidBodyState<Scalar>& x,
                                                          const Wrench<Scalar>& wrench) {
   const Vec3<Scalar>& w = x.omega_b;
-  const Vec3<Scalar> h_c_b = model.inertia_c_b * w;
-  const Vec3<Scalar> omega_dot_b = model.inertia_inv_c_b * (wrench.torque_c_b - w.cross(h_c_b));
+  const Vec3<Scalar> h_c_b = mat3_times(model.inertia_c_b, w);
+  const Vec3<Scalar> omega_dot_b = mat3_times(model.inertia_inv_c_b, Vec3<Scalar>(wrench.torque_c_b - w.cross(h_c_b)));
   const Vec3<Scalar> a_c_w = wrench.force_w / model.mass;
   RigidBodyStateRate<Scalar> xd;
   xd.p_dot_w = x.v_w;
