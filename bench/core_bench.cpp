@@ -56,8 +56,9 @@ void dopri5_step_bench(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
 }
 
-// One sample, `steps` RK4 steps through run_sample: what one CPU thread does per sample.
-template <class Scalar>
+// One sample, `steps` RK4 steps through run_sample: what one CPU thread does per sample (the
+// general path, or the free-body variant the backends choose for this workload).
+template <class Scalar, class Variant = GeneralVariant>
 void run_sample_bench(benchmark::State& state, bool pivot) {
   SampleInputs<Scalar> in = body_inputs<Scalar>();
   SharedModel<Scalar> shared{};
@@ -72,7 +73,8 @@ void run_sample_bench(benchmark::State& state, bool pivot) {
   const std::int64_t steps = state.range(0);
   const IntegrationSettings<Scalar> how = fixed_step<Scalar>(Scalar(kStep), steps);
   for (auto _ : state) {
-    const SampleResult<Scalar> r = run_sample(in, shared, how);
+    NoTrajectory none;
+    const SampleResult<Scalar> r = run_sample<Scalar, Variant>(in, shared, how, none);
     benchmark::DoNotOptimize(r.final_state);
   }
   state.SetItemsProcessed(state.iterations() * steps);
@@ -88,6 +90,10 @@ void run_sample_free_float(benchmark::State& s) { run_sample_bench<float>(s, fal
 void run_sample_free_double(benchmark::State& s) { run_sample_bench<double>(s, false); }
 void run_sample_pivot_float(benchmark::State& s) { run_sample_bench<float>(s, true); }
 void run_sample_pivot_double(benchmark::State& s) { run_sample_bench<double>(s, true); }
+void run_sample_free_variant_float(benchmark::State& s) { run_sample_bench<float, FreeBodyRk4Variant>(s, false); }
+void run_sample_free_variant_double(benchmark::State& s) { run_sample_bench<double, FreeBodyRk4Variant>(s, false); }
+BENCHMARK(run_sample_free_variant_float)->Arg(1000);
+BENCHMARK(run_sample_free_variant_double)->Arg(1000);
 BENCHMARK(run_sample_free_float)->Arg(1000);
 BENCHMARK(run_sample_free_double)->Arg(1000);
 BENCHMARK(run_sample_pivot_float)->Arg(1000);

@@ -10,13 +10,13 @@ namespace {
 
 constexpr unsigned kBlockSize = 128;
 
-template <class Scalar>
+template <class Scalar, class Variant>
 __global__ void run_batch_kernel(const Scalar* __restrict__ inputs, Scalar* __restrict__ outputs, Scalar* __restrict__ trajectory,
                                  std::uint8_t* __restrict__ status, std::size_t n, const SharedModel<Scalar> shared,
                                  IntegrationSettings<Scalar> how) {
   const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= n) return;
-  run_sample_in_batch<Scalar>(inputs, outputs, trajectory, status, n, i, shared, how);
+  run_sample_in_batch<Scalar, Variant>(inputs, outputs, trajectory, status, n, i, shared, how);
 }
 
 }  // namespace
@@ -27,9 +27,14 @@ cudaError_t launch_run_batch(const Scalar* inputs, Scalar* outputs, Scalar* traj
                              const SharedModel<Scalar>& shared, const IntegrationSettings<Scalar>& how, cudaStream_t stream) {
   if (n == 0) return cudaSuccess;
   const auto blocks = static_cast<unsigned>((n + kBlockSize - 1) / kBlockSize);
-  // The shared model travels as a kernel argument (under 1 KB, read-only, cached).
-  run_batch_kernel<Scalar><<<blocks, kBlockSize, 0, stream>>>(inputs, outputs, trajectory, status, n, shared,
-                                                              how);
+  // The shared model travels as a kernel argument (read-only, cached). A kernel per variant: each
+  // holds only the registers its own path needs.
+  if (is_free_body_rk4(shared, how))
+    run_batch_kernel<Scalar, FreeBodyRk4Variant><<<blocks, kBlockSize, 0, stream>>>(inputs, outputs, trajectory, status,
+                                                                                    n, shared, how);
+  else
+    run_batch_kernel<Scalar, GeneralVariant><<<blocks, kBlockSize, 0, stream>>>(inputs, outputs, trajectory, status, n,
+                                                                                shared, how);
   return cudaGetLastError();
 }
 

@@ -42,9 +42,15 @@ class CpuBackend final : public Backend {
     // States at the output times, structure of arrays (output_times.hpp); every entry is written.
     trajectory_.resize(states ? n * kTrajectoryColumns * std::size_t(n_times) : 0);
     double* trajectory = states ? trajectory_.data() : nullptr;
+    // The free-body variant where it applies: the same numbers without the general dispatch.
+    const bool free_body = is_free_body_rk4(shared, settings);
     parallel_for(n, threads_, [&](std::size_t begin, std::size_t end) {
-      for (std::size_t i = begin; i < end; ++i)
-        run_sample_in_batch<Scalar>(inputs, outputs, trajectory, status, n, i, shared, settings);
+      for (std::size_t i = begin; i < end; ++i) {
+        if (free_body)
+          run_sample_in_batch<Scalar, FreeBodyRk4Variant>(inputs, outputs, trajectory, status, n, i, shared, settings);
+        else
+          run_sample_in_batch<Scalar>(inputs, outputs, trajectory, status, n, i, shared, settings);
+      }
     });
     if (statistics) reduce_statistics(inputs, n, shared, how, products);
     products.kept.clear();

@@ -80,5 +80,48 @@ TYPED_TEST(RunSampleTest, BatchPathEqualsDirectCallBitForBit) {
   }
 }
 
+// The free-body variant computes the general path's numbers, bit for bit, events and output times
+// included; is_free_body_rk4 admits only the runs it can take.
+TYPED_TEST(RunSampleTest, FreeBodyVariantEqualsTheGeneralPath) {
+  using S = TypeParam;
+  SharedModel<S> shared{};
+  shared.events.n = 1;
+  shared.events.events[0] = {EventKind::attitude_angle, false, CrossingDirection::either, 0, S(0.5), Vec3<S>::Zero(),
+                             Quaternion<S>::identity()};
+  shared.output_times.n = 5;
+  shared.output_times.interval = S(0.2);
+  const IntegrationSettings<S> how = fixed_step<S>(S(0.01), 100);
+  ASSERT_TRUE(is_free_body_rk4(shared, how));
+  std::vector<S> a(kTrajectoryColumns * 5), b(kTrajectoryColumns * 5);
+  TrajectorySink<S, S> sink_a{shared.output_times, a.data(), 1, 0, 0}, sink_b{shared.output_times, b.data(), 1, 0, 0};
+  const SampleResult<S> general = run_sample<S, GeneralVariant>(box_inputs<S>(), shared, how, sink_a);
+  const SampleResult<S> free = run_sample<S, FreeBodyRk4Variant>(box_inputs<S>(), shared, how, sink_b);
+  EXPECT_EQ(free.final_state.p_w, general.final_state.p_w);
+  EXPECT_EQ(free.final_state.omega_b, general.final_state.omega_b);
+  EXPECT_EQ(free.final_state.q_wb.w, general.final_state.q_wb.w);
+  EXPECT_EQ(free.events[0].time, general.events[0].time);
+  EXPECT_EQ(free.energy_drift, general.energy_drift);
+  EXPECT_EQ(a, b);
+  // What the variant cannot take.
+  SharedModel<S> spring = shared;
+  spring.loads.n_springs = 1;
+  EXPECT_FALSE(is_free_body_rk4(spring, how));
+  SharedModel<S> damped = shared;
+  damped.loads.angular_linear_damping = S(0.1);
+  EXPECT_FALSE(is_free_body_rk4(damped, how));
+  SharedModel<S> pivot = shared;
+  pivot.constraint.kind = ConstraintKind::pivot;
+  EXPECT_FALSE(is_free_body_rk4(pivot, how));
+  SharedModel<S> dispersed = shared;
+  dispersed.parameters.n = 1;
+  EXPECT_FALSE(is_free_body_rk4(dispersed, how));
+  IntegrationSettings<S> adaptive = how;
+  adaptive.kind = IntegratorKind::dopri5;
+  EXPECT_FALSE(is_free_body_rk4(shared, adaptive));
+  IntegrationSettings<S> euler = how;
+  euler.euler_zxz = true;
+  EXPECT_FALSE(is_free_body_rk4(shared, euler));
+}
+
 }  // namespace
 }  // namespace rbmc

@@ -53,13 +53,39 @@ struct SampleModel {
   SampleModel& operator=(const SampleModel&) = delete;
 };
 
-// The right-hand side of one sample: its body, and the loads and constraint it integrates.
+// Compile-time variants of the per-sample function. One kernel holding every integrator, the
+// constraint solve and the load loops needs the registers of the largest; a kernel per variant
+// needs only its own, and the CPU skips the general right-hand side's dispatch. Both compute the
+// same numbers: a free body's general right-hand side is the free-body one, bit for bit.
+struct GeneralVariant {
+  static constexpr bool kFreeBodyRk4 = false;
+};
+// Uniform gravity only (no load set, no constraint, no per-sample model values), fixed-step RK4
+// on quaternions; events and output times as usual.
+struct FreeBodyRk4Variant {
+  static constexpr bool kFreeBodyRk4 = true;
+};
+
+// Whether a run can take FreeBodyRk4Variant.
 template <class Scalar>
+RBMC_HD inline bool is_free_body_rk4(const SharedModel<Scalar>& shared, const IntegrationSettings<Scalar>& how) {
+  const LoadSet<Scalar>& l = shared.loads;
+  const bool no_loads = l.n_point_forces == 0 && l.n_torques == 0 && l.n_springs == 0 && !l.has_central_body &&
+                        l.linear_damping == Scalar(0) && l.quadratic_damping == Scalar(0) &&
+                        l.angular_linear_damping == Scalar(0) && l.angular_quadratic_damping == Scalar(0);
+  return no_loads && shared.constraint.kind == ConstraintKind::none && shared.parameters.n == 0 &&
+         how.kind == IntegratorKind::rk4 && !how.euler_zxz;
+}
+
+// The right-hand side of one sample: its body, and the loads and constraint it integrates
+// (kFreeBody: uniform gravity alone, the loads and constraint not looked at).
+template <class Scalar, bool kFreeBody = false>
 struct BodyRate {
   FreeBodyModel<Scalar> model;
   const LoadSet<Scalar>* loads;
   const Constraint<Scalar>* constraint;
   RBMC_HD_INLINE ConstrainedRate<Scalar> evaluate(const RigidBodyState<Scalar>& x) const {
+    if constexpr (kFreeBody) return {free_body_rate(model, x), Vec3<Scalar>::Zero()};
     return constrained_rate(*constraint, model, x, evaluate_loads(*loads, model, x));
   }
   RBMC_HD_INLINE RigidBodyStateRate<Scalar> operator()(const RigidBodyState<Scalar>& x) const { return evaluate(x).rate; }
@@ -288,7 +314,7 @@ struct NoTrajectory {
   RBMC_HD void finish(bool, const State&) {}
 };
 
-template <class Scalar, class Sink>
+template <class Scalar, class Variant = GeneralVariant, class Sink>
 RBMC_HD inline SampleResult<Scalar> run_sample(const SampleInputs<Scalar>& in, const SharedModel<Scalar>& shared,
                                                const IntegrationSettings<Scalar>& how, Sink& sink) {
   SampleResult<Scalar> out;
@@ -313,11 +339,16 @@ RBMC_HD inline SampleResult<Scalar> run_sample(const SampleInputs<Scalar>& in, c
   const BodyRate<Scalar> rate{make_free_body_model(in.body, in.gravity_w), loads, constraint};
   const RigidBodyState<Scalar>& x0 = in.initial;
   sink.start(Scalar(0), x0);
-  const IntegrationEnd<Scalar> end = how.kind == IntegratorKind::dopri5 ? integrate_dopri5(rate, x0, how, events, sink)
-                                     : how.kind == IntegratorKind::splitting
-                                         ? integrate_splitting(rate, x0, how, events, sink)
-                                     : how.euler_zxz ? integrate_rk4_euler_zxz(rate, x0, how, events, sink)
-                                                     : integrate_rk4(rate, x0, how, events, sink);
+  IntegrationEnd<Scalar> end;
+  if constexpr (Variant::kFreeBodyRk4) {
+    const BodyRate<Scalar, true> free_rate{rate.model, loads, constraint};
+    end = integrate_rk4(free_rate, x0, how, events, sink);
+  } else {
+    end = how.kind == IntegratorKind::dopri5      ? integrate_dopri5(rate, x0, how, events, sink)
+          : how.kind == IntegratorKind::splitting ? integrate_splitting(rate, x0, how, events, sink)
+          : how.euler_zxz                         ? integrate_rk4_euler_zxz(rate, x0, how, events, sink)
+                                                  : integrate_rk4(rate, x0, how, events, sink);
+  }
   sink.finish(end.status == SampleStatus::ok, end.state);
   out.stopping_event = end.stopping_event;
   for (int i = 0; i < shared.events.n; ++i) out.events[i] = events.records[i];

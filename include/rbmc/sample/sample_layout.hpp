@@ -154,12 +154,14 @@ RBMC_HD inline void gather_element(const Stored* data, std::size_t n, std::size_
 
 // Loads sample i, integrates it and stores its result: the whole per-sample path of a batch.
 // trajectory, when not null, receives the states at the output times (output_times.hpp layout).
-template <class Scalar, class StoredIn, class StoredOut>
+// Variant: GeneralVariant, or FreeBodyRk4Variant where is_free_body_rk4() holds.
+template <class Scalar, class Variant = GeneralVariant, class StoredIn, class StoredOut>
 RBMC_HD inline void run_sample_in_batch(const StoredIn* inputs, StoredOut* outputs, StoredOut* trajectory,
                                         std::uint8_t* status, std::size_t n, std::size_t i,
                                         const SharedModel<Scalar>& shared, const IntegrationSettings<Scalar>& how) {
   TrajectorySink<Scalar, StoredOut> sink{shared.output_times, trajectory, n, i, 0};
-  const SampleResult<Scalar> r = run_sample(load_sample_inputs<Scalar>(inputs, n, i, shared.parameters.n), shared, how, sink);
+  const SampleResult<Scalar> r =
+      run_sample<Scalar, Variant>(load_sample_inputs<Scalar>(inputs, n, i, shared.parameters.n), shared, how, sink);
   store_sample_result(outputs, n, i, r, shared.events.n);
   status[i] = static_cast<std::uint8_t>(r.status);
 }
