@@ -60,8 +60,8 @@ struct SampleModel {
 struct GeneralVariant {
   static constexpr bool kFreeBodyRk4 = false;
 };
-// Uniform gravity only (no load set, no constraint, no per-sample model values), fixed-step RK4
-// on quaternions; events and output times as usual.
+// Uniform gravity only (no load set, no constraint, no per-sample model values, no events),
+// fixed-step RK4 on quaternions; output times as usual.
 struct FreeBodyRk4Variant {
   static constexpr bool kFreeBodyRk4 = true;
 };
@@ -74,7 +74,7 @@ RBMC_HD inline bool is_free_body_rk4(const SharedModel<Scalar>& shared, const In
                         l.linear_damping == Scalar(0) && l.quadratic_damping == Scalar(0) &&
                         l.angular_linear_damping == Scalar(0) && l.angular_quadratic_damping == Scalar(0);
   return no_loads && shared.constraint.kind == ConstraintKind::none && shared.parameters.n == 0 &&
-         how.kind == IntegratorKind::rk4 && !how.euler_zxz;
+         shared.events.n == 0 && how.kind == IntegratorKind::rk4 && !how.euler_zxz;
 }
 
 // The right-hand side of one sample: its body, and the loads and constraint it integrates
@@ -110,7 +110,7 @@ struct IntegrationEnd {
 // output times on the step's cubic Hermite interpolant. Returns true, with `end` filled in, when
 // a terminal event stopped the sample. Times are products, not running sums: no accumulated
 // rounding.
-template <class Scalar, class Sink>
+template <class Scalar, class Sink, bool kEvents = true>
 RBMC_HD inline bool close_fixed_step(EventTracker<Scalar>& events, Sink& sink, const RigidBodyState<Scalar>& x,
                                      const RigidBodyStateRate<Scalar>& k0, const RigidBodyState<Scalar>& next,
                                      const RigidBodyStateRate<Scalar>& k1, std::int64_t step, Scalar h,
@@ -119,7 +119,8 @@ RBMC_HD inline bool close_fixed_step(EventTracker<Scalar>& events, Sink& sink, c
   Scalar t_stop;
   RigidBodyState<Scalar> x_stop;
   int which = -1;
-  if (events.set->n > 0 && events.step(interp, Scalar(step) * h, Scalar(step + 1) * h, next, t_stop, x_stop, which)) {
+  if (kEvents && events.set->n > 0 &&
+      events.step(interp, Scalar(step) * h, Scalar(step + 1) * h, next, t_stop, x_stop, which)) {
     sink.step(interp, t_stop, x_stop);
     end = {x_stop, t_stop, SampleStatus::terminal_event, step + 1, 0, which};
     return true;
@@ -131,7 +132,7 @@ RBMC_HD inline bool close_fixed_step(EventTracker<Scalar>& events, Sink& sink, c
 // Fixed-step RK4 to n_steps; stops at the last finite state if one turns non-finite, or at a
 // terminal event located on the cubic Hermite interpolant of each step, which also gives the
 // states at the output times.
-template <class Scalar, class Rate, class Sink>
+template <class Scalar, class Rate, class Sink, bool kEvents = true>
 RBMC_HD inline IntegrationEnd<Scalar> integrate_rk4(const Rate& rate, RigidBodyState<Scalar> x,
                                                     const IntegrationSettings<Scalar>& how, EventTracker<Scalar>& events,
                                                     Sink& sink) {
@@ -141,7 +142,8 @@ RBMC_HD inline IntegrationEnd<Scalar> integrate_rk4(const Rate& rate, RigidBodyS
     if (!is_finite(next)) return {x, Scalar(step) * how.step, SampleStatus::non_finite_state, step, 0, -1};
     const RigidBodyStateRate<Scalar> k1_next = rate(next);  // the next step's first stage
     IntegrationEnd<Scalar> end;
-    if ((events.set->n > 0 || sink.active()) && close_fixed_step(events, sink, x, k1, next, k1_next, step, how.step, end))
+    if (((kEvents && events.set->n > 0) || sink.active()) &&
+        close_fixed_step<Scalar, Sink, kEvents>(events, sink, x, k1, next, k1_next, step, how.step, end))
       return end;
     x = next;
     k1 = k1_next;
@@ -342,7 +344,7 @@ RBMC_HD inline SampleResult<Scalar> run_sample(const SampleInputs<Scalar>& in, c
   IntegrationEnd<Scalar> end;
   if constexpr (Variant::kFreeBodyRk4) {
     const BodyRate<Scalar, true> free_rate{rate.model, loads, constraint};
-    end = integrate_rk4(free_rate, x0, how, events, sink);
+    end = integrate_rk4<Scalar, BodyRate<Scalar, true>, Sink, false>(free_rate, x0, how, events, sink);
   } else {
     end = how.kind == IntegratorKind::dopri5      ? integrate_dopri5(rate, x0, how, events, sink)
           : how.kind == IntegratorKind::splitting ? integrate_splitting(rate, x0, how, events, sink)
