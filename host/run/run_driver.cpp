@@ -3,7 +3,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
+#include <future>
 #include <cstdio>
 #include <filesystem>
 #include <vector>
@@ -274,19 +276,29 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
     start_row = suspended->rows_done;
   }
   const double wall_before = totals.wall_seconds;
-  HostBatch batch;
-  BatchProducts products;
+  // Two sets of batch buffers: batch k is written on another thread while batch k + 1 is sampled
+  // and integrated (one HDF5 call at a time all the same: the main thread makes none meanwhile).
+  std::array<HostBatch, 2> batches;
+  std::array<BatchProducts, 2> products_of;
+  std::future<void> writing;
+  const auto wait_for_writing = [&] {
+    if (writing.valid()) writing.get();  // rethrows the writer's error here
+  };
   ProgressBar progress(options.progress, n_total);
   // On SIGINT or SIGTERM, between batches: the file so far is kept for --resume.
   const auto suspend = [&](std::uint64_t rows_done) {
+    wait_for_writing();
     totals.wall_seconds = wall_before + std::chrono::duration<double>(Clock::now() - start).count();
     writer->suspend({rows_done, batch_size, totals, statistics.save()});
     throw Interrupted("interrupted after " + std::to_string(rows_done) + " of " + std::to_string(n_total) +
                       " samples; they are kept in " + ResultsWriter::suspended_path(options.output) +
                       " (not a complete results file): rerun with --resume to complete it");
   };
-  for (std::uint64_t first = start_row; first < n_total; first += batch_size) {
+  int current = 0;
+  for (std::uint64_t first = start_row; first < n_total; first += batch_size, current ^= 1) {
     if (interrupt_requested()) suspend(first);
+    HostBatch& batch = batches[std::size_t(current)];
+    BatchProducts& products = products_of[std::size_t(current)];
     const std::size_t n = std::size_t(std::min<std::uint64_t>(batch_size, n_total - first));
     batch.resize(n, scenario.model_parameters.n, plan.n_parameter_values(), scenario.events.n);
     batch.index.resize(n);
@@ -294,7 +306,7 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
     totals.n_redrawn += sample_batch(plan, batch.index.data(), n, threads, batch);
     products.select_trajectories = nullptr;
     if (selector.active())
-      products.select_trajectories = [&](const double* outputs, const std::uint8_t* status) {
+      products.select_trajectories = [&selector, &batch, n](const double* outputs, const std::uint8_t* status) {
         return selector.select(batch.index.data(), outputs, status, n);
       };
     products.quantile_rows = statistics.enabled() ? statistics.quantile_rows(batch.index.data(), n)
@@ -306,12 +318,15 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
       totals.steps += std::uint64_t(batch.outputs[output_column::steps * n + i]);
       totals.rejected_steps += std::uint64_t(batch.outputs[output_column::rejected_steps * n + i]);
     }
+    wait_for_writing();  // the previous batch's write, which ran while this batch did
     const bool kept = selector.active() && !products.kept.empty();
-    writer->write_batch({first, n, batch.inputs.data(), batch.outputs.data(), batch.status.data(), batch.params.data(),
-                        kept ? &products.kept : nullptr, kept ? &products.trajectories : nullptr, batch.index.data()});
+    const BatchView view{first, n, batch.inputs.data(), batch.outputs.data(), batch.status.data(), batch.params.data(),
+                         kept ? &products.kept : nullptr, kept ? &products.trajectories : nullptr, batch.index.data()};
+    writing = std::async(std::launch::async, [&writer, view] { writer->write_batch(view); });
     progress.update(first + n);
     if (options.after_batch) options.after_batch(first + n);
   }
+  wait_for_writing();
   writer->write_statistics(statistics);
 
   totals.wall_seconds = wall_before + std::chrono::duration<double>(Clock::now() - start).count();
