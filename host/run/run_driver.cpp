@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
-#include <future>
 #include <cstdio>
 #include <filesystem>
 #include <vector>
@@ -13,6 +12,7 @@
 #include "host/io/results_reader.hpp"
 #include "host/sampling/sampling_plan.hpp"
 #include "host/util/parallel_for.hpp"
+#include "host/util/serial_worker.hpp"
 #include "rbmc/sample/sample_layout.hpp"
 #include "rbmc/stats/output_quantities.hpp"
 #include "host/stats/run_statistics.hpp"
@@ -280,10 +280,8 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
   // and integrated (one HDF5 call at a time all the same: the main thread makes none meanwhile).
   std::array<HostBatch, 2> batches;
   std::array<BatchProducts, 2> products_of;
-  std::future<void> writing;
-  const auto wait_for_writing = [&] {
-    if (writing.valid()) writing.get();  // rethrows the writer's error here
-  };
+  SerialWorker writing;
+  const auto wait_for_writing = [&] { writing.wait(); };  // rethrows the writer's error here
   ProgressBar progress(options.progress, n_total);
   // On SIGINT or SIGTERM, between batches: the file so far is kept for --resume.
   const auto suspend = [&](std::uint64_t rows_done) {
@@ -322,7 +320,7 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
     const bool kept = selector.active() && !products.kept.empty();
     const BatchView view{first, n, batch.inputs.data(), batch.outputs.data(), batch.status.data(), batch.params.data(),
                          kept ? &products.kept : nullptr, kept ? &products.trajectories : nullptr, batch.index.data()};
-    writing = std::async(std::launch::async, [&writer, view] { writer->write_batch(view); });
+    writing.submit([&writer, view] { writer->write_batch(view); });
     progress.update(first + n);
     if (options.after_batch) options.after_batch(first + n);
   }
