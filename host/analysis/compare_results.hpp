@@ -1,9 +1,12 @@
-// rbmc compare: two results files, aligned by global sample index, judged sample by sample and
-// as distributions (docs/compare.md).
+// rbmc compare: two results files, aligned by global sample index, judged sample by sample against
+// a numerical tolerance derived from the runs, and as distributions by equivalence tests
+// (docs/compare.md says what each verdict means and why).
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,27 +15,75 @@
 namespace rbmc {
 
 struct CompareOptions {
-  bool statistical = false;  // judge only the distributions
-  double rtol = 1e-6, atol = 1e-9;  // per sample: |a − b| ≤ atol + rtol · max(|a|, |b|)
-  double alpha = 0.01;              // family-wise level of the distribution tests (Holm)
+  bool statistical = false;  // judge only the distributions (other seeds or sample sets)
+  // Per sample: |a − b| ≤ atol + rtol · max(‖a‖, ‖b‖, the quantity's median ‖·‖), norms over the
+  // quantity's components. Unset: derived from the two runs (numerical_tolerance()).
+  std::optional<double> rtol, atol;
+  // Distributions agree when their means and 5, 50 and 95 % quantiles differ by at most
+  // margin × the quantity's standard deviation plus the numerical tolerance (two one-sided tests).
+  double margin = 0.25;
+  // Or, for each quantile, in probability: b's quantile lies within a's at p ± rank_margin.
+  double rank_margin = 0.05;
+  double alpha = 0.05;  // level of each one-sided test
+  // Mismatched samples re-integrated (CPU, double) from inputs perturbed at rounding level, to
+  // tell sensitive dependence (chaos) from a real difference; 0 turns the check off.
+  std::size_t sensitivity_samples = 64;
 };
 
+// What the two runs' arithmetic can resolve (derived from their precisions, integrators, step
+// counts and tolerances).
+struct NumericalTolerance {
+  double rtol = 0, atol = 0;
+  double epsilon = 0;       // unit roundoff of the coarser precision
+  double steps = 0;         // steps per sample (the mean for dopri5)
+  std::string derivation;   // in words, for the report
+};
+NumericalTolerance numerical_tolerance(const std::string& path_a, const std::string& path_b);
+
 struct ComponentComparison {
-  std::string name;  // e.g. "final/position[2]"
-  double max_abs = 0, max_rel = 0;  // over the common samples
-  std::uint64_t mismatched = 0;     // common samples beyond the per-sample tolerance
-  TestResult ks{}, mean{}, spread{};
-  double ks_adjusted = 1, mean_adjusted = 1, spread_adjusted = 1;  // Holm-adjusted p-values
+  std::string name;                 // e.g. "final/position[z]"
+  bool input = false;               // an input (body, initial state, drawn parameter), not a result
+  double max_abs = 0;               // largest |a − b| over the common samples
+  double max_ratio = 0;             // largest |a − b| / tolerance
+  std::uint64_t mismatched = 0;     // common samples beyond the tolerance
+  double tolerance = 0;             // the tolerance at the quantity's median magnitude
+  double spread = 0;                // standard deviation over a's samples
+  bool resolution_limited = false;  // spread below 10 tolerances: judged sample by sample only
+  double margin = 0;                // of the equivalence tests
+  EquivalenceResult mean{};
+  QuantileEquivalence quantiles[3]{};  // 5, 50, 95 %
+  bool equivalent = true;            // mean and quantiles within the margin
+  TestResult ks{};                   // reported, not judged: KS rejects differences of rounding size
+};
+
+// Samples that differ beyond the tolerance, re-integrated from inputs perturbed at the coarser
+// precision's rounding level: sensitive when the perturbation alone moves them by at least a
+// tenth of the difference between the files.
+struct SensitivityCheck {
+  std::uint64_t checked = 0, sensitive = 0;
+  double median_growth_rate = 0;  // 1/s: ln(separation(t) / separation(0)) / t at saturation
+  double min_ratio = 0;           // smallest perturbed separation / file difference
+  std::vector<std::uint64_t> insensitive_samples;  // global indices, at most 10
+  std::string unavailable;        // why it could not run, if it did not
 };
 
 struct Comparison {
   std::string path_a, path_b;
+  bool complete_a = true, complete_b = true;
   std::uint64_t n_a = 0, n_b = 0, n_common = 0;
   bool same_scenario = false;
-  std::uint64_t status_mismatches = 0;  // common samples whose status differs
+  NumericalTolerance tolerance;
+  std::uint64_t status_mismatches = 0;   // common samples whose status differs
+  std::uint64_t input_mismatches = 0;    // common samples whose inputs differ: not the same samples
+  std::vector<std::uint64_t> mismatched_samples;  // global indices of common samples beyond tolerance
+  std::vector<std::string> mismatched_quantities;
+  SensitivityCheck sensitivity;
+  double trajectory_growth_rate = NAN;   // from the retained trajectories both files keep, 1/s
+  std::uint64_t trajectories_compared = 0;
   std::vector<ComponentComparison> components;
-  bool per_sample_pass = false, distribution_pass = false, pass = false;
+  bool per_sample_pass = false, distribution_pass = false, chaotic = false, pass = false;
   std::vector<std::string> reasons;  // why it failed
+  std::vector<std::string> notes;    // what a careful reader should know even when it passed
 };
 
 Comparison compare_results(const std::string& path_a, const std::string& path_b, const CompareOptions& options);

@@ -4,6 +4,9 @@
 #include <cmath>
 #include <numeric>
 
+#include "host/sampling/distributions.hpp"
+#include "host/stats/run_statistics.hpp"
+
 namespace rbmc {
 
 namespace {
@@ -94,6 +97,70 @@ std::vector<double> holm_adjusted(const std::vector<double>& p) {
     adjusted[order[r]] = running;
   }
   return adjusted;
+}
+
+namespace {
+
+// One sample's p-quantile and its distribution-free standard error (see the header).
+void quantile_and_se(std::vector<double> x, double p, double z, double& q, double& se) {
+  std::sort(x.begin(), x.end());
+  q = quantile_of_sorted(x, p);
+  const double n = double(x.size()), half = z * std::sqrt(n * p * (1 - p));
+  const auto at_rank = [&](double r) { return x[std::size_t(std::clamp(r, 0.0, n - 1))]; };
+  se = (at_rank(std::ceil(n * p + half)) - at_rank(std::floor(n * p - half))) / (2 * z);
+}
+
+EquivalenceResult judge(double difference, double se, double margin, double z) {
+  EquivalenceResult r;
+  r.difference = difference;
+  r.bound = std::abs(difference) + z * se;
+  r.equivalent = r.bound <= margin;
+  return r;
+}
+
+}  // namespace
+
+EquivalenceResult mean_equivalence(const std::vector<double>& a_in, const std::vector<double>& b_in, double margin,
+                                   double alpha) {
+  const std::vector<double> a = finite(a_in), b = finite(b_in);
+  if (a.empty() || b.empty()) return {NAN, NAN, a.empty() && b.empty()};
+  double ma, va, mb, vb;
+  mean_variance(a, ma, va);
+  mean_variance(b, mb, vb);
+  return judge(mb - ma, std::sqrt(va / double(a.size()) + vb / double(b.size())), margin, normal_quantile(1 - alpha));
+}
+
+EquivalenceResult paired_mean_equivalence(const std::vector<double>& d_in, double margin, double alpha) {
+  const std::vector<double> d = finite(d_in);
+  if (d.empty()) return {NAN, NAN, true};
+  double mean, variance;
+  mean_variance(d, mean, variance);
+  return judge(mean, std::sqrt(variance / double(d.size())), margin, normal_quantile(1 - alpha));
+}
+
+QuantileEquivalence quantile_equivalence(const std::vector<double>& a_in, const std::vector<double>& b_in, double p,
+                                         double margin, double rank_margin, double alpha) {
+  std::vector<double> a = finite(a_in), b = finite(b_in);
+  QuantileEquivalence r;
+  if (a.empty() || b.empty()) {
+    r.difference = r.bound = r.rank_shift = r.rank_bound = NAN;
+    r.equivalent = a.empty() && b.empty();
+    return r;
+  }
+  const double z = normal_quantile(1 - alpha);
+  double qa, sa, qb, sb;
+  quantile_and_se(a, p, z, qa, sa);
+  quantile_and_se(b, p, z, qb, sb);
+  static_cast<EquivalenceResult&>(r) = judge(qb - qa, std::sqrt(sa * sa + sb * sb), margin, z);
+  // F_a at b's quantile, ties counted half (a is sorted by quantile_and_se's copy: sort here).
+  std::sort(a.begin(), a.end());
+  const double below = double(std::lower_bound(a.begin(), a.end(), qb) - a.begin()),
+               at_or_below = double(std::upper_bound(a.begin(), a.end(), qb) - a.begin());
+  const double na = double(a.size()), nb = double(b.size());
+  r.rank_shift = 0.5 * (below + at_or_below) / na - p;
+  r.rank_bound = std::abs(r.rank_shift) + z * std::sqrt(p * (1 - p) * (1 / na + 1 / nb));
+  r.equivalent = r.equivalent || r.rank_bound <= rank_margin;
+  return r;
 }
 
 }  // namespace rbmc

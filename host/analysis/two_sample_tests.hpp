@@ -28,4 +28,36 @@ TestResult brown_forsythe_spread(const std::vector<double>& a, const std::vector
 // compared with α.
 std::vector<double> holm_adjusted(const std::vector<double>& p);
 
+// Equivalence rather than difference: two one-sided tests (Schuirmann, "A comparison of the two
+// one-sided tests procedure and the power approach for assessing the equivalence of average
+// bioavailability", 1987). A difference d with standard error se is shown to lie within ±margin
+// at level α when the one-sided (1 − α) bound |d| + z₁₋α se is at most the margin.
+struct EquivalenceResult {
+  double difference = 0;  // b − a
+  double bound = 0;       // |difference| + z₁₋α se
+  bool equivalent = false;
+};
+
+// The means: se from Welch's unpooled variances.
+EquivalenceResult mean_equivalence(const std::vector<double>& a, const std::vector<double>& b, double margin,
+                                   double alpha);
+
+// The mean of paired differences d = b − a (the same samples in two runs): se = sd(d) / √n.
+EquivalenceResult paired_mean_equivalence(const std::vector<double>& differences, double margin, double alpha);
+
+// The p-quantiles (linear interpolation, numpy's default), judged two ways; either suffices.
+// - In value: the difference's se is distribution-free: the order statistics at ranks
+//   n p ± z √(n p (1 − p)) bound each quantile with probability 1 − α (the binomial count below
+//   it, normal approximation), so se = half that interval / z. Equivalent when the bound is
+//   within `margin`.
+// - In probability: where a's distribution puts b's quantile, r = F_a(Q_b(p)) − p, with se
+//   √(p (1 − p) (1/n_a + 1/n_b)). Equivalent when |r| + z se is within `rank_margin`. This is the
+//   scale-free reading where the value scale misleads (a quantile in a sparse tail or between
+//   two modes).
+struct QuantileEquivalence : EquivalenceResult {
+  double rank_shift = 0, rank_bound = 0;  // r and |r| + z se
+};
+QuantileEquivalence quantile_equivalence(const std::vector<double>& a, const std::vector<double>& b, double p,
+                                         double margin, double rank_margin, double alpha);
+
 }  // namespace rbmc

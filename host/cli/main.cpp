@@ -47,6 +47,7 @@ int main(int argc, char** argv) {
   rbmc::cli::add_check_command(app);
   rbmc::cli::add_info_command(app);
   rbmc::cli::add_compare_command(app);
+  rbmc::cli::add_validate_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

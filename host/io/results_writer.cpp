@@ -62,6 +62,18 @@ void write_array(hid_t parent, const std::string& name, const std::vector<double
                    "writing dataset " + name);
 }
 
+// Counts, as unsigned integers, with their unit and meaning.
+void write_counts(hid_t parent, const std::string& name, const std::vector<std::uint64_t>& values,
+                  const std::vector<hsize_t>& dims, const std::string& description) {
+  h5::Handle space(H5Screate_simple(int(dims.size()), dims.data(), nullptr), H5Sclose, "H5Screate_simple");
+  h5::Handle ds(H5Dcreate2(parent, name.c_str(), H5T_STD_U64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                H5Dclose, "creating dataset " + name);
+  h5::check_status(H5Dwrite(ds.get(), H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()),
+                   "writing dataset " + name);
+  write_string_attribute(ds.get(), "units", "1");
+  write_string_attribute(ds.get(), "description", description);
+}
+
 // A (rows, columns) array; a single column is stored as a 1-D (rows,) dataset.
 void write_matrix(hid_t parent, const std::string& name, const std::vector<double>& values, hsize_t rows, hsize_t columns) {
   write_array(parent, name, values, columns == 1 ? std::vector<hsize_t>{rows} : std::vector<hsize_t>{rows, columns});
@@ -173,7 +185,8 @@ ResultsWriter::ResultsWriter(std::string path, bool overwrite, const ResultsMeta
     write_scalar_attribute<double>(root, "max_step", H5T_NATIVE_DOUBLE, s.run.max_step);
     write_scalar_attribute<std::int64_t>(root, "max_steps", H5T_NATIVE_INT64, s.run.max_steps);
   }
-  write_scalar_attribute<std::int64_t>(root, "n_steps", H5T_NATIVE_INT64, s.run.n_steps);
+  // Fixed steps: the steps of every sample. dopri5 takes its own per sample: finish() records their mean.
+  if (s.run.integrator != "dopri5") write_scalar_attribute<std::int64_t>(root, "n_steps", H5T_NATIVE_INT64, s.run.n_steps);
   write_scalar_attribute<double>(root, "duration", H5T_NATIVE_DOUBLE, s.run.duration);
 
   h5::Handle samples = create_group(root, "samples");
@@ -462,6 +475,15 @@ ResultsWriter::ResultsWriter(std::string path, const ResultsMetadata& meta, Resu
   if (e) throw Hdf5Error("renaming " + suspended + " to " + temporary_path_ + ": " + e.message());
   h5::initialize();
   file_ = h5::Handle(H5Fopen(temporary_path_.c_str(), H5F_ACC_RDWR, H5P_DEFAULT), H5Fclose, "opening " + temporary_path_);
+  // The trajectories kept before the interruption: the retention limit and n_trajectories go on
+  // from them, and new ones are appended after them.
+  if (H5Lexists(file_.get(), "trajectories", H5P_DEFAULT) > 0 &&
+      H5Lexists(file_.get(), "trajectories/sample_index", H5P_DEFAULT) > 0) {
+    h5::Handle space(H5Dget_space(dataset("trajectories/sample_index").id.get()), H5Sclose, "H5Dget_space");
+    hsize_t kept = 0;
+    h5::check_status(H5Sget_simple_extent_dims(space.get(), &kept, nullptr), "the extent of trajectories/sample_index");
+    n_trajectories_ = kept;
+  }
   // The saved state (/resume) and the incomplete mark stay until this run finishes or is
   // interrupted again: a failure meanwhile puts the file back where --resume finds it.
 }
@@ -558,14 +580,16 @@ void ResultsWriter::write_statistics(const RunStatistics& stats) {
     write_string_attribute(g.get(), "units", info.units);
     write_string_attribute(g.get(), "description", info.description);
     const std::size_t dim = std::size_t(info.dim);
-    std::vector<double> count(n_times), mean(n_times * dim), sd(n_times * dim), lo(n_times * dim), hi(n_times * dim),
+    std::vector<std::uint64_t> count(n_times), non_finite(n_times * dim);
+    std::vector<double> mean(n_times * dim), sd(n_times * dim), lo(n_times * dim), hi(n_times * dim),
         quantiles(n_times * n_p * dim), rank_error(n_times * dim);
     for (std::size_t k = 0; k < n_times; ++k) {
-      count[k] = stats.moments()[column(k, info.first)].count;
+      count[k] = std::uint64_t(stats.moments()[column(k, info.first)].count);
       for (std::size_t c = 0; c < dim; ++c) {
         const std::size_t col = column(k, info.first + int(c)), at = k * dim + c;
         const Moments& m = stats.moments()[col];
         const bool any = m.count > 0;
+        non_finite[at] = std::uint64_t(m.non_finite);
         mean[at] = any ? m.mean : NAN;
         sd[at] = any ? std::sqrt(m.variance()) : NAN;
         lo[at] = any ? m.min : NAN;
@@ -580,7 +604,10 @@ void ResultsWriter::write_statistics(const RunStatistics& stats) {
       if (dim > 1) d.push_back(hsize_t(dim));
       return d;
     };
-    write_array(g.get(), "count", count, {hsize_t(n_times)});
+    write_counts(g.get(), "count", count, {hsize_t(n_times)},
+                 "samples with a finite value at each output time (stopped samples have none)");
+    write_counts(g.get(), "non_finite_count", non_finite, shape({hsize_t(n_times)}),
+                 "samples whose value overflowed to infinity at a finite state: left out of every statistic");
     write_array(g.get(), "mean", mean, shape({hsize_t(n_times)}));
     write_array(g.get(), "sd", sd, shape({hsize_t(n_times)}));
     write_array(g.get(), "min", lo, shape({hsize_t(n_times)}));
@@ -600,6 +627,8 @@ void ResultsWriter::finish(const RunTotals& totals) {
   if (scenario_->output_times.n > 0)
     write_scalar_attribute<std::uint64_t>(root, "n_trajectories", H5T_NATIVE_UINT64, n_trajectories_);
   write_scalar_attribute<std::uint64_t>(root, "total_steps", H5T_NATIVE_UINT64, totals.steps);
+  if (scenario_->run.integrator == "dopri5" && n_rows_ > 0)
+    write_scalar_attribute<double>(root, "mean_steps", H5T_NATIVE_DOUBLE, double(totals.steps) / double(n_rows_));
   write_scalar_attribute<std::uint64_t>(root, "total_rejected_steps", H5T_NATIVE_UINT64, totals.rejected_steps);
   for (int c = 0; c < kSampleStatusCount; ++c)
     write_scalar_attribute<std::uint64_t>(root, std::string("n_status_") + status_name(static_cast<SampleStatus>(c)),

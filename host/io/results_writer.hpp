@@ -80,7 +80,6 @@ class ResultsWriter {
   // not_run, never at the target path.
   void suspend(const SuspendedRun& state);
   std::uint64_t n_trajectories() const { return n_trajectories_; }
-  void set_n_trajectories(std::uint64_t n) { n_trajectories_ = n; }
 
   const std::string& path() const { return path_; }
   const std::string& temporary_path() const { return temporary_path_; }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <vector>
@@ -336,7 +337,10 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
   summary.precision = meta.precision;
   summary.output = options.output;
   summary.n_samples = n_total;
-  summary.n_steps = scenario.run.n_steps;
+  // dopri5 chooses its steps per sample: the mean of the steps taken, not duration / first step.
+  summary.n_steps = scenario.run.integrator == "dopri5"
+                        ? std::int64_t(std::llround(double(totals.steps) / double(std::max<std::uint64_t>(1, n_total))))
+                        : scenario.run.n_steps;
   summary.totals = totals;
   summary.body_steps_per_second = double(totals.steps) / totals.wall_seconds;
   return summary;

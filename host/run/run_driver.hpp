@@ -37,7 +37,7 @@ std::vector<std::uint64_t> parse_sample_selection(const std::string& text, std::
 struct RunSummary {
   std::string backend, device, precision, output;
   std::uint64_t n_samples = 0;
-  std::int64_t n_steps = 0;
+  std::int64_t n_steps = 0;  // per sample: fixed steps, or dopri5's mean of the steps taken
   RunTotals totals;
   double body_steps_per_second = 0;
 };

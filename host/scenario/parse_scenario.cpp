@@ -669,8 +669,8 @@ void read_constraint(TableReader& r, Scenario& s) {
   if (s.run.integrator == "splitting")
     r.fail_at(*r.table().get("type"), "type",
               "integrator = \"splitting\" does not handle constraints; use rk4 or dopri5");
-  // Baumgarte rate: by default α h = 0.05, a return over about 20 steps, well inside RK4's stability.
-  c.stabilization = non_negative(r, "stabilization", "1/s", 0.05 / s.step_used());
+  // Baumgarte rate: by default independent of the step, so that the step converges (constraints.hpp).
+  c.stabilization = non_negative(r, "stabilization", "1/s", default_stabilization(s.run.duration, s.step_used()));
   r.reject_unknown_keys();
 }
 

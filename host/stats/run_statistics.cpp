@@ -57,7 +57,7 @@ void RunStatistics::add(const std::vector<Moments>& moments, const std::vector<d
   for (std::size_t r = 0; r < n_rows; ++r)
     for (std::size_t c = 0; c < columns; ++c) {
       const double v = values[r * columns + c];
-      if (!std::isnan(v)) values_[c].push_back(v);
+      if (std::isfinite(v)) values_[c].push_back(v);  // as the moments: infinities counted apart
     }
   quantile_samples_ += n_rows;
 }
@@ -89,7 +89,8 @@ double RunStatistics::rank_error_95(std::size_t column) const {
 
 StatisticsState RunStatistics::save() const {
   StatisticsState s;
-  for (const Moments& m : moments_) s.moments.insert(s.moments.end(), {m.count, m.mean, m.m2, m.min, m.max});
+  for (const Moments& m : moments_)
+    s.moments.insert(s.moments.end(), {m.count, m.mean, m.m2, m.min, m.max, m.non_finite});
   for (const std::vector<double>& v : values_) {
     s.values.insert(s.values.end(), v.begin(), v.end());
     s.value_counts.push_back(v.size());
@@ -99,10 +100,12 @@ StatisticsState RunStatistics::save() const {
 }
 
 void RunStatistics::restore(const StatisticsState& s) {
-  if (s.moments.size() != 5 * moments_.size() || s.value_counts.size() != values_.size())
+  if (s.moments.size() != kSavedPerMoment * moments_.size() || s.value_counts.size() != values_.size())
     throw std::runtime_error("the saved statistics do not match this scenario's output times");
-  for (std::size_t c = 0; c < moments_.size(); ++c)
-    moments_[c] = {s.moments[5 * c], s.moments[5 * c + 1], s.moments[5 * c + 2], s.moments[5 * c + 3], s.moments[5 * c + 4]};
+  for (std::size_t c = 0; c < moments_.size(); ++c) {
+    const double* m = &s.moments[kSavedPerMoment * c];
+    moments_[c] = {m[0], m[1], m[2], m[3], m[4], m[5]};
+  }
   std::size_t at = 0;
   for (std::size_t c = 0; c < values_.size(); ++c) {
     if (at + s.value_counts[c] > s.values.size()) throw std::runtime_error("the saved quantile values are truncated");

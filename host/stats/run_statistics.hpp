@@ -29,9 +29,11 @@ inline constexpr std::array<double, 5> kQuantileProbabilities = {0.01, 0.05, 0.5
 // (Hyndman and Fan's type 7, numpy's default): h = (m − 1) p, x[⌊h⌋] + (h − ⌊h⌋)(x[⌊h⌋+1] − x[⌊h⌋]).
 double quantile_of_sorted(const std::vector<double>& sorted, double p);
 
+inline constexpr std::size_t kSavedPerMoment = 6;
+
 // What an interrupted run saves of its statistics, to continue them exactly.
 struct StatisticsState {
-  std::vector<double> moments;               // 5 per column: count, mean, m2, min, max
+  std::vector<double> moments;               // kSavedPerMoment per column: count, mean, m2, min, max, non_finite
   std::vector<double> values;                // every column's quantile values, one after another
   std::vector<std::uint64_t> value_counts;   // per column
   std::uint64_t quantile_samples = 0;

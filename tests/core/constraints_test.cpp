@@ -76,6 +76,41 @@ TEST(PhysicalPendulum, PeriodMatchesTheEllipticIntegral) {
   EXPECT_NEAR(kinetic_energy(p.model, x) + potential_energy(p.model, x), energy0, 1e-9 * p.m * p.g);
 }
 
+// With the default stabilisation the reaction force converges at RK4's order. After a quarter
+// period the rod hangs vertical and moves at ω² = 2 m g ξ / J (energy), so the pivot carries
+// m g + m ξ ω² upward and nothing sideways (the angular acceleration is zero there). From h to
+// h/8 the error must fall by 8⁴ = 4096 for fourth order; 1024 allows for the approach to the
+// asymptotic rate (order 3.3 at least). A step-proportional rate (α h fixed) fails this: its
+// stabilisation term α² c scales as c / h², and the error stalls.
+TEST(PhysicalPendulum, DefaultStabilizationConvergesAtTheIntegratorsOrder) {
+  const double quarter = Pendulum::period() / 4;
+  const double omega2 = 2 * Pendulum::m * Pendulum::g * Pendulum::xi / Pendulum::j_pivot;
+  const double exact = Pendulum::m * Pendulum::g + Pendulum::m * Pendulum::xi * omega2;
+  const double duration = 7.0;  // the example config's run: α = 10/7 s⁻¹ at every step below
+  std::vector<double> errors;
+  for (int n : {25, 50, 100, 200}) {
+    Pendulum p;
+    const double h = quarter / n;
+    p.pivot.stabilization = default_stabilization(duration, h);
+    EXPECT_EQ(p.pivot.stabilization, 10 / duration);
+    RigidBodyState<double> x = p.released();
+    const auto rate = p.rate();
+    double drift = 0;
+    for (int step = 0; step < n; ++step) {
+      x = rk4_step(rate, x, h);
+      Vec3<double> e, e_rate;
+      constraint_errors(p.pivot, x, e, e_rate);
+      drift = std::max(drift, e.norm());
+    }
+    const Vec3<double> lambda =
+        constrained_rate(p.pivot, p.model, x, uniform_gravity_wrench(p.m, p.model.gravity_w)).lambda;
+    errors.push_back((lambda - Vec3<double>(0, 0, exact)).norm());
+    EXPECT_LE(drift, 1e-6 * Pendulum::l) << "h = " << h;  // bounded: RK4's position error at ω h <= 0.1
+  }
+  for (std::size_t k = 1; k < errors.size(); ++k) EXPECT_GE(errors[k - 1] / errors[k], 10.0) << "halving " << k;
+  EXPECT_GE(errors.front() / errors.back(), 1024.0);
+}
+
 // Stabilisation pulls a state that starts off the constraint back onto it, critically damped:
 // after 10/α the error is below e^{−10} (1 + 10) ≈ 5e-4 of the initial one.
 TEST(PhysicalPendulum, StabilizationRemovesDrift) {

@@ -6,7 +6,7 @@
 // A = Lᵀ M⁻¹ L, eq. 100). This is the Schur complement of 002's [H Kᵀ; K 0] system and 004's
 // λ = −A⁻¹ (Lᵀ B) (eqs 96–103). K is found by superposition: the rates under unit reactions.
 // Drift off the constraint is stabilised (Baumgarte): target = −2α ċ − α² c, a critically
-// damped return at rate α.
+// damped return at rate α (default_stabilization()).
 #pragma once
 
 #include <cstdint>
@@ -36,6 +36,18 @@ struct Constraint {
             Other(stabilization)};
   }
 };
+
+// The default Baumgarte rate α for a run of the given duration and step (docs/physics.md,
+// "Constraints"). The stabilised equations c̈ = −2α ċ − α² c have the constrained motion as
+// their exact solution whatever α, so an integrator converges at its own order only if α does
+// not change with the step: by default α = 10 / duration, ten e-folds of return over the run.
+// α h is capped at 0.05 (a return over about 20 steps, far inside RK4's stability region), which
+// binds only for runs of fewer than 200 steps.
+template <class Scalar>
+RBMC_HD inline Scalar default_stabilization(Scalar duration, Scalar step) {
+  const Scalar over_run = Scalar(10) / duration, step_limit = Scalar(0.05) / step;
+  return over_run < step_limit ? over_run : step_limit;
+}
 
 // The reaction as a wrench. Pivot: λ is the force (world) the joint applies at the body point.
 // Planar: λ₀ is a force along world z at the body origin, (λ₁, λ₂) a couple about body x and y.

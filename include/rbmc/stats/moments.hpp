@@ -2,7 +2,8 @@
 // order: the statistics of a run are merged batch by batch (and, on a GPU, block by block)
 // without keeping the values. Chan, Golub and LeVeque's pairwise update ("Updating formulae and
 // a pairwise algorithm for computing sample variances", 1979) keeps the variance accurate where
-// the naive Σx² − n x̄² would cancel. NaN values (a sample that stopped) are not counted.
+// the naive Σx² − n x̄² would cancel. NaN values (a sample that stopped) are not counted;
+// infinities (a sample whose quantity overflowed) are counted apart and never reach the moments.
 #pragma once
 
 #include <limits>
@@ -17,12 +18,15 @@ struct Moments {
   double m2 = 0;  // Σ (x − mean)²
   double min = std::numeric_limits<double>::infinity();
   double max = -std::numeric_limits<double>::infinity();
+  double non_finite = 0;  // infinite values left out
 
   RBMC_HD static Moments of(double x) {
     Moments m;
-    if (x == x) {  // not NaN
+    if (x - x == 0) {  // finite: x − x is NaN for ±∞ and NaN
       m.count = 1;
       m.mean = m.min = m.max = x;
+    } else if (x == x) {
+      m.non_finite = 1;
     }
     return m;
   }
@@ -32,9 +36,17 @@ struct Moments {
 };
 
 RBMC_HD inline Moments merge(const Moments& a, const Moments& b) {
-  if (a.count == 0) return b;
-  if (b.count == 0) return a;
   Moments m;
+  m.non_finite = a.non_finite + b.non_finite;
+  if (a.count == 0 || b.count == 0) {
+    const Moments& other = a.count == 0 ? b : a;
+    m.count = other.count;
+    m.mean = other.mean;
+    m.m2 = other.m2;
+    m.min = other.min;
+    m.max = other.max;
+    return m;
+  }
   m.count = a.count + b.count;
   const double delta = b.mean - a.mean;
   m.mean = a.mean + delta * (b.count / m.count);

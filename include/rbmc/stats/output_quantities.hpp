@@ -27,7 +27,8 @@ enum : int {
 
 // Sample i's quantities at each of n_times output times, from its trajectory (output_times.hpp
 // layout: component c at time k at trajectory[(k · 13 + c) · n + i]) into quantities[(k ·
-// quantity::count + c) · n + i]. A time after the sample stopped (a NaN state) gives NaN.
+// quantity::count + c) · n + i]. A time after the sample stopped (a NaN state) gives NaN; a
+// quantity that overflowed from a finite state gives +∞.
 // nominal_q: the nominal sample's attitude at each output time.
 template <class Scalar, class Stored>
 RBMC_HD inline void compute_sample_quantities(const SampleInputs<Scalar>& in, const SharedModel<Scalar>& shared,
@@ -48,7 +49,13 @@ RBMC_HD inline void compute_sample_quantities(const SampleInputs<Scalar>& in, co
     q[quantity::attitude_angle] = angle_between(x.q_wb, nominal_q[k]);
     q[quantity::kinetic_energy] = kinetic_energy(model, x);
     q[quantity::potential_energy] = potential_energy(*own.loads, model, x);
-    for (int c = 0; c < quantity::count; ++c) quantities[(std::size_t(k) * quantity::count + c) * n + i] = Stored(q[c]);
+    // A finite state whose quantity overflowed (ω² of a diverging sample: ∞, or ∞ · 0 = NaN) is
+    // marked +∞, so that the statistics count it as non-finite; NaN stays "the sample had stopped".
+    const bool state_finite = is_finite(x);
+    for (int c = 0; c < quantity::count; ++c) {
+      const Scalar v = state_finite && !(q[c] - q[c] == Scalar(0)) ? Eigen::NumTraits<Scalar>::infinity() : q[c];
+      quantities[(std::size_t(k) * quantity::count + c) * n + i] = Stored(v);
+    }
   }
 }
 
