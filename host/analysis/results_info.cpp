@@ -1,10 +1,12 @@
 #include "host/analysis/results_info.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <vector>
 
 #include "host/io/results_reader.hpp"
+#include "host/io/results_writer.hpp"
 #include "host/stats/run_statistics.hpp"
 #include "rbmc/sample/sample_status.hpp"
 
@@ -21,14 +23,29 @@ void print_results_info(const std::string& path, std::FILE* out) {
                text("precision").c_str());
   std::fprintf(out, "  samples      %.0f of a run of %.0f, seed %.0f, design %s\n", number("n_samples"),
                number("n_samples_in_run"), number("seed"), text("design").c_str());
-  std::fprintf(out, "  integration  %s over %.6g s, %.0f steps in all; %.3g s wall\n", text("integrator").c_str(),
-               number("duration"), number("total_steps"), number("wall_seconds"));
-  std::fprintf(out, "  status      ");
-  for (int c = 0; c < kSampleStatusCount; ++c) {
-    const std::string name = std::string("n_status_") + status_name(SampleStatus(c));
-    const double count = r.has_attribute("", name) ? r.number_attribute("", name) : 0;
-    if (count > 0) std::fprintf(out, " %s %.0f", status_name(SampleStatus(c)), count);
-  }
+  // The rows that hold results: all of a complete file, those done of a partial one.
+  const std::vector<std::uint8_t> status = r.uint8s("samples/status").data;
+  std::vector<std::size_t> done;
+  for (std::size_t i = 0; i < status.size(); ++i)
+    if (status[i] != kStatusNotRun) done.push_back(i);
+  const bool complete = r.has_attribute("", "complete") && r.number_attribute("", "complete") == 1;
+  if (!complete)
+    std::fprintf(out, "  INCOMPLETE   an interrupted run's partial file: %zu of %zu samples done; everything below is "
+                      "over those (rbmc run SCENARIO -o OUT --resume completes it)\n",
+                 done.size(), status.size());
+  std::fprintf(out, "  integration  %s over %.6g s", text("integrator").c_str(), number("duration"));
+  if (r.has_attribute("", "n_steps")) std::fprintf(out, ", %.0f steps per sample", number("n_steps"));
+  if (r.has_attribute("", "mean_steps")) std::fprintf(out, ", %.4g steps per sample on average", number("mean_steps"));
+  if (r.has_attribute("", "total_steps")) std::fprintf(out, ", %.0f steps in all", number("total_steps"));
+  if (r.has_attribute("", "wall_seconds")) std::fprintf(out, "; %.3g s wall", number("wall_seconds"));
+  std::fprintf(out, "\n  status      ");
+  // Counted from the rows themselves, so that a partial file's are right too.
+  std::array<std::uint64_t, 256> counts{};
+  for (std::size_t i : done) ++counts[status[i]];
+  for (int c = 0; c < 256; ++c)
+    if (counts[std::size_t(c)] > 0)
+      std::fprintf(out, " %s %llu", c < kSampleStatusCount ? status_name(SampleStatus(c)) : "unknown",
+                   static_cast<unsigned long long>(counts[std::size_t(c)]));
   std::fprintf(out, "\n");
   if (r.has_attribute("", "n_redrawn_bodies") && number("n_redrawn_bodies") > 0)
     std::fprintf(out, "  redrawn      %.0f bodies (validity policy)\n", number("n_redrawn_bodies"));
@@ -53,10 +70,9 @@ void print_results_info(const std::string& path, std::FILE* out) {
   for (const auto& row : rows) {
     const Array<double> a = r.doubles(row.dataset);
     const std::size_t dim = std::max<std::size_t>(1, std::string(row.components).size());
-    const std::size_t n = a.shape.empty() ? 0 : std::size_t(a.shape[0]);
     for (std::size_t c = 0; c < dim; ++c) {
       std::vector<double> v;
-      for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t i : done)
         if (std::isfinite(a.data[i * dim + c])) v.push_back(a.data[i * dim + c]);
       std::sort(v.begin(), v.end());
       double mean = 0, var = 0;

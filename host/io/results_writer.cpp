@@ -133,12 +133,6 @@ void write_design(hid_t root, const Scenario& s) {
   design.close("closing /design");
 }
 
-// A constraint's ideal reaction does no work, so the energy test looks at the loads only; the
-// pivot and the plane exert moments about the centre of mass, so they break momentum conservation.
-bool conserves_energy(const Scenario& s) { return s.loads.is_conservative(); }
-bool conserves_momentum(const Scenario& s) {
-  return s.constraint.kind == ConstraintKind::none && conserves_angular_momentum(s.loads);
-}
 
 std::string status_codes_text() {
   std::string s;
@@ -281,11 +275,11 @@ ResultsWriter::ResultsWriter(std::string path, bool overwrite, const ResultsMeta
     }
   }
   // Drift of what this scenario conserves: zero up to integration error.
-  if (conserves_energy(s) || conserves_momentum(s)) create_group(root, "samples/diagnostics");
-  if (conserves_energy(s))
+  if (s.conserves_energy() || s.conserves_momentum()) create_group(root, "samples/diagnostics");
+  if (s.conserves_energy())
     create("samples/diagnostics/energy_drift", H5T_NATIVE_DOUBLE, {}, "1",
            "(E - E0) / max(T0 + |V0|, T + |V|), E = T + V: zero up to integration error for these conservative loads");
-  if (conserves_momentum(s)) {
+  if (s.conserves_momentum()) {
     create("samples/diagnostics/angular_momentum_drift", H5T_NATIVE_DOUBLE, {}, "1",
            "|h_C - h_C0| / |h_C0|, angular momentum about the centre of mass: conserved here");
   }
@@ -441,8 +435,8 @@ void ResultsWriter::write_batch(const BatchView& b) {
     write_columns("samples/final/reaction_force", b.outputs, out::reaction_force_w);
     write_columns("samples/final/reaction_torque", b.outputs, out::reaction_torque_b);
   }
-  if (conserves_energy(*scenario_)) write_columns("samples/diagnostics/energy_drift", b.outputs, out::energy_drift);
-  if (conserves_momentum(*scenario_))
+  if (scenario_->conserves_energy()) write_columns("samples/diagnostics/energy_drift", b.outputs, out::energy_drift);
+  if (scenario_->conserves_momentum())
     write_columns("samples/diagnostics/angular_momentum_drift", b.outputs, out::momentum_drift);
 }
 
@@ -607,7 +601,8 @@ void ResultsWriter::write_statistics(const RunStatistics& stats) {
     write_counts(g.get(), "count", count, {hsize_t(n_times)},
                  "samples with a finite value at each output time (stopped samples have none)");
     write_counts(g.get(), "non_finite_count", non_finite, shape({hsize_t(n_times)}),
-                 "samples whose value overflowed to infinity at a finite state: left out of every statistic");
+                 "samples whose value overflowed at a finite state (infinite, or beyond 1e100 in magnitude, where its square "
+                 "cannot be summed): left out of every statistic");
     write_array(g.get(), "mean", mean, shape({hsize_t(n_times)}));
     write_array(g.get(), "sd", sd, shape({hsize_t(n_times)}));
     write_array(g.get(), "min", lo, shape({hsize_t(n_times)}));

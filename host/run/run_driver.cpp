@@ -226,6 +226,17 @@ std::vector<std::uint64_t> parse_sample_selection(const std::string& text, std::
 }
 
 RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
+  if (options.samples && scenario.design.kind == Design::Kind::grid) {
+    // A grid runs every point the same number of times: --samples sets that number.
+    const std::uint64_t points = scenario.design.n_points();
+    if (*options.samples % points != 0)
+      throw UsageError("--samples " + std::to_string(*options.samples) + ": this grid design has " +
+                       std::to_string(points) + " points, and every point runs the same number of replicates; give a "
+                       "multiple of " + std::to_string(points) + " (" + std::to_string(points) +
+                       " x replicates), or omit --samples to run the scenario's " +
+                       std::to_string(scenario.run.n_samples));
+    scenario.design.replicates = *options.samples / points;
+  }
   if (options.samples) scenario.run.n_samples = *options.samples;
   if (options.seed) scenario.run.seed = *options.seed;
   if (scenario.run.n_samples == 0) throw UsageError("--samples must be positive");

@@ -11,7 +11,15 @@ namespace rbmc {
 double normal_cdf(double x);
 double normal_quantile(double p);
 
-// A normal(mean, sd) truncated to [lo, hi], by inversion: x = mean + sd Φ⁻¹(Φ(α) + u (Φ(β) − Φ(α))).
+// log Q(x), Q(x) = 1 − Φ(x) the standard normal's survival function, accurate for every x
+// (Q(40) = 3.7e-350 is below double's range; its log is not).
+double log_normal_survival(double x);
+
+// A normal(mean, sd) truncated to [lo, hi], by inversion of its CDF at u: exact in the far tails
+// (an interval 40 σ from the mean draws as well as one around it). With α = (lo − mean)/sd and
+// β = (hi − mean)/sd: an interval above the mean is inverted on the log scale of the survival
+// function, one below it by symmetry, one around it from whichever side of the median u falls.
+// Increasing in u, as every design's transform needs.
 double truncated_normal(double mean, double sd, double lo, double hi, double u);
 
 // Uniform on SO(3) from three uniforms in (0, 1] (Shoemake, "Uniform random rotations", 1992).

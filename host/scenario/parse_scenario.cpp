@@ -365,6 +365,13 @@ void read_run(TableReader& r, Scenario& s) {
     if (!(*v > 0 && *v < 1)) r.fail_at(*r.table().get("euler_threshold"), "euler_threshold", "must be in (0, 1)");
     s.run.euler_threshold = *v;
   }
+  // The accuracy guard: a sample that reaches the end with its conserved quantities drifted beyond
+  // these ends with status inaccurate (0 turns a check off).
+  for (const char* key : {"max_energy_drift", "max_momentum_drift"})
+    if (auto v = r.optional_number(key)) {
+      if (!(*v >= 0)) r.fail_at(*r.table().get(key), key, "must be >= 0 (0 turns the check off)");
+      (std::string(key) == "max_energy_drift" ? s.run.max_energy_drift : s.run.max_momentum_drift) = *v;
+    }
   // Events are located to this tolerance in time on each step's interpolant.
   s.events.tolerance = s.run.duration * 1e-12;
   if (auto v = r.optional_number("event_tolerance")) {
@@ -1192,10 +1199,21 @@ IntegrationSettings<double> Scenario::integration() const {
   const IntegratorKind kind = run.integrator == "dopri5"      ? IntegratorKind::dopri5
                               : run.integrator == "splitting" ? IntegratorKind::splitting
                                                               : IntegratorKind::rk4;
-  return {kind,         run.duration, kind == IntegratorKind::dopri5 ? run.step : step_used(),
-          run.n_steps,  run.rtol,     run.atol,
-          run.min_step, run.max_step, run.max_steps,
-          run.attitude == "euler_zxz", run.euler_threshold};
+  IntegrationSettings<double> how{kind,         run.duration, kind == IntegratorKind::dopri5 ? run.step : step_used(),
+                                  run.n_steps,  run.rtol,     run.atol,
+                                  run.min_step, run.max_step, run.max_steps,
+                                  run.attitude == "euler_zxz", run.euler_threshold};
+  // The guard looks only at what this scenario conserves.
+  how.max_energy_drift = conserves_energy() ? run.max_energy_drift : 0;
+  how.max_momentum_drift = conserves_momentum() ? run.max_momentum_drift : 0;
+  return how;
+}
+
+// A constraint's ideal reaction does no work, so energy depends on the loads only; the pivot and
+// the plane exert moments about the centre of mass, so they break momentum conservation.
+bool Scenario::conserves_energy() const { return loads.is_conservative(); }
+bool Scenario::conserves_momentum() const {
+  return constraint.kind == ConstraintKind::none && conserves_angular_momentum(loads);
 }
 
 Scenario load_scenario(const std::string& path) {

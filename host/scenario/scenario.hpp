@@ -174,6 +174,8 @@ struct RunSettings {
   std::int64_t max_steps = 1000000;   // accepted plus rejected
   std::string attitude = "quaternion";  // or "euler_zxz" (rk4 only)
   double euler_threshold = 1e-3;        // |sin θ| below which an euler_zxz sample stops
+  // The accuracy guard (relative drifts, as /samples/diagnostics; 0: off): see docs/scenario.md.
+  double max_energy_drift = 1e-3, max_momentum_drift = 1e-3;
 };
 
 struct Scenario {
@@ -211,6 +213,9 @@ struct Scenario {
 
   double step_used() const { return run.duration / static_cast<double>(run.n_steps); }
   IntegrationSettings<double> integration() const;
+  // Whether T + V, and the angular momentum about the centre of mass, are conserved here.
+  bool conserves_energy() const;
+  bool conserves_momentum() const;
 };
 
 // Every input of this scenario that can be dispersed or swept (its shape's dimensions, its loads'

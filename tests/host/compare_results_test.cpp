@@ -14,6 +14,7 @@
 
 #include <gtest/gtest.h>
 
+#include "host/analysis/results_info.hpp"
 #include "host/analysis/rounding_sensitivity.hpp"
 #include "host/analysis/two_sample_tests.hpp"
 #include "host/analysis/validate_run.hpp"
@@ -378,6 +379,46 @@ TEST(CompareResults, KeptTrajectoriesAreCompared) {
   EXPECT_TRUE(flagged);
 }
 
+// An interrupted run's partial file: info says INCOMPLETE and summarises the rows done (not the
+// not-run rows as zeros, nor "nan steps"); compare says incomplete and compares the rows done.
+TEST(CompareResults, PartialFilesSayIncompleteAndUseTheRowsDone) {
+  test::TempDir dir;
+  const std::string text = scenario_with_mass("2.0");
+  const std::string whole = run_file(dir, "whole.h5", text, 200);
+  RunOptions o;
+  o.output = dir.file("cut.h5");
+  o.backend = BackendChoice::cpu;
+  o.progress = false;
+  o.batch_size = 50;
+  o.samples = 200;
+  o.after_batch = [](std::uint64_t rows) {
+    if (rows == 100) interrupt_requested() = true;
+  };
+  EXPECT_THROW(run_scenario(parse_scenario(text, "c.toml"), o), Interrupted);
+  interrupt_requested() = false;
+  const std::string partial = dir.file("cut.h5.partial");
+  const Comparison c = compare_results(whole, partial, {});
+  EXPECT_TRUE(c.pass);
+  EXPECT_FALSE(c.complete_b);
+  EXPECT_EQ(c.n_b, 100u);
+  EXPECT_EQ(c.n_common, 100u);
+  ASSERT_FALSE(c.notes.empty());
+  EXPECT_NE(c.notes.front().find("incomplete"), std::string::npos);
+  const std::string info = dir.file("info.txt");
+  std::FILE* f = std::fopen(info.c_str(), "w");
+  print_results_info(partial, f);
+  std::fclose(f);
+  std::ifstream in(info);
+  std::stringstream s;
+  s << in.rdbuf();
+  EXPECT_NE(s.str().find("INCOMPLETE"), std::string::npos) << s.str();
+  EXPECT_NE(s.str().find("100 of 200 samples done"), std::string::npos) << s.str();
+  EXPECT_EQ(s.str().find("nan"), std::string::npos) << s.str();
+  EXPECT_NE(s.str().find(" ok 100\n"), std::string::npos) << s.str();
+  // The mass's minimum over the rows done, not a zero from the rows not run.
+  EXPECT_EQ(s.str().find(" 0 "), std::string::npos) << s.str();
+}
+
 // The acceptance without a GPU: CPU float against CPU double on every example config
 // passes, or fails naming what float cannot resolve, never for want of samples or for rounding.
 TEST(ValidateScenario, EveryConfigInFloatAgainstDoubleOnTheCpu) {
@@ -388,7 +429,10 @@ TEST(ValidateScenario, EveryConfigInFloatAgainstDoubleOnTheCpu) {
     o.scenario = std::string(RBMC_SOURCE_DIR) + "/configs/" + name + ".toml";
     o.candidate = BackendChoice::cpu;
     o.precision = Precision::float32;
-    o.samples = name == "satellite_gravity_gradient" ? 2000 : name == "physical_pendulum" ? 200 : 400;
+    // spin_sweep's grid: 18 points × 20 replicates.
+    o.samples = name == "satellite_gravity_gradient" ? 2000 : name == "physical_pendulum" ? 200
+              : name == "spin_sweep"                 ? 360
+                                                     : 400;
     o.threads = 2;
     o.progress = false;
     const Validation v = validate_scenario(o);
@@ -397,7 +441,9 @@ TEST(ValidateScenario, EveryConfigInFloatAgainstDoubleOnTheCpu) {
       ASSERT_FALSE(c.reasons.empty()) << name;
       EXPECT_EQ(c.reasons.back().rfind("float cannot resolve", 0), 0u) << name << ": " << c.reasons.back();
     }
-    EXPECT_EQ(name == "tumbling_box", !c.pass) << name;  // its flips, as above; every other config passes
+    // The two that tumble about an intermediate axis for many flips lose the single sample's flip
+    // times in float, as above; every other config passes.
+    EXPECT_EQ(name == "tumbling_box" || name == "spin_sweep", !c.pass) << name;
   }
 }
 

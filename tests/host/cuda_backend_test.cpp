@@ -9,6 +9,7 @@
 #include "host/io/results_reader.hpp"
 #include "host/run/run_driver.hpp"
 #include "host/analysis/compare_results.hpp"
+#include "host/analysis/validate_run.hpp"
 #include "test_scenarios.hpp"
 
 namespace rbmc {
@@ -61,8 +62,14 @@ TEST_P(GpuTest, CudaMatchesCpuSampleBySample) {
   EXPECT_EQ(cpu.doubles("samples/initial/orientation").data, gpu.doubles("samples/initial/orientation").data);
 }
 
-// Every integrator with events and output times: the same statuses, step counts (adaptive ones
-// included), event times and trajectories as the CPU, within the same arithmetic tolerance.
+// Every integrator with events and output times: the same statuses, event times and trajectories
+// as the CPU. Fixed steps take the same steps, so the values differ by rounding alone: 100
+// operations a step, one rounding each, over 100 steps, 100 · 100 ε relative. An adaptive step is
+// accepted when its error norm is at most 1, and the two builds' norms differ by rounding; in
+// float (rtol 1e-5, ε/rtol ~ 1 %) many samples see a decision flip somewhere and take another
+// step sequence. Such a sample is another valid integration: both lie within the global error of
+// the exact solution, a small multiple of rtol, so they are held to 100 rtol (relative), as
+// rbmc compare holds them (docs/compare.md). How many differ is not a property of the code.
 TEST_P(GpuTest, EveryIntegratorWithEventsMatchesTheCpu) {
   const Precision precision = GetParam();
   const double eps = precision == Precision::float32 ? 1.2e-7 : 2.2e-16;
@@ -70,26 +77,41 @@ TEST_P(GpuTest, EveryIntegratorWithEventsMatchesTheCpu) {
     test::TempDir dir;
     std::string text = test::valid_scenario_text(2000, 1.0, 0.01);
     std::string run = std::string("integrator = \"") + integrator + "\"\n";
-    if (std::string(integrator) == "dopri5") run += precision == Precision::float32 ? "rtol = 1e-5\n" : "rtol = 1e-8\n";
+    const double rtol = precision == Precision::float32 ? 1e-5 : 1e-8;
+    const bool adaptive = std::string(integrator) == "dopri5";
+    if (adaptive) run += "rtol = " + std::to_string(rtol) + "\n";
     text.replace(text.find("step = "), 0, run);
     text += "[output]\ninterval = 0.25\n[[events]]\nname = \"turned\"\ntype = \"attitude_angle\"\nangle = 1.0\n";
     run_on_both_backends(parse_scenario(text, "gpu.toml"), precision, dir, 0);
     const ResultsReader cpu(dir.file("cpu.h5")), gpu(dir.file("cuda.h5"));
     EXPECT_EQ(cpu.uint8s("samples/status").data, gpu.uint8s("samples/status").data) << integrator;
-    // Adaptive step counts can differ only where an error norm sits within rounding of 1.
     const auto steps_cpu = cpu.doubles("samples/final/steps").data, steps_gpu = gpu.doubles("samples/final/steps").data;
+    const auto rejected_cpu = cpu.doubles("samples/final/rejected_steps").data,
+               rejected_gpu = gpu.doubles("samples/final/rejected_steps").data;
     std::size_t differing = 0;
-    for (std::size_t i = 0; i < steps_cpu.size(); ++i) differing += steps_cpu[i] != steps_gpu[i];
-    EXPECT_LE(differing, steps_cpu.size() / 100) << integrator;
-    const double tolerance = 100 * 100 * eps;  // 100 steps of 100 operations, as above
+    const auto tolerance_of = [&](std::uint64_t sample) {
+      const bool same_steps = steps_cpu[sample] == steps_gpu[sample] && rejected_cpu[sample] == rejected_gpu[sample];
+      return same_steps ? 100 * 100 * eps : 100 * rtol;
+    };
+    for (std::size_t i = 0; i < steps_cpu.size(); ++i) {
+      if (!adaptive) EXPECT_EQ(steps_cpu[i], steps_gpu[i]) << integrator << " sample " << i;
+      differing += steps_cpu[i] != steps_gpu[i];
+    }
+    RecordProperty(std::string(integrator) + "_samples_with_other_steps", int(differing));
+    const auto sample_of_trajectory = cpu.uint64s("trajectories/sample_index").data;
+    EXPECT_EQ(sample_of_trajectory, gpu.uint64s("trajectories/sample_index").data);
     for (const char* d : {"samples/events/turned/time", "trajectories/angular_velocity", "samples/final/orientation"}) {
-      const auto a = cpu.doubles(d).data, b = gpu.doubles(d).data;
-      for (std::size_t i = 0; i < a.size(); ++i) {
-        if (std::isnan(a[i])) {
-          EXPECT_TRUE(std::isnan(b[i])) << integrator << " " << d << " " << i;
+      const Array<double> a = cpu.doubles(d), b = gpu.doubles(d);
+      const std::size_t per_row = a.data.size() / std::size_t(a.shape[0]);
+      const bool trajectory = std::string(d).rfind("trajectories/", 0) == 0;
+      for (std::size_t e = 0; e < a.data.size(); ++e) {
+        const std::uint64_t row = e / per_row, sample = trajectory ? sample_of_trajectory[row] : row;
+        if (std::isnan(a.data[e])) {
+          EXPECT_TRUE(std::isnan(b.data[e])) << integrator << " " << d << " " << e;
           continue;
         }
-        ASSERT_NEAR(a[i], b[i], tolerance * (1 + std::abs(a[i]))) << integrator << " " << d << " " << i;
+        ASSERT_NEAR(a.data[e], b.data[e], tolerance_of(sample) * (1 + std::abs(a.data[e])))
+            << integrator << " " << d << " sample " << sample << (steps_cpu[sample] != steps_gpu[sample] ? " (other steps)" : "");
       }
     }
   }
@@ -178,6 +200,28 @@ TEST(CudaBackend, AbsentDeviceIsAClearError) {
   EXPECT_THROW(make_cuda_backend(Precision::float64), NotBuiltWithCuda);
 #endif
   EXPECT_EQ(make_backend(BackendChoice::automatic, Precision::float64, 1)->name(), "cpu");
+}
+
+// The acceptance on a GPU: `rbmc validate` on every example config. CUDA double against
+// CPU double passes; CUDA float passes or names what float cannot resolve (as the CPU float test
+// in compare_results_test.cpp, where tumbling_box's and spin_sweep's flips are such cases).
+TEST_P(GpuTest, ValidateEveryConfig) {
+  for (const std::string name : {"pendulum_sobol", "physical_pendulum", "puck_on_table", "satellite_gravity_gradient",
+                                  "spin_sweep", "spring_mounted_box", "tossed_box", "tossed_cylinder_lhs",
+                                  "tumbling_box"}) {
+    ValidateOptions o;
+    o.scenario = std::string(RBMC_SOURCE_DIR) + "/configs/" + name + ".toml";
+    o.precision = GetParam();
+    o.samples = name == "spin_sweep" ? 1800 : 2000;  // the grid's 18 points × 100
+    o.progress = false;
+    const Comparison c = validate_scenario(o).comparison;
+    if (GetParam() == Precision::float64) {
+      EXPECT_TRUE(c.pass) << name << ": " << (c.reasons.empty() ? "" : c.reasons.front());
+    } else if (!c.pass) {
+      ASSERT_FALSE(c.reasons.empty()) << name;
+      EXPECT_EQ(c.reasons.back().rfind("float cannot resolve", 0), 0u) << name << ": " << c.reasons.back();
+    }
+  }
 }
 
 }  // namespace

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
+#include <random>
 #include <functional>
 #include <vector>
 
@@ -82,6 +84,64 @@ TEST(Distributions, TruncatedNormal) {
   double mean = 0;
   for (double m : x) mean += m / kSamples;
   EXPECT_NEAR(mean, 2.0 + 0.5 * (phi(alpha) - phi(beta)) / z, 5 * 0.5 / std::sqrt(double(kSamples)));
+}
+
+// Far tails: the sampler against the exact truncated CDF, F(x) = (Q(a) − Q(x)) / (Q(a) − Q(b)),
+// computed independently in long double (erfcl reaches Q(40) = 3.7e-350, below double's range),
+// for intervals from −40 σ to +40 σ, around the mean and with both bounds on one side. Each draw
+// must lie in its interval and strictly inside it (no mass piled on a bound).
+TEST(Distributions, TruncatedNormalIsExactInTheTails) {
+  const auto q = [](long double x) { return 0.5L * std::erfc(x / std::sqrt(2.0L)); };
+  const double inf = INFINITY;
+  const std::pair<double, double> intervals[] = {{-10, 10}, {-10, -9}, {-1, 40}, {5, 6},     {10, 15},  {8, 40},
+                                                 {30, 40},  {40, inf}, {-40, -30}, {-inf, -10}, {-1e-3, 1e-3}, {2, 2.5}};
+  std::mt19937_64 rng(17);
+  std::uniform_real_distribution<double> uniform(0, 1);
+  for (const auto& [a, b] : intervals) {
+    // The mass above x, relative to Q(a) or, for an interval below the mean, by symmetry.
+    const bool below = b <= 0;
+    const long double lo = below ? -b : a, hi = below ? -a : b;
+    const auto cdf = [&](double x) {
+      const long double t = below ? -x : x, qa = q(lo), qb = std::isinf(hi) ? 0.0L : q(hi);
+      const double f = double((qa - q(t)) / (qa - qb));
+      return below ? 1 - f : f;
+    };
+    std::vector<double> x(kSamples);
+    for (double& v : x) v = truncated_normal(0, 1, a, b, uniform(rng));
+    for (double v : x) {
+      ASSERT_GE(v, a) << "[" << a << ", " << b << "]";
+      ASSERT_LE(v, b) << "[" << a << ", " << b << "]";
+    }
+    EXPECT_LE(ks_statistic(x, cdf), kKsCritical) << "[" << a << ", " << b << "]";
+    EXPECT_LT(std::count(x.begin(), x.end(), b), 2) << "draws piled on the upper bound of [" << a << ", " << b << "]";
+    EXPECT_LT(std::count(x.begin(), x.end(), a), 2) << "draws piled on the lower bound of [" << a << ", " << b << "]";
+  }
+}
+
+// The cases found in use, nominal mass 2 with σ = 0.02: [2.2, 2.3] (10 to 15 σ) drew 2.3 every
+// time, where the mean is μ + σ φ(10)/Q(10) = 2.20196; [2.16, 2.3] piled 8 % on 2.3; [0.5, 1.0]
+// (75 to 50 σ below) drew 0.5 every time, where the draws crowd below 1.0 at a scale of
+// σ²/(μ − 1) = 4e-4.
+TEST(Distributions, TruncatedNormalFarFromTheNominalMass) {
+  const auto mass_draws = [](const std::string& bounds) {
+    std::vector<double> x;
+    for (const auto& d : draws(with_dispersion("body.mass = { distribution = \"truncated_normal\", sigma = 0.02, " +
+                                               bounds + " }")))
+      x.push_back(d(0));
+    return x;
+  };
+  const auto mean = [](const std::vector<double>& x) { return std::accumulate(x.begin(), x.end(), 0.0) / double(x.size()); };
+  const std::vector<double> far = mass_draws("min = 2.2, max = 2.3");
+  // Mean of the truncated normal: μ + σ φ(α)/Q(α) (β's term is e^{-50} smaller); its sd there is
+  // about σ/α = 0.002, so the mean of 20000 is within 5 × 0.002/√20000.
+  const long double phi10 = std::exp(-50.0L) / std::sqrt(2 * M_PIl), q10 = 0.5L * std::erfc(10 / std::sqrt(2.0L));
+  EXPECT_NEAR(mean(far), double(2 + 0.02L * phi10 / q10), 5 * 0.002 / std::sqrt(double(kSamples)));
+  EXPECT_EQ(std::count(far.begin(), far.end(), 2.3), 0);
+  const std::vector<double> wide = mass_draws("min = 2.16, max = 2.3");
+  EXPECT_EQ(std::count(wide.begin(), wide.end(), 2.3), 0);
+  const std::vector<double> low = mass_draws("min = 0.5, max = 1.0");
+  EXPECT_EQ(std::count(low.begin(), low.end(), 0.5), 0);
+  EXPECT_NEAR(mean(low), 1.0 - 0.02 * 0.02 / 1.0, 2e-5);  // an exponential tail of scale σ²/(μ − 1)
 }
 
 TEST(Distributions, Lognormal) {

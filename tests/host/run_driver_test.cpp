@@ -1,6 +1,8 @@
 #include "host/errors.hpp"
 #include "host/run/run_driver.hpp"
 
+#include <hdf5.h>
+
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -141,8 +143,35 @@ TEST(RunDriver, AResumedRunEqualsAnUninterruptedOne) {
   EXPECT_EQ(a.uint64s("trajectories/sample_index").data, b.uint64s("trajectories/sample_index").data);
   EXPECT_EQ(a.number_attribute("", "total_steps"), b.number_attribute("", "total_steps"));
   EXPECT_EQ(a.number_attribute("", "n_status_ok"), b.number_attribute("", "n_status_ok"));
+  EXPECT_EQ(a.number_attribute("", "n_trajectories"), b.number_attribute("", "n_trajectories"));
+  EXPECT_EQ(b.number_attribute("", "n_trajectories"), 15);  // samples 0, 7, ..., 98
   // Nothing left to resume.
   EXPECT_THROW(run_scenario(s, resume), UsageError);
+}
+
+// The retention limit holds across a resume: 20 trajectories kept before the interruption (the
+// first 20 samples, in the first two batches of 16) and none after it. Once, the resumed run
+// kept 20 more, and n_trajectories counted only those.
+TEST(RunDriver, AResumedRunKeepsTheTrajectoryLimit) {
+  test::TempDir dir;
+  std::string text = test::valid_scenario_text(100, 0.5, 0.01);
+  text += "[output]\ninterval = 0.1\ntrajectories = { limit = 20 }\n";
+  const Scenario s = parse_scenario(text, "box.toml");
+  run_scenario(s, cpu_options(dir.file("whole.h5"), 2, 16));
+  RunOptions o = cpu_options(dir.file("r.h5"), 2, 16);
+  o.after_batch = [](std::uint64_t rows) {
+    if (rows == 64) interrupt_requested() = true;
+  };
+  EXPECT_THROW(run_scenario(s, o), Interrupted);
+  interrupt_requested() = false;
+  RunOptions resume = cpu_options(dir.file("r.h5"), 2, 0);
+  resume.resume = true;
+  run_scenario(s, resume);
+  const ResultsReader a(dir.file("whole.h5")), b(dir.file("r.h5"));
+  EXPECT_EQ(b.uint64s("trajectories/sample_index").data.size(), 20u);
+  EXPECT_EQ(b.number_attribute("", "n_trajectories"), 20);
+  EXPECT_EQ(a.uint64s("trajectories/sample_index").data, b.uint64s("trajectories/sample_index").data);
+  EXPECT_EQ(a.doubles("trajectories/angular_velocity").data, b.doubles("trajectories/angular_velocity").data);
 }
 
 }  // namespace
@@ -311,6 +340,12 @@ TEST(RunDriverIntegrators, AdaptiveRunRecordsStepCounts) {
   for (double t : a.doubles("samples/final/time").data) EXPECT_EQ(t, 2.0);
   EXPECT_EQ(a.string_attribute("", "integrator"), "dopri5");
   EXPECT_EQ(a.number_attribute("", "rtol"), 1e-8);
+  // The steps taken, not duration / first step (40 here): each sample's own, and their mean.
+  EXPECT_FALSE(a.has_attribute("", "n_steps"));
+  double total = 0;
+  for (double n : steps) total += n;
+  EXPECT_DOUBLE_EQ(a.number_attribute("", "mean_steps"), total / 30);
+  EXPECT_EQ(a.number_attribute("", "total_steps"), total);
 }
 
 }  // namespace
@@ -435,6 +470,140 @@ TEST(SampleSelection, RerunEqualsTheFullRunBitForBit) {
     for (std::size_t row = 0; row < o.only.size(); ++row)
       for (std::size_t c = 0; c < width; ++c) EXPECT_EQ(b[row * width + c], a[o.only[row] * width + c]) << d;
   }
+}
+
+}  // namespace
+}  // namespace rbmc
+
+namespace rbmc {
+namespace {
+
+// Samples that diverge (a spring whose stiffness is lognormal with log σ = 6 reaches k ~ 1e15,
+// where RK4 at 0.01 s is unstable) overflow their quantities before their state turns
+// non-finite. Their infinities are counted per output time and left out: mean, sd, min, max and
+// quantiles stay finite; count (a uint64) plus non_finite_count never exceeds the samples.
+TEST(RunDriverStatistics, InfinitiesAreCountedAndLeftOut) {
+  test::TempDir dir;
+  const Scenario s = parse_scenario(R"([run]
+samples = 400
+duration = 2.0
+step = 0.01
+[body]
+mass = 2.0
+inertia = [[0.1, 0, 0], [0, 0.2, 0], [0, 0, 0.25]]
+[initial]
+position = [0.3, 0.0, 0.0]
+[[loads]]
+type = "spring"
+anchor = [0.0, 0.0, 0.0]
+stiffness = 50.0
+[dispersions]
+loads.0.stiffness = { distribution = "lognormal", log_sigma = 6 }
+[output]
+interval = 0.1
+)",
+                                    "spring.toml");
+  run_scenario(s, cpu_options(dir.file("r.h5"), 2, 64));
+  const ResultsReader r(dir.file("r.h5"));
+  std::uint64_t overflowed = 0;
+  for (const char* q : {"kinetic_energy", "potential_energy", "velocity", "position"}) {
+    const std::string g = std::string("statistics/") + q;
+    for (const char* d : {"/mean", "/sd", "/min", "/max", "/quantiles"})
+      for (double v : r.doubles(g + d).data) ASSERT_TRUE(std::isfinite(v)) << g << d;
+    const std::vector<std::uint64_t> count = r.uint64s(g + "/count").data,
+                                     non_finite = r.uint64s(g + "/non_finite_count").data;
+    const std::size_t dim = non_finite.size() / count.size();
+    for (std::size_t k = 0; k < count.size(); ++k)
+      for (std::size_t c = 0; c < dim; ++c) {
+        EXPECT_LE(count[k] + non_finite[k * dim + c], 400u) << g << " at time " << k;
+        overflowed += non_finite[k * dim + c];
+      }
+    // Stored as unsigned integers.
+    const hid_t file = H5Fopen(dir.file("r.h5").c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    const hid_t ds = H5Dopen2(file, (g + "/count").c_str(), H5P_DEFAULT);
+    const hid_t type = H5Dget_type(ds);
+    EXPECT_EQ(H5Tget_class(type), H5T_INTEGER);
+    EXPECT_EQ(H5Tget_sign(type), H5T_SGN_NONE);
+    H5Tclose(type);
+    H5Dclose(ds);
+    H5Fclose(file);
+  }
+  EXPECT_GT(overflowed, 0u) << "no sample overflowed: the test no longer exercises infinities";
+  EXPECT_GT(r.number_attribute("", "n_status_non_finite_state"), 0);
+}
+
+// The accuracy guard: a free body spun at up to 100 rad/s per axis with RK4 at 0.01 s (ω h up to
+// 1.7, where RK4's error per step, ~(ω h)⁵/120, is no longer small) keeps status ok only where its energy and angular momentum drifted by
+// less than the limits (1e-3 by default); the rest end inaccurate, and the counts say so. With
+// the limits at 0 the guard is off.
+TEST(RunDriverAccuracy, DriftBeyondTheLimitsIsFlaggedInaccurate) {
+  test::TempDir dir;
+  const std::string text = R"([run]
+samples = 200
+duration = 1.0
+step = 0.01
+LIMITS
+[body]
+mass = 2.0
+inertia = [[0.1, 0, 0], [0, 0.2, 0], [0, 0, 0.25]]
+[dispersions]
+initial.angular_velocity = { distribution = "uniform", min = -100.0, max = 100.0 }
+)";
+  const auto with = [&](const std::string& limits) {
+    std::string t = text;
+    return parse_scenario(t.replace(t.find("LIMITS"), 6, limits), "spin.toml");
+  };
+  const RunSummary guarded = run_scenario(with(""), cpu_options(dir.file("a.h5"), 2, 0));
+  const ResultsReader a(dir.file("a.h5"));
+  const auto status = a.uint8s("samples/status").data;
+  const auto energy = a.doubles("samples/diagnostics/energy_drift").data,
+             momentum = a.doubles("samples/diagnostics/angular_momentum_drift").data;
+  std::uint64_t inaccurate = 0;
+  for (std::size_t i = 0; i < status.size(); ++i) {
+    const bool within = std::abs(energy[i]) <= 1e-3 && momentum[i] <= 1e-3;
+    if (status[i] == std::uint8_t(SampleStatus::ok)) EXPECT_TRUE(within) << i;
+    if (status[i] == std::uint8_t(SampleStatus::inaccurate)) {
+      EXPECT_FALSE(within) << i;
+      ++inaccurate;
+    }
+  }
+  EXPECT_GT(inaccurate, 10u);
+  EXPECT_GT(guarded.totals.status_counts[std::size_t(SampleStatus::ok)], 10u);
+  EXPECT_EQ(guarded.totals.status_counts[std::size_t(SampleStatus::inaccurate)], inaccurate);
+  EXPECT_EQ(a.number_attribute("", "n_status_inaccurate"), double(inaccurate));
+  const RunSummary off = run_scenario(with("max_energy_drift = 0\nmax_momentum_drift = 0"),
+                                      cpu_options(dir.file("b.h5"), 2, 0));
+  EXPECT_EQ(off.totals.status_counts[std::size_t(SampleStatus::inaccurate)], 0u);
+  EXPECT_THROW(with("max_energy_drift = -1"), ScenarioError);
+}
+
+// --samples on a grid design sets the replicates of every point; a count that is not a multiple
+// of the points is refused with the reason (it once ran point 0 and part of point 1).
+TEST(RunDriverDesign, SamplesOnAGridAreReplicatesOfEveryPoint) {
+  test::TempDir dir;
+  std::ifstream in(std::string(RBMC_SOURCE_DIR) + "/configs/spin_sweep.toml");
+  std::stringstream text;
+  text << in.rdbuf();
+  const Scenario s = parse_scenario(text.str(), "spin_sweep.toml");
+  const std::uint64_t points = s.design.n_points();
+  RunOptions o = cpu_options(dir.file("r.h5"), 2, 0);
+  o.samples = points + 1;
+  try {
+    run_scenario(s, o);
+    ADD_FAILURE() << "not refused";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("multiple of " + std::to_string(points)), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(fs::exists(dir.file("r.h5")));
+  o.samples = 3 * points;
+  run_scenario(s, o);
+  const ResultsReader r(dir.file("r.h5"));
+  const auto grid = r.doubles("samples/grid_index").data;
+  const std::size_t axes = grid.size() / (3 * points);
+  // Every point three times, in order: rows 3p, 3p + 1, 3p + 2 are point p.
+  for (std::size_t row = 0; row < 3 * points; ++row)
+    EXPECT_EQ(grid[row * axes], grid[(row / 3) * 3 * axes]) << row;
+  EXPECT_EQ(r.number_attribute("design", "replicates"), 3);
 }
 
 }  // namespace

@@ -376,6 +376,12 @@ RBMC_HD inline SampleResult<Scalar> run_sample(const SampleInputs<Scalar>& in, c
   const Vec3<Scalar> momentum0 = angular_momentum_c_w(rate.model, x0);
   out.momentum_drift =
       relative_change((angular_momentum_c_w(rate.model, x) - momentum0).norm(), Scalar(0), momentum0.norm());
+  // The accuracy guard: once per sample, at its end.
+  const Scalar energy_drift = out.energy_drift < Scalar(0) ? -out.energy_drift : out.energy_drift;
+  if (out.status == SampleStatus::ok &&
+      ((how.max_energy_drift > Scalar(0) && !(energy_drift <= how.max_energy_drift)) ||
+       (how.max_momentum_drift > Scalar(0) && !(out.momentum_drift <= how.max_momentum_drift))))
+    out.status = SampleStatus::inaccurate;
   return out;
 }
 

@@ -40,12 +40,16 @@ struct IntegrationSettings {
   // stop with euler_singularity when |sin θ| falls below euler_threshold.
   bool euler_zxz = false;
   Scalar euler_threshold = Scalar(0);
+  // The accuracy guard, checked once at the end of a sample (never per step): a sample that
+  // reaches the end time with |energy_drift| or momentum_drift beyond these ends with status
+  // inaccurate. 0: not checked (the host sets 0 where the scenario does not conserve the quantity).
+  Scalar max_energy_drift = Scalar(0), max_momentum_drift = Scalar(0);
 
   template <class Other>
   IntegrationSettings<Other> cast() const {
-    return {kind,     Other(duration), Other(step),     n_steps,   Other(rtol),
-            Other(atol), Other(min_step), Other(max_step), max_steps, euler_zxz,
-            Other(euler_threshold)};
+    return {kind,        Other(duration),  Other(step),     n_steps,   Other(rtol),
+            Other(atol), Other(min_step),  Other(max_step), max_steps, euler_zxz,
+            Other(euler_threshold), Other(max_energy_drift), Other(max_momentum_drift)};
   }
 };
 

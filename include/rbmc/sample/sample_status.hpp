@@ -14,9 +14,11 @@ enum class SampleStatus : std::uint8_t {
   step_size_underflow = 4,  // the adaptive step fell below the minimum step to meet the tolerance
   terminal_event = 5,       // a terminal event stopped the sample (final/stopping_event says which)
   euler_singularity = 6,    // the ZXZ Euler angles came within the threshold of θ = 0 or π
+  inaccurate = 7,           // reached the end time, but its energy or angular momentum drifted beyond the
+                            // accuracy guard's limits ([run] max_energy_drift, max_momentum_drift)
 };
 
-inline constexpr int kSampleStatusCount = 7;
+inline constexpr int kSampleStatusCount = 8;
 
 inline const char* status_name(SampleStatus s) {
   switch (s) {
@@ -27,6 +29,7 @@ inline const char* status_name(SampleStatus s) {
     case SampleStatus::step_size_underflow: return "step_size_underflow";
     case SampleStatus::terminal_event: return "terminal_event";
     case SampleStatus::euler_singularity: return "euler_singularity";
+    case SampleStatus::inaccurate: return "inaccurate";
   }
   return "unknown";
 }

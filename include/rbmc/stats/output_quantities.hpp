@@ -25,6 +25,10 @@ enum : int {
 };
 }  // namespace quantity
 
+// Beyond this magnitude a quantity counts as overflowed: N squares of it must still sum in double
+// (1e100² × 1e9 samples = 1e209). A float quantity overflows at its own range first.
+inline constexpr double kOverflowingQuantity = 1e100;
+
 // Sample i's quantities at each of n_times output times, from its trajectory (output_times.hpp
 // layout: component c at time k at trajectory[(k · 13 + c) · n + i]) into quantities[(k ·
 // quantity::count + c) · n + i]. A time after the sample stopped (a NaN state) gives NaN; a
@@ -49,11 +53,14 @@ RBMC_HD inline void compute_sample_quantities(const SampleInputs<Scalar>& in, co
     q[quantity::attitude_angle] = angle_between(x.q_wb, nominal_q[k]);
     q[quantity::kinetic_energy] = kinetic_energy(model, x);
     q[quantity::potential_energy] = potential_energy(*own.loads, model, x);
-    // A finite state whose quantity overflowed (ω² of a diverging sample: ∞, or ∞ · 0 = NaN) is
-    // marked +∞, so that the statistics count it as non-finite; NaN stays "the sample had stopped".
+    // A finite state whose quantity overflowed (ω² of a diverging sample: ∞, or ∞ · 0 = NaN), or
+    // is so large that its square cannot be summed into a variance (beyond kOverflowingQuantity),
+    // is marked +∞: the statistics count it apart. NaN stays "the sample had stopped".
     const bool state_finite = is_finite(x);
     for (int c = 0; c < quantity::count; ++c) {
-      const Scalar v = state_finite && !(q[c] - q[c] == Scalar(0)) ? Eigen::NumTraits<Scalar>::infinity() : q[c];
+      const Scalar magnitude = q[c] < Scalar(0) ? -q[c] : q[c];
+      const bool overflowed = !(magnitude <= Scalar(kOverflowingQuantity));  // NaN too
+      const Scalar v = state_finite && overflowed ? Eigen::NumTraits<Scalar>::infinity() : q[c];
       quantities[(std::size_t(k) * quantity::count + c) * n + i] = Stored(v);
     }
   }
