@@ -210,6 +210,12 @@ Comparison compare_results(const std::string& path_a, const std::string& path_b,
                     a.number_attribute("", "seed") == b.number_attribute("", "seed");
   c.tolerance = numerical_tolerance(path_a, path_b);
   const double rtol = options.rtol.value_or(c.tolerance.rtol), atol = options.atol.value_or(c.tolerance.atol);
+  // A float and a double file: the tolerance the double run alone would have (derived only).
+  const double epsilon_a = unit_roundoff(a.string_attribute("", "precision")),
+               epsilon_b = unit_roundoff(b.string_attribute("", "precision"));
+  const double fine_rtol = epsilon_a != epsilon_b && !options.rtol
+                               ? c.tolerance.rtol * std::min(epsilon_a, epsilon_b) / c.tolerance.epsilon
+                               : 0.0;
   // Inputs are drawn on the host in double by the same code whatever the backend: they agree to
   // a few units in the last place of a double, or they are not the same samples.
   const double input_rtol = 1e-12;
@@ -265,6 +271,7 @@ Comparison compare_results(const std::string& path_a, const std::string& path_b,
       r.input = d.input;
       r.tolerance = row_atol + row_rtol * typical;
       std::vector<double> paired_a, paired_b;  // finite pairs of the common samples
+      double squared_differences = 0;
       for (const auto& [i, j] : common) {
         const double u = x.data[i * dim + k];
         double v = y.data[j * dim + k];
@@ -278,6 +285,7 @@ Comparison compare_results(const std::string& path_a, const std::string& path_b,
         if (std::isfinite(u) && std::isfinite(v)) {
           paired_a.push_back(u);
           paired_b.push_back(v);
+          squared_differences += (u - v) * (u - v);
         }
         const double diff = std::isnan(u) || std::isnan(v) ? INFINITY : std::abs(u - v);
         const double scale = std::max({row_norm(x.data, i, dim), row_norm(y.data, j, dim), typical});
@@ -313,6 +321,12 @@ Comparison compare_results(const std::string& path_a, const std::string& path_b,
       // Below ten tolerances of spread, the distribution is a constant to the runs' arithmetic:
       // a rank test would see only rounding. Such a quantity is judged sample by sample.
       r.resolution_limited = r.spread <= 10 * r.tolerance;
+      if (!paired_a.empty()) r.rms_difference = std::sqrt(squared_differences / double(paired_a.size()));
+      // Within the tolerance, yet a float run's error is a tenth of the spread or more, where the
+      // double run would resolve that spread: float cannot resolve this quantity's distribution
+      // (a small spread on a large value: positions far from the origin, say).
+      r.unresolved_by_coarser = !d.input && fine_rtol > 0 && r.mismatched == 0 && r.rms_difference > 0.1 * r.spread &&
+                                r.spread > 10 * (row_atol + fine_rtol * typical);
       const double largest_tolerance = row_atol + row_rtol * largest;
       r.margin = options.margin * r.spread + largest_tolerance;
       r.mean = mean_equivalence(column_a, column_b, r.margin, options.alpha);
@@ -400,11 +414,18 @@ Comparison compare_results(const std::string& path_a, const std::string& path_b,
       for (std::size_t k = 0; k < limit; ++k) check.push_back(c.mismatched_samples[k * m / limit]);
       std::vector<double> differences;
       for (std::uint64_t s : check) differences.push_back(scaled_difference[s]);
-      // The perturbation: one rounding per step, accumulated as a random walk over the run.
-      const double perturbation = c.tolerance.epsilon * std::sqrt(std::max(1.0, c.tolerance.steps));
-      c.sensitivity = check_rounding_sensitivity(a, check, differences, scales, perturbation);
-      c.chaotic = c.sensitivity.unavailable.empty() && c.sensitivity.checked > 0 &&
-                  c.sensitivity.sensitive == c.sensitivity.checked;
+      // The perturbation: what rounding can inject over the run at most, coherently: 100 units of
+      // roundoff a step (the tolerance's per-step allowance) over n steps, capped at 1e-3 (beyond
+      // that a difference is no rounding whatever the precision).
+      const double perturbation = std::min(1e-3, 100 * c.tolerance.epsilon * std::max(1.0, c.tolerance.steps));
+      const bool precisions_differ = a.string_attribute("", "precision") != b.string_attribute("", "precision");
+      c.sensitivity = check_rounding_sensitivity(a, check, differences, scales, perturbation, precisions_differ);
+      const std::string rerun = precisions_differ ? std::string("a rerun in float against double")
+                                                  : "a rerun perturbed by " + format("%.3g", perturbation);
+      const bool explained = c.sensitivity.unavailable.empty() && c.sensitivity.checked > 0 &&
+                             c.sensitivity.sensitive == c.sensitivity.checked;
+      c.chaotic = explained && !precisions_differ;
+      c.float_unresolved = explained && precisions_differ;
       trajectory_growth(a, b, c.mismatched_samples, c.trajectory_growth_rate, c.trajectories_compared);
       std::string quantities;
       for (const std::string& q : c.mismatched_quantities) quantities += (quantities.empty() ? "" : ", ") + q;
@@ -414,43 +435,55 @@ Comparison compare_results(const std::string& path_a, const std::string& path_b,
       const std::string what = std::to_string(m) + " of " + std::to_string(c.n_common) + " samples (" +
                                std::to_string(c.status_mismatches) + " with another status) differ beyond the tolerance in " +
                                quantities + ", by up to " + format("%.3g", worst) + " tolerances";
-      if (c.chaotic) {
-        std::string note = "chaos: " + what + "; all " + std::to_string(c.sensitivity.checked) +
-                           " checked are sensitive to rounding (a rerun perturbed by " + format("%.3g", perturbation) +
-                           " moves them by at least " + format("%.2g", c.sensitivity.min_ratio) +
+      if (explained) {
+        // Explained by rounding: in one precision, chaos (sensitive dependence); across precisions,
+        // float's own rounding grown beyond what a single sample can carry. Either way the samples
+        // no longer pair up, and the verdict rests on the distributions.
+        std::string note = (precisions_differ ? "float cannot resolve " + quantities + " sample by sample: "
+                                              : std::string("chaos: ")) +
+                           what + "; all " + std::to_string(c.sensitivity.checked) +
+                           " checked are sensitive to rounding (" + rerun + " moves them by at least " + format("%.2g", c.sensitivity.min_ratio) +
                            " of the difference; separations grow at " + format("%.3g", c.sensitivity.median_growth_rate) + "/s";
         if (c.trajectories_compared > 0)
           note += format(", %.3g/s in the kept trajectories", c.trajectory_growth_rate) + " of " +
                   std::to_string(c.trajectories_compared);
-        c.notes.push_back(note + "): the per-sample verdict rests on the distributions");
+        note += "): the verdict rests on the distributions";
         c.pass = true;
         for (const ComponentComparison& r : c.components) c.pass = c.pass && (r.input || r.equivalent);
-        if (!c.pass) distribution_reasons(true);
+        if (c.pass) {
+          c.notes.push_back(note);
+        } else {
+          c.reasons.push_back(note + ", which differ:");
+          distribution_reasons(true);
+        }
       } else {
         std::string reason = what;
         if (!c.sensitivity.unavailable.empty()) {
           reason += " (the rounding-sensitivity check could not run: " + c.sensitivity.unavailable + ")";
         } else {
           reason += "; " + std::to_string(c.sensitivity.checked - c.sensitivity.sensitive) + " of " +
-                    std::to_string(c.sensitivity.checked) + " checked are not sensitive to rounding (a rerun perturbed by " +
-                    format("%.3g", perturbation) + " moves them by " + format("%.2g", c.sensitivity.min_ratio) +
+                    std::to_string(c.sensitivity.checked) + " checked are not sensitive to rounding (" + rerun +
+                    " moves them by " + format("%.2g", c.sensitivity.min_ratio) +
                     " of the difference or less), e.g. sample";
           for (std::uint64_t s : c.sensitivity.insensitive_samples) reason += " " + std::to_string(s);
           reason += ": a real difference";
         }
-        const std::string pa = a.string_attribute("", "precision"), pb = b.string_attribute("", "precision");
-        if (pa != pb) reason = "float cannot resolve " + quantities + " sample by sample: " + reason;
         c.reasons.push_back(reason);
-        bool outputs_equivalent = true;
-        for (const ComponentComparison& r : c.components) outputs_equivalent = outputs_equivalent && (r.input || r.equivalent);
-        if (outputs_equivalent)
-          c.notes.push_back("the distributions agree all the same (means and quantiles within the margin): the runs "
-                            "agree in their statistics, not in single samples");
       }
     }
     if (c.per_sample_pass) c.pass = true;
-    if (c.chaotic) c.per_sample_pass = false;
+    if (c.chaotic || c.float_unresolved) c.per_sample_pass = false;
   }
+  for (const ComponentComparison& r : c.components)
+    if (r.unresolved_by_coarser) {
+      c.pass = false;
+      c.reasons.insert(c.reasons.begin(), "float cannot resolve " + r.name + ": its error, rms " +
+                                              format("%.3g", r.rms_difference) + ", is " +
+                                              format("%.3g", 100 * r.rms_difference / r.spread) +
+                                              " % of its spread over the samples (sd " + format("%.3g", r.spread) +
+                                              "), which double resolves; within the per-sample tolerance, yet the "
+                                              "distribution float reports is not the quantity's");
+    }
   for (const ComponentComparison& r : c.components)
     if (r.resolution_limited && !r.input && r.spread > 0 && r.mismatched == 0 && !options.statistical)
       c.notes.push_back(r.name + ": spread " + format("%.3g", r.spread) +
@@ -477,7 +510,7 @@ void print_comparison(const Comparison& c, const CompareOptions& o, std::FILE* o
     double bound = r.mean.bound;
     for (const QuantileEquivalence& q : r.quantiles) bound = std::max(bound, q.bound);
     const char* verdict = r.mismatched > 0 && !o.statistical
-                              ? (r.input ? "inputs differ" : c.chaotic ? (r.equivalent ? "chaos, equivalent" : "chaos, differs") : "differs")
+                              ? (r.input ? "inputs differ" : c.chaotic || c.float_unresolved ? (r.equivalent ? "rounding grew; equivalent" : "rounding grew; differs") : "differs")
                           : r.resolution_limited && !o.statistical ? "same (resolution)"
                           : r.equivalent                           ? "same"
                           : o.statistical                          ? "differs"

@@ -49,6 +49,8 @@ struct ComponentComparison {
   double tolerance = 0;             // the tolerance at the quantity's median magnitude
   double spread = 0;                // standard deviation over a's samples
   bool resolution_limited = false;  // spread below 10 tolerances: judged sample by sample only
+  double rms_difference = 0;        // over the common samples' finite pairs
+  bool unresolved_by_coarser = false;  // float's error is >= 10 % of a spread double resolves
   double margin = 0;                // of the equivalence tests
   EquivalenceResult mean{};
   QuantileEquivalence quantiles[3]{};  // 5, 50, 95 %
@@ -81,7 +83,10 @@ struct Comparison {
   double trajectory_growth_rate = NAN;   // from the retained trajectories both files keep, 1/s
   std::uint64_t trajectories_compared = 0;
   std::vector<ComponentComparison> components;
-  bool per_sample_pass = false, distribution_pass = false, chaotic = false, pass = false;
+  bool per_sample_pass = false, distribution_pass = false, pass = false;
+  // The mismatched samples are all sensitive to rounding: in one precision, chaos; between float
+  // and double, float's rounding grown beyond single samples. Then the distributions decide.
+  bool chaotic = false, float_unresolved = false;
   std::vector<std::string> reasons;  // why it failed
   std::vector<std::string> notes;    // what a careful reader should know even when it passed
 };

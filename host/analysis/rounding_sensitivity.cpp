@@ -7,6 +7,7 @@
 #include "host/sampling/sampling_plan.hpp"
 #include "host/scenario/scenario.hpp"
 #include "rbmc/sample/run_sample.hpp"
+#include "rbmc/sample/sample_layout.hpp"
 
 namespace rbmc {
 
@@ -24,6 +25,8 @@ Scenario scenario_of(const ResultsReader& file) {
   Scenario s = parse_scenario(file.string_attribute("", "scenario"), file.string_attribute("", "scenario_path"));
   s.run.seed = std::uint64_t(file.number_attribute("", "seed"));
   s.run.n_samples = std::uint64_t(file.number_attribute("", "n_samples_in_run"));
+  if (s.design.kind == Design::Kind::grid)  // --samples set the replicates of every point
+    s.design.replicates = std::uint64_t(file.number_attribute("design", "replicates"));
   return s;
 }
 
@@ -77,7 +80,7 @@ double separation_growth_rate(const std::vector<double>& times, const std::vecto
 
 SensitivityCheck check_rounding_sensitivity(const ResultsReader& file, const std::vector<std::uint64_t>& samples,
                                             const std::vector<double>& differences, const FinalStateScales& scales,
-                                            double delta) {
+                                            double delta, bool across_precisions) {
   SensitivityCheck check;
   if (samples.empty()) return check;
   Scenario s;
@@ -101,13 +104,29 @@ SensitivityCheck check_rounding_sensitivity(const ResultsReader& file, const std
   for (std::size_t n = 0; n < samples.size(); ++n) {
     SampleInputs<double> in;
     plan.sample(samples[n], in, params.data());
-    SampleInputs<double> moved = in;
-    moved.initial = perturbed(in.initial, delta);
-    if (s.constraint.kind != ConstraintKind::none) moved.initial = project_onto_constraint(s.constraint, moved.initial);
     std::vector<double> path(std::size_t(kTrajectoryColumns * times.n)), moved_path(path.size());
-    TrajectorySink<double, double> sink{times, path.data(), 1, 0, 0}, moved_sink{times, moved_path.data(), 1, 0, 0};
+    TrajectorySink<double, double> sink{times, path.data(), 1, 0, 0};
     const SampleResult<double> r = run_sample(in, shared, how, sink);
-    const SampleResult<double> m = run_sample(moved, shared, how, moved_sink);
+    SampleResult<double> m;
+    if (across_precisions) {
+      // The same sample in float, from the same inputs rounded as a float run rounds them.
+      std::vector<double> columns(std::size_t(input_column_count(shared.parameters.n)));
+      store_sample_inputs(columns.data(), 1, 0, in, shared.parameters.n);
+      TrajectorySink<float, double> float_sink{times.cast<float>(), moved_path.data(), 1, 0, 0};
+      const SampleResult<float> f = run_sample(load_sample_inputs<float>(columns.data(), 1, 0, shared.parameters.n),
+                                               shared.cast<float>(), how.cast<float>(), float_sink);
+      m.final_state = {f.final_state.p_w.cast<double>(),
+                       {f.final_state.q_wb.w, f.final_state.q_wb.x, f.final_state.q_wb.y, f.final_state.q_wb.z},
+                       f.final_state.v_w.cast<double>(), f.final_state.omega_b.cast<double>()};
+      m.time = f.time;
+      m.status = f.status;
+    } else {
+      SampleInputs<double> moved = in;
+      moved.initial = perturbed(in.initial, delta);
+      if (s.constraint.kind != ConstraintKind::none) moved.initial = project_onto_constraint(s.constraint, moved.initial);
+      TrajectorySink<double, double> moved_sink{times, moved_path.data(), 1, 0, 0};
+      m = run_sample(moved, shared, how, moved_sink);
+    }
     const double separation = scales.distance(r.final_state, r.time, m.final_state, m.time) +
                               (r.status != m.status ? INFINITY : 0.0);
     // A sample that differs only in its kept trajectory has no final difference to explain: not sensitive.

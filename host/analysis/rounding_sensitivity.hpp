@@ -3,8 +3,9 @@
 // axis' separatrix) turns rounding-size differences into large ones; a wrong load or a
 // precision that cannot carry the answer does not need such sensitivity. The check re-integrates
 // the sample on the CPU in double from the file's scenario, once as stored and once with its
-// initial state perturbed by one unit roundoff, and compares the separation this causes with
-// the difference between the files.
+// initial state perturbed by what rounding can inject over the run (or, between a float and a
+// double file, once in each precision), and compares the separation this causes with the
+// difference between the files.
 #pragma once
 
 #include <cstdint>
@@ -27,10 +28,12 @@ struct FinalStateScales {
 };
 
 // samples: global indices; differences: each one's file difference in distance() units.
-// delta: the relative size of the perturbation (rounding over the run).
+// delta: the relative size of the perturbation (rounding over the run). across_precisions: the
+// files hold a float and a double run; then the sample is re-integrated in float against double
+// instead of perturbed, since float's rounding acts at every step, not only at the start.
 SensitivityCheck check_rounding_sensitivity(const ResultsReader& file, const std::vector<std::uint64_t>& samples,
                                             const std::vector<double>& differences, const FinalStateScales& scales,
-                                            double delta);
+                                            double delta, bool across_precisions);
 
 // From the trajectories both files keep of the mismatched samples: the median rate (1/s) at which
 // their separation grows, and how many were compared (0 leaves rate NaN).

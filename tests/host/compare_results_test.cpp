@@ -296,19 +296,51 @@ TEST(CompareResults, ChaosIsRecognisedNotReportedAsFailure) {
   EXPECT_NE(c.notes.front().find("chaos"), std::string::npos) << c.notes.front();
 }
 
-// Float where float loses the answer: the default scenario's tumbling, 3000 RK4 steps, in float.
-// Float's phase error (ε_f n, 2e-4 per unit phase) moves the flips of most samples beyond what
-// rounding sensitivity explains: a verdict that names the quantities and says float cannot
-// resolve them.
+// Float where float really loses the answer: a body 1000 km from the origin moving at 1 m/s
+// (sd 0.1). Each RK4 step adds v h = 0.01 m to x = 1e6 m, below half a float ulp there
+// (0.03125 m): float's body never moves, double's moves 10 m. Each sample is within the per-sample
+// tolerance (float's 100 ε √n relative to 1e6 m is 190 m), but the error is ten times the 1 m
+// spread, which double resolves: the verdict names final/position[x] and fails.
 TEST(CompareResults, FloatThatLosesTheAnswerFailsNamingTheQuantity) {
   test::TempDir dir;
-  const std::string text = without_output(read_config("tumbling_box"));
-  const std::string a = run_file(dir, "a.h5", text, 200), b = run_file(dir, "b.h5", text, 200, Precision::float32);
+  const std::string text = R"([run]
+samples = 500
+duration = 10.0
+step = 0.01
+[body]
+mass = 1.0
+inertia = [[0.1, 0, 0], [0, 0.2, 0], [0, 0, 0.3]]
+[initial]
+position = [1.0e6, 0.0, 0.0]
+velocity = [1.0, 0.0, 0.0]
+[dispersions]
+initial.velocity = { distribution = "normal", sigma = [0.1, 0.0, 0.0] }
+)";
+  const std::string a = run_file(dir, "a.h5", text, 500), b = run_file(dir, "b.h5", text, 500, Precision::float32);
   const Comparison c = compare_results(a, b, {});
   EXPECT_FALSE(c.pass);
-  EXPECT_FALSE(c.chaotic);
   ASSERT_FALSE(c.reasons.empty());
-  EXPECT_NE(c.reasons.back().find("float cannot resolve final/angular_velocity"), std::string::npos) << c.reasons.back();
+  EXPECT_EQ(c.reasons.front().rfind("float cannot resolve final/position[x]", 0), 0u) << c.reasons.front();
+  // Two double runs of it agree.
+  EXPECT_TRUE(compare_results(a, a, {}).pass);
+}
+
+// Float's rounding that grows: the default scenario's box flips about its intermediate axis, and
+// float's rounding moves most samples' flips (a rerun in float against double reproduces the
+// difference). Float cannot resolve single samples, and says so; the verdict rests on the
+// distributions, which agree.
+TEST(CompareResults, FloatRoundingThatGrowsIsNamedAndJudgedOnTheDistributions) {
+  test::TempDir dir;
+  const std::string text = without_output(read_config("tumbling_box"));
+  const std::string a = run_file(dir, "a.h5", text, 2000), b = run_file(dir, "b.h5", text, 2000, Precision::float32);
+  const Comparison c = compare_results(a, b, {});
+  EXPECT_TRUE(c.pass) << (c.reasons.empty() ? "" : c.reasons.front());
+  EXPECT_FALSE(c.per_sample_pass);
+  EXPECT_TRUE(c.float_unresolved);
+  EXPECT_GT(c.mismatched_samples.size(), 200u);
+  EXPECT_EQ(c.sensitivity.sensitive, c.sensitivity.checked);
+  ASSERT_FALSE(c.notes.empty());
+  EXPECT_EQ(c.notes.front().rfind("float cannot resolve final/angular_velocity", 0), 0u) << c.notes.front();
 }
 
 // Rounding never fails: the satellite's final position varies over the samples by 1e-8 m on
@@ -439,11 +471,15 @@ TEST(ValidateScenario, EveryConfigInFloatAgainstDoubleOnTheCpu) {
     const Comparison& c = v.comparison;
     if (!c.pass) {
       ASSERT_FALSE(c.reasons.empty()) << name;
-      EXPECT_EQ(c.reasons.back().rfind("float cannot resolve", 0), 0u) << name << ": " << c.reasons.back();
+      EXPECT_EQ(c.reasons.front().rfind("float cannot resolve", 0), 0u) << name << ": " << c.reasons.front();
     }
-    // The two that tumble about an intermediate axis for many flips lose the single sample's flip
-    // times in float, as above; every other config passes.
-    EXPECT_EQ(name == "tumbling_box" || name == "spin_sweep", !c.pass) << name;
+    // The two that tumble about an intermediate axis for many flips lose single samples' flip
+    // times in float, as above, and at these sizes too few samples show the distributions'
+    // agreement; the satellite's slow tumble loses single samples too, and its 2000 samples show
+    // that the distributions agree. Every other config passes sample by sample.
+    const bool tumbles = name == "tumbling_box" || name == "spin_sweep";
+    EXPECT_EQ(tumbles || name == "satellite_gravity_gradient", c.float_unresolved) << name;
+    EXPECT_EQ(tumbles, !c.pass) << name;
   }
 }
 
