@@ -37,6 +37,7 @@ if [ "$stage" != validate ]; then
   echo "== test suite on the GPU machine =="
   (cd build/gpu && ctest --output-on-failure -j 8 --timeout 900) >"$out/ctest.log" 2>&1
   grep -E "tests passed|Failed|\*\*\*|FAILED" "$out/ctest.log" | head -30
+  grep -B2 -A12 "Failure" "$out/ctest.log" | grep -v "^\[ " | cut -c1-400 | head -40
 fi
 
 if [ "$stage" != build ]; then
@@ -60,4 +61,6 @@ if [ "$stage" != build ]; then
     echo "$row" >>"$out/table.md"
   done
   cat "$out/table.md"
+  # The device tool brings back at most 8 files: the reports travel as one archive.
+  (cd "$out" && tar czf reports.tgz ./*-double.txt ./*-float.txt && rm -f ./*-double.txt ./*-float.txt)
 fi

@@ -420,8 +420,8 @@ Comparison compare_results(const std::string& path_a, const std::string& path_b,
       const double perturbation = std::min(1e-3, 100 * c.tolerance.epsilon * std::max(1.0, c.tolerance.steps));
       const bool precisions_differ = a.string_attribute("", "precision") != b.string_attribute("", "precision");
       c.sensitivity = check_rounding_sensitivity(a, check, differences, scales, perturbation, precisions_differ);
-      const std::string rerun = precisions_differ ? std::string("a rerun in float against double")
-                                                  : "a rerun perturbed by " + format("%.3g", perturbation);
+      const std::string rerun = "a rerun perturbed by " + format("%.3g", perturbation) +
+                                (precisions_differ ? std::string(", or in float against double,") : std::string());
       const bool explained = c.sensitivity.unavailable.empty() && c.sensitivity.checked > 0 &&
                              c.sensitivity.sensitive == c.sensitivity.checked;
       c.chaotic = explained && !precisions_differ;
@@ -429,6 +429,7 @@ Comparison compare_results(const std::string& path_a, const std::string& path_b,
       trajectory_growth(a, b, c.mismatched_samples, c.trajectory_growth_rate, c.trajectories_compared);
       std::string quantities;
       for (const std::string& q : c.mismatched_quantities) quantities += (quantities.empty() ? "" : ", ") + q;
+      if (quantities.empty()) quantities = "their status";
       double worst = 0;
       for (const ComponentComparison& r : c.components)
         if (!r.input) worst = std::max(worst, r.max_ratio);

@@ -3,8 +3,8 @@
 // axis' separatrix) turns rounding-size differences into large ones; a wrong load or a
 // precision that cannot carry the answer does not need such sensitivity. The check re-integrates
 // the sample on the CPU in double from the file's scenario, once as stored and once with its
-// initial state perturbed by what rounding can inject over the run (or, between a float and a
-// double file, once in each precision), and compares the separation this causes with the
+// initial state perturbed by what rounding can inject over the run (and, between a float and a
+// double file, once in float), and compares the separation this causes with the
 // difference between the files.
 #pragma once
 
@@ -29,8 +29,9 @@ struct FinalStateScales {
 
 // samples: global indices; differences: each one's file difference in distance() units.
 // delta: the relative size of the perturbation (rounding over the run). across_precisions: the
-// files hold a float and a double run; then the sample is re-integrated in float against double
-// instead of perturbed, since float's rounding acts at every step, not only at the start.
+// files hold a float and a double run; then the sample is also re-integrated in float against
+// double (float's rounding acts at every step, not only at the start), and the larger of the two
+// separations counts.
 SensitivityCheck check_rounding_sensitivity(const ResultsReader& file, const std::vector<std::uint64_t>& samples,
                                             const std::vector<double>& differences, const FinalStateScales& scales,
                                             double delta, bool across_precisions);
