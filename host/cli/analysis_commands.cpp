@@ -33,6 +33,10 @@ void add_verdict_options(CLI::App* command, CompareOptions& o) {
                       "tolerance)")
       ->capture_default_str()
       ->check(CLI::Range(0.0, 10.0));
+  command->add_option("--rank-margin", o.rank_margin,
+                      "Or each quantile's equivalence margin in probability (b's quantile within p +- this in a)")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 0.5));
   command->add_option("--alpha", o.alpha, "Level of each one-sided equivalence test")
       ->capture_default_str()
       ->check(CLI::Range(1e-12, 0.5));
