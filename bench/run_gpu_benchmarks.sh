@@ -13,18 +13,7 @@ exec > >(tee "$out/summary.log") 2>&1
 n=${N:-1000000}
 steps=${STEPS:-10000}
 
-if [ -d .debs ]; then
-  prefix=/opt/rbmc-deps
-  mkdir -p "$prefix"
-  for f in .debs/*.deb; do dpkg -x "$f" "$prefix"; done
-  export CMAKE_PREFIX_PATH=$prefix/usr CPATH=$prefix/usr/include:$prefix/usr/include/hdf5/serial
-  export LIBRARY_PATH=$prefix/usr/lib/x86_64-linux-gnu:$prefix/usr/lib/x86_64-linux-gnu/hdf5/serial
-  export LD_LIBRARY_PATH=$LIBRARY_PATH
-  hdf5_root=(-DHDF5_ROOT=$prefix/usr -DHDF5_C_INCLUDE_DIR=$prefix/usr/include/hdf5/serial
-             -DHDF5_C_LIBRARY_hdf5=$prefix/usr/lib/x86_64-linux-gnu/hdf5/serial/libhdf5.so)
-else
-  hdf5_root=()
-fi
+source bench/device_env.sh
 echo "== machine =="
 date -u +%Y-%m-%dT%H:%M:%SZ
 git rev-parse --short HEAD 2>/dev/null || echo "commit unknown"

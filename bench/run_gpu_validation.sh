@@ -13,18 +13,7 @@ mkdir -p "$out"
 exec > >(tee -a "$out/validation.log") 2>&1
 n=${N:-20000}
 stage=${STAGE:-all}
-if [ -d .debs ]; then
-  prefix=/opt/rbmc-deps
-  mkdir -p "$prefix"
-  for f in .debs/*.deb; do dpkg -x "$f" "$prefix"; done
-  export CMAKE_PREFIX_PATH=$prefix/usr CPATH=$prefix/usr/include:$prefix/usr/include/hdf5/serial
-  export LIBRARY_PATH=$prefix/usr/lib/x86_64-linux-gnu:$prefix/usr/lib/x86_64-linux-gnu/hdf5/serial
-  export LD_LIBRARY_PATH=$LIBRARY_PATH
-  hdf5_root=(-DHDF5_ROOT=$prefix/usr -DHDF5_C_INCLUDE_DIR=$prefix/usr/include/hdf5/serial
-             -DHDF5_C_LIBRARY_hdf5=$prefix/usr/lib/x86_64-linux-gnu/hdf5/serial/libhdf5.so)
-else
-  hdf5_root=()
-fi
+source bench/device_env.sh
 echo "== machine: $(date -u +%Y-%m-%dT%H:%M:%SZ), commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown) =="
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
 echo "$(nproc) CPU cores: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"

@@ -196,284 +196,326 @@ NumericalTolerance numerical_tolerance(const std::string& path_a, const std::str
   return t;
 }
 
-Comparison compare_results(const std::string& path_a, const std::string& path_b, const CompareOptions& options) {
-  Comparison c;
-  c.path_a = path_a;
-  c.path_b = path_b;
-  const ResultsReader a(path_a), b(path_b);
-  const auto complete = [](const ResultsReader& r) {
-    return r.has_attribute("", "complete") && r.number_attribute("", "complete") == 1;
-  };
-  c.complete_a = complete(a);
-  c.complete_b = complete(b);
-  c.same_scenario = a.string_attribute("", "scenario") == b.string_attribute("", "scenario") &&
-                    a.number_attribute("", "seed") == b.number_attribute("", "seed");
-  c.tolerance = numerical_tolerance(path_a, path_b);
-  const double rtol = options.rtol.value_or(c.tolerance.rtol), atol = options.atol.value_or(c.tolerance.atol);
-  // A float and a double file: the tolerance the double run alone would have (derived only).
-  const double epsilon_a = unit_roundoff(a.string_attribute("", "precision")),
-               epsilon_b = unit_roundoff(b.string_attribute("", "precision"));
-  const double fine_rtol = epsilon_a != epsilon_b && !options.rtol
-                               ? c.tolerance.rtol * std::min(epsilon_a, epsilon_b) / c.tolerance.epsilon
-                               : 0.0;
-  // Inputs are drawn on the host in double by the same code whatever the backend: they agree to
-  // a few units in the last place of a double, or they are not the same samples.
-  const double input_rtol = 1e-12;
+namespace {
 
-  const std::vector<std::uint64_t> index_a = a.uint64s("samples/index").data, index_b = b.uint64s("samples/index").data;
-  const std::vector<std::uint8_t> status_a = a.uint8s("samples/status").data, status_b = b.uint8s("samples/status").data;
-  const std::vector<std::size_t> done_a = rows_done(status_a), done_b = rows_done(status_b);
-  c.n_a = done_a.size();
-  c.n_b = done_b.size();
-  // Row pairs of the samples both files hold results for.
-  std::unordered_map<std::uint64_t, std::size_t> row_b;
-  for (std::size_t j : done_b) row_b[index_b[j]] = j;
-  std::vector<std::pair<std::size_t, std::size_t>> common;
-  for (std::size_t i : done_a)
-    if (const auto it = row_b.find(index_a[i]); it != row_b.end()) common.emplace_back(i, it->second);
-  c.n_common = common.size();
-  std::set<std::uint64_t> mismatched, inputs_differ;
-  const bool same_samples = c.n_common > 0 && c.n_common == c.n_a && c.n_common == c.n_b;
-  for (const auto& [i, j] : common)
-    if (status_a[i] != status_b[j]) {
-      ++c.status_mismatches;
-      mismatched.insert(index_a[i]);
-    }
+// Stage 1's product: the two files and the rows they share.
+struct Pairing {
+  const ResultsReader& a;
+  const ResultsReader& b;
+  std::vector<std::size_t> done_a, done_b;                 // rows holding results
+  std::vector<std::pair<std::size_t, std::size_t>> common;  // (row in a, row in b) of one sample
+  std::vector<std::uint64_t> index_a;                      // a's global sample index per row
+  std::vector<std::uint64_t> other_status;                 // common samples whose status differs
+  bool same_samples = false;                               // both hold exactly the common samples
+  bool precisions_differ = false;
+  double duration = 0;
+};
 
-  // Per-sample file differences in the final state, in units of each quantity's median size (for
-  // the sensitivity check).
-  std::unordered_map<std::uint64_t, double> scaled_difference;
-  FinalStateScales scales;
+// What stage 2 finds beyond the components themselves, for the verdict.
+struct Findings {
+  std::set<std::uint64_t> mismatched, inputs_differ;       // global indices
   std::set<std::string> mismatched_quantities;
+  std::unordered_map<std::uint64_t, double> scaled_difference;  // final state, FinalStateScales units
+  FinalStateScales scales;
+};
 
-  for (const Compared& d : compared_datasets(a, b)) {
-    const Array<double> x = a.doubles(d.dataset), y = b.doubles(d.dataset);
+// The per-quantity tolerances: derived or given; inputs are drawn on the host in double by the
+// same code whatever the backend, so they agree to 1e-12 relative or are not the same samples.
+struct Tolerances {
+  double rtol, atol;
+  double fine_rtol;  // a float and a double file: the double run's own rtol (derived only), else 0
+  static constexpr double kInputRtol = 1e-12;
+};
+
+Pairing pair_rows(const ResultsReader& a, const ResultsReader& b, Comparison& c) {
+  Pairing f{a, b};
+  f.index_a = a.uint64s("samples/index").data;
+  const std::vector<std::uint64_t> index_b = b.uint64s("samples/index").data;
+  const std::vector<std::uint8_t> status_a = a.uint8s("samples/status").data, status_b = b.uint8s("samples/status").data;
+  f.done_a = rows_done(status_a);
+  f.done_b = rows_done(status_b);
+  std::unordered_map<std::uint64_t, std::size_t> row_b;
+  for (std::size_t j : f.done_b) row_b[index_b[j]] = j;
+  for (std::size_t i : f.done_a)
+    if (const auto it = row_b.find(f.index_a[i]); it != row_b.end()) f.common.emplace_back(i, it->second);
+  c.n_a = f.done_a.size();
+  c.n_b = f.done_b.size();
+  c.n_common = f.common.size();
+  f.same_samples = c.n_common > 0 && c.n_common == c.n_a && c.n_common == c.n_b;
+  f.precisions_differ = a.string_attribute("", "precision") != b.string_attribute("", "precision");
+  f.duration = a.has_attribute("", "duration") ? a.number_attribute("", "duration") : 0;
+  for (const auto& [i, j] : f.common)
+    if (status_a[i] != status_b[j]) f.other_status.push_back(f.index_a[i]);
+  c.status_mismatches = f.other_status.size();
+  return f;
+}
+
+// One dataset's rows as the comparison sees them.
+struct DatasetView {
+  const Compared& d;
+  const std::vector<double>& x;  // a's rows, (rows, dim)
+  const std::vector<double>& y;  // b's
+  std::size_t dim;
+  bool orientation;
+  double typical, largest;       // median and largest norm over a's rows
+  double rtol, atol;
+};
+
+// Sample by sample: the differences of one component over the common samples against the
+// tolerance; the finite pairs go back for the paired equivalence bounds.
+void compare_pairs(const Pairing& f, const DatasetView& v, std::size_t k, ComponentComparison& r, Findings& found,
+                   std::vector<double>& paired_a, std::vector<double>& paired_b) {
+  double squared_differences = 0;
+  for (const auto& [i, j] : f.common) {
+    const double u = v.x[i * v.dim + k];
+    double w = v.y[j * v.dim + k];
+    if (v.orientation) {
+      // q and −q are one attitude: compare b's with the sign that matches a's.
+      double dot = 0;
+      for (std::size_t e = 0; e < 4; ++e) dot += v.x[i * 4 + e] * v.y[j * 4 + e];
+      if (dot < 0) w = -w;
+    }
+    if (std::isnan(u) && std::isnan(w)) continue;
+    if (std::isfinite(u) && std::isfinite(w)) {
+      paired_a.push_back(u);
+      paired_b.push_back(w);
+      squared_differences += (u - w) * (u - w);
+    }
+    const double diff = std::isnan(u) || std::isnan(w) ? INFINITY : std::abs(u - w);
+    const double scale = std::max({row_norm(v.x, i, v.dim), row_norm(v.y, j, v.dim), v.typical});
+    const double tol = v.atol + v.rtol * scale;
+    const double ratio = tol > 0 ? diff / tol : (diff > 0 ? INFINITY : 0);
+    r.max_abs = std::max(r.max_abs, diff);
+    r.max_ratio = std::max(r.max_ratio, ratio);
+    const std::uint64_t sample = f.index_a[i];
+    if (!(ratio <= 1)) {
+      ++r.mismatched;
+      (v.d.input ? found.inputs_differ : found.mismatched).insert(sample);
+      if (!v.d.input) found.mismatched_quantities.insert(r.name.substr(0, r.name.find('[')));
+    }
+    if (!v.d.input && v.typical > 0) {
+      double& s = found.scaled_difference[sample];
+      s = std::max(s, diff / v.typical);
+    }
+  }
+  if (!paired_a.empty()) r.rms_difference = std::sqrt(squared_differences / double(paired_a.size()));
+}
+
+// As distributions, over every row done of each file: spread, resolution, and the equivalence
+// of the mean and quantiles (two one-sided tests), with the paired bounds where the files hold
+// the same samples.
+void judge_distribution(const Pairing& f, const DatasetView& v, std::size_t k, const Tolerances& t,
+                        const CompareOptions& options, const std::vector<double>& paired_a,
+                        const std::vector<double>& paired_b, ComponentComparison& r) {
+  // Orientations in the hemisphere w ≥ 0 in both files.
+  const auto value = [&](const std::vector<double>& data, std::size_t row) {
+    const double u = data[row * v.dim + k];
+    return v.orientation && data[row * 4] < 0 ? -u : u;
+  };
+  std::vector<double> column_a, column_b, finite_a;
+  for (std::size_t i : f.done_a) column_a.push_back(value(v.x, i));
+  for (std::size_t j : f.done_b) column_b.push_back(value(v.y, j));
+  for (double u : column_a)
+    if (std::isfinite(u)) finite_a.push_back(u);
+  r.spread = sd_of(finite_a);
+  // Below ten tolerances of spread, the distribution is a constant to the runs' arithmetic: a
+  // rank test would see only rounding. Such a quantity is judged sample by sample.
+  r.resolution_limited = r.spread <= 10 * r.tolerance;
+  // Within the tolerance, yet a float run's error is a tenth of the spread or more, where the
+  // double run would resolve that spread: float cannot resolve this quantity's distribution (a
+  // small spread on a large value: positions far from the origin, say).
+  r.unresolved_by_coarser = !v.d.input && t.fine_rtol > 0 && r.mismatched == 0 && r.rms_difference > 0.1 * r.spread &&
+                            r.spread > 10 * (v.atol + t.fine_rtol * v.typical);
+  const double largest_tolerance = v.atol + v.rtol * v.largest;
+  r.margin = options.margin * r.spread + largest_tolerance;
+  r.mean = mean_equivalence(column_a, column_b, r.margin, options.alpha);
+  for (int q = 0; q < 3; ++q)
+    r.quantiles[q] =
+        quantile_equivalence(column_a, column_b, kQuantilesJudged[q], r.margin, options.rank_margin, options.alpha);
+  if (f.same_samples) {
+    // Only the mismatched samples (a fraction f) can move the distribution: each quantile of b
+    // lies between a's at p ± f (up to the tolerance), and the mean difference has the paired
+    // standard error. Both bound the same differences, often far tighter than two independent
+    // samples' would.
+    std::sort(finite_a.begin(), finite_a.end());
+    const double fraction = double(r.mismatched) / double(f.common.size());
+    for (int q = 0; q < 3; ++q) {
+      const double p = kQuantilesJudged[q], at = quantile_of_sorted(finite_a, p);
+      const double shift = std::max(quantile_of_sorted(finite_a, std::min(1.0, p + fraction)) - at,
+                                    at - quantile_of_sorted(finite_a, std::max(0.0, p - fraction)));
+      QuantileEquivalence& e = r.quantiles[q];
+      e.bound = std::min(e.bound, std::max(std::abs(e.difference), shift + largest_tolerance));
+      e.rank_bound = std::min(e.rank_bound, fraction);
+      e.equivalent = e.bound <= r.margin || e.rank_bound <= options.rank_margin;
+    }
+    std::vector<double> differences(paired_a.size());
+    for (std::size_t n = 0; n < paired_a.size(); ++n) differences[n] = paired_b[n] - paired_a[n];
+    const EquivalenceResult m = paired_mean_equivalence(differences, r.margin, options.alpha);
+    if (m.bound < r.mean.bound) r.mean = m;
+  }
+  r.equivalent = r.mean.equivalent;
+  for (const EquivalenceResult& q : r.quantiles) r.equivalent = r.equivalent && q.equivalent;
+  r.ks = ks_two_sample(column_a, column_b);
+}
+
+// Stage 2: every component of every compared dataset.
+void compare_quantities(const Pairing& f, const Tolerances& t, const CompareOptions& options, Comparison& c,
+                        Findings& found) {
+  for (const Compared& d : compared_datasets(f.a, f.b)) {
+    const Array<double> x = f.a.doubles(d.dataset), y = f.b.doubles(d.dataset);
     const std::size_t n_rows_a = x.shape.empty() ? 0 : std::size_t(x.shape[0]);
     const std::size_t dim = n_rows_a == 0 ? 1 : x.data.size() / n_rows_a;
-    const bool orientation = d.dataset == "samples/final/orientation";
-    const std::string short_name = d.dataset.substr(d.dataset.find('/') + 1);
     const bool is_time = d.dataset == "samples/final/time" || d.dataset.find("/events/") != std::string::npos;
-    const double duration = a.has_attribute("", "duration") ? a.number_attribute("", "duration") : 0;
     // The quantity's typical magnitude: the median norm over a's rows (times: at least the duration).
     std::vector<double> norms;
-    for (std::size_t i : done_a)
+    for (std::size_t i : f.done_a)
       if (const double v = row_norm(x.data, i, dim); std::isfinite(v)) norms.push_back(v);
     double typical = median_of(norms);
-    if (is_time) typical = std::max(typical, duration);
+    if (is_time) typical = std::max(typical, f.duration);
     double largest = typical;
     for (double v : norms) largest = std::max(largest, v);
-    const double row_rtol = d.input ? input_rtol : rtol, row_atol = d.input ? 0.0 : atol;
-    if (!d.input && d.dataset.rfind("samples/final/", 0) == 0) scales.set(d.dataset, typical);
-
+    const DatasetView view{d,
+                           x.data,
+                           y.data,
+                           dim,
+                           d.dataset == "samples/final/orientation",
+                           typical,
+                           largest,
+                           d.input ? Tolerances::kInputRtol : t.rtol,
+                           d.input ? 0.0 : t.atol};
+    if (!d.input && d.dataset.rfind("samples/final/", 0) == 0) found.scales.set(d.dataset, typical);
+    const std::string short_name = d.dataset.substr(d.dataset.find('/') + 1);
     for (std::size_t k = 0; k < dim; ++k) {
       ComponentComparison r;
       r.name = short_name + component_label(d, dim, k);
       r.input = d.input;
-      r.tolerance = row_atol + row_rtol * typical;
-      std::vector<double> paired_a, paired_b;  // finite pairs of the common samples
-      double squared_differences = 0;
-      for (const auto& [i, j] : common) {
-        const double u = x.data[i * dim + k];
-        double v = y.data[j * dim + k];
-        if (orientation) {
-          // q and −q are one attitude: compare b's with the sign that matches a's.
-          double dot = 0;
-          for (std::size_t e = 0; e < 4; ++e) dot += x.data[i * 4 + e] * y.data[j * 4 + e];
-          if (dot < 0) v = -v;
-        }
-        if (std::isnan(u) && std::isnan(v)) continue;
-        if (std::isfinite(u) && std::isfinite(v)) {
-          paired_a.push_back(u);
-          paired_b.push_back(v);
-          squared_differences += (u - v) * (u - v);
-        }
-        const double diff = std::isnan(u) || std::isnan(v) ? INFINITY : std::abs(u - v);
-        const double scale = std::max({row_norm(x.data, i, dim), row_norm(y.data, j, dim), typical});
-        const double tol = row_atol + row_rtol * scale;
-        const double ratio = tol > 0 ? diff / tol : (diff > 0 ? INFINITY : 0);
-        r.max_abs = std::max(r.max_abs, diff);
-        r.max_ratio = std::max(r.max_ratio, ratio);
-        if (!(ratio <= 1)) {
-          ++r.mismatched;
-          (d.input ? inputs_differ : mismatched).insert(index_a[i]);
-          if (!d.input) mismatched_quantities.insert(short_name);
-        }
-        if (!d.input && typical > 0) {
-          double& s = scaled_difference[index_a[i]];
-          s = std::max(s, diff / typical);
-        }
-      }
-      // As distributions, over every row done of each file.
-      std::vector<double> column_a, column_b;
-      for (std::size_t i : done_a) column_a.push_back(x.data[i * dim + k]);
-      for (std::size_t j : done_b) {
-        double v = y.data[j * dim + k];
-        if (orientation && y.data[j * 4] < 0) v = -v;  // the hemisphere w ≥ 0 in both
-        column_b.push_back(v);
-      }
-      if (orientation)
-        for (std::size_t n = 0; n < done_a.size(); ++n)
-          if (x.data[done_a[n] * 4] < 0) column_a[n] = -column_a[n];
-      std::vector<double> finite_a;  // sorted where the same samples are compared
-      for (double v : column_a)
-        if (std::isfinite(v)) finite_a.push_back(v);
-      r.spread = sd_of(finite_a);
-      // Below ten tolerances of spread, the distribution is a constant to the runs' arithmetic:
-      // a rank test would see only rounding. Such a quantity is judged sample by sample.
-      r.resolution_limited = r.spread <= 10 * r.tolerance;
-      if (!paired_a.empty()) r.rms_difference = std::sqrt(squared_differences / double(paired_a.size()));
-      // Within the tolerance, yet a float run's error is a tenth of the spread or more, where the
-      // double run would resolve that spread: float cannot resolve this quantity's distribution
-      // (a small spread on a large value: positions far from the origin, say).
-      r.unresolved_by_coarser = !d.input && fine_rtol > 0 && r.mismatched == 0 && r.rms_difference > 0.1 * r.spread &&
-                                r.spread > 10 * (row_atol + fine_rtol * typical);
-      const double largest_tolerance = row_atol + row_rtol * largest;
-      r.margin = options.margin * r.spread + largest_tolerance;
-      r.mean = mean_equivalence(column_a, column_b, r.margin, options.alpha);
-      for (int q = 0; q < 3; ++q)
-        r.quantiles[q] = quantile_equivalence(column_a, column_b, kQuantilesJudged[q], r.margin, options.rank_margin,
-                                              options.alpha);
-      if (same_samples) {
-        // The same samples in both files: only the mismatched ones (a fraction f) can move the
-        // distribution. Then each quantile of b lies between a's quantiles at p ± f (up to the
-        // tolerance), and the mean difference has the paired standard error: both are bounds on
-        // the same differences, often far tighter than those of two independent samples.
-        std::sort(finite_a.begin(), finite_a.end());
-        const double f = double(r.mismatched) / double(c.n_common);
-        for (int q = 0; q < 3; ++q) {
-          const double p = kQuantilesJudged[q], at = quantile_of_sorted(finite_a, p);
-          const double shift = std::max(quantile_of_sorted(finite_a, std::min(1.0, p + f)) - at,
-                                        at - quantile_of_sorted(finite_a, std::max(0.0, p - f)));
-          QuantileEquivalence& e = r.quantiles[q];
-          e.bound = std::min(e.bound, std::max(std::abs(e.difference), shift + largest_tolerance));
-          e.rank_bound = std::min(e.rank_bound, f);  // at most the mismatched fraction of ranks
-          e.equivalent = e.bound <= r.margin || e.rank_bound <= options.rank_margin;
-        }
-        std::vector<double> differences(paired_a.size());
-        for (std::size_t n = 0; n < paired_a.size(); ++n) differences[n] = paired_b[n] - paired_a[n];
-        const EquivalenceResult m = paired_mean_equivalence(differences, r.margin, options.alpha);
-        if (m.bound < r.mean.bound) r.mean = m;
-      }
-      r.equivalent = r.mean.equivalent;
-      for (const EquivalenceResult& q : r.quantiles) r.equivalent = r.equivalent && q.equivalent;
-      r.ks = ks_two_sample(column_a, column_b);
+      r.tolerance = view.atol + view.rtol * typical;
+      std::vector<double> paired_a, paired_b;
+      compare_pairs(f, view, k, r, found, paired_a, paired_b);
+      judge_distribution(f, view, k, t, options, paired_a, paired_b, r);
       c.components.push_back(r);
     }
   }
-  compare_trajectories(a, b, rtol, atol, c, mismatched, mismatched_quantities);
-  c.input_mismatches = inputs_differ.size();
-  c.mismatched_samples.assign(mismatched.begin(), mismatched.end());
-  c.mismatched_quantities.assign(mismatched_quantities.begin(), mismatched_quantities.end());
+}
 
+// Why a component's distributions are not shown equivalent, in words.
+std::string distribution_reason(const ComponentComparison& r, const CompareOptions& options) {
+  std::string what;
+  if (!r.mean.equivalent) {
+    what = "the mean differs by " + format("%.3g", r.mean.difference) + format(" (bound %.3g", r.mean.bound);
+  } else {
+    const QuantileEquivalence* worst = nullptr;
+    for (const QuantileEquivalence& q : r.quantiles)
+      if (!q.equivalent && (worst == nullptr || q.rank_bound > worst->rank_bound)) worst = &q;
+    const char* names[3] = {"the 5 % quantile", "the median", "the 95 % quantile"};
+    what = std::string(names[worst - r.quantiles]) + " differs by " + format("%.3g", worst->difference) +
+           format(" (bound %.3g", worst->bound) + format("; %.3g in probability,", worst->rank_shift) +
+           format(" bound %.3g", worst->rank_bound) + format(" beyond %.3g", options.rank_margin);
+  }
+  // Within the margin as measured, beyond it only by the uncertainty: more samples would decide.
+  bool undecided = std::abs(r.mean.difference) <= r.margin;
+  for (const QuantileEquivalence& q : r.quantiles)
+    undecided = undecided && (std::abs(q.difference) <= r.margin || std::abs(q.rank_shift) <= options.rank_margin);
+  return r.name + ": " + what + format(" at 1 - alpha) beyond the margin %.3g", r.margin) +
+         format(" = %.3g sd + tolerance", options.margin) +
+         (undecided ? ": too few samples to show agreement (the differences measured are within the margin; more "
+                      "samples or a wider --margin would decide)"
+                    : "");
+}
+
+void add_distribution_reasons(Comparison& c, const CompareOptions& options, bool outputs_only) {
+  for (const ComponentComparison& r : c.components)
+    if (!r.equivalent && !(outputs_only && r.input)) c.reasons.push_back(distribution_reason(r, options));
+}
+
+// Stage 4, per sample: samples beyond the tolerance are re-integrated to tell rounding that grew
+// (chaos; or float that cannot carry single samples) from a real difference.
+void judge_mismatched_samples(const Pairing& f, const CompareOptions& options, Findings& found, Comparison& c) {
+  std::vector<std::uint64_t> check;
+  const std::size_t m = c.mismatched_samples.size(), limit = std::min(m, options.sensitivity_samples);
+  for (std::size_t k = 0; k < limit; ++k) check.push_back(c.mismatched_samples[k * m / limit]);
+  std::vector<double> differences;
+  for (std::uint64_t s : check) differences.push_back(found.scaled_difference[s]);
+  // The perturbation: what rounding can inject over the run at most, coherently: 100 units of
+  // roundoff a step (the tolerance's per-step allowance) over n steps, capped at 1e-3 (beyond that
+  // a difference is no rounding whatever the precision).
+  const double perturbation = std::min(1e-3, 100 * c.tolerance.epsilon * std::max(1.0, c.tolerance.steps));
+  c.sensitivity = check_rounding_sensitivity(f.a, check, differences, found.scales, perturbation, f.precisions_differ);
+  const std::string rerun = "a rerun perturbed by " + format("%.3g", perturbation) +
+                            (f.precisions_differ ? std::string(", or in float against double,") : std::string());
+  const bool explained = c.sensitivity.unavailable.empty() && c.sensitivity.checked > 0 &&
+                         c.sensitivity.sensitive == c.sensitivity.checked;
+  c.chaotic = explained && !f.precisions_differ;
+  c.float_unresolved = explained && f.precisions_differ;
+  trajectory_growth(f.a, f.b, c.mismatched_samples, c.trajectory_growth_rate, c.trajectories_compared);
+  std::string quantities;
+  for (const std::string& q : c.mismatched_quantities) quantities += (quantities.empty() ? "" : ", ") + q;
+  if (quantities.empty()) quantities = "their status";
+  double worst = 0;
+  for (const ComponentComparison& r : c.components)
+    if (!r.input) worst = std::max(worst, r.max_ratio);
+  const std::string what = std::to_string(m) + " of " + std::to_string(c.n_common) + " samples (" +
+                           std::to_string(c.status_mismatches) + " with another status) differ beyond the tolerance in " +
+                           quantities + ", by up to " + format("%.3g", worst) + " tolerances";
+  if (!explained) {
+    std::string reason = what;
+    if (!c.sensitivity.unavailable.empty()) {
+      reason += " (the rounding-sensitivity check could not run: " + c.sensitivity.unavailable + ")";
+    } else {
+      reason += "; " + std::to_string(c.sensitivity.checked - c.sensitivity.sensitive) + " of " +
+                std::to_string(c.sensitivity.checked) + " checked are not sensitive to rounding (" + rerun +
+                " moves them by " + format("%.2g", c.sensitivity.min_ratio) + " of the difference or less), e.g. sample";
+      for (std::uint64_t s : c.sensitivity.insensitive_samples) reason += " " + std::to_string(s);
+      reason += ": a real difference";
+    }
+    c.reasons.push_back(reason);
+    return;
+  }
+  // Explained by rounding: in one precision, chaos (sensitive dependence); across precisions,
+  // float's own rounding grown beyond what a single sample can carry. Either way the samples no
+  // longer pair up, and the verdict rests on the distributions.
+  std::string note = (f.precisions_differ ? "float cannot resolve " + quantities + " sample by sample: "
+                                          : std::string("chaos: ")) +
+                     what + "; all " + std::to_string(c.sensitivity.checked) + " checked are sensitive to rounding (" +
+                     rerun + " moves them by at least " + format("%.2g", c.sensitivity.min_ratio) +
+                     " of the difference; separations grow at " + format("%.3g", c.sensitivity.median_growth_rate) + "/s";
+  if (c.trajectories_compared > 0)
+    note += format(", %.3g/s in the kept trajectories", c.trajectory_growth_rate) + " of " +
+            std::to_string(c.trajectories_compared);
+  note += "): the verdict rests on the distributions";
+  c.pass = true;
+  for (const ComponentComparison& r : c.components) c.pass = c.pass && (r.input || r.equivalent);
+  if (c.pass) {
+    c.notes.push_back(note);
+  } else {
+    c.reasons.push_back(note + ", which differ:");
+    add_distribution_reasons(c, options, true);
+  }
+}
+
+// Stage 4: the verdict and its reasons.
+void judge(const Pairing& f, const CompareOptions& options, Findings& found, Comparison& c) {
+  c.input_mismatches = found.inputs_differ.size();
+  c.mismatched_samples.assign(found.mismatched.begin(), found.mismatched.end());
+  c.mismatched_quantities.assign(found.mismatched_quantities.begin(), found.mismatched_quantities.end());
   c.distribution_pass = true;
   for (const ComponentComparison& r : c.components) c.distribution_pass = c.distribution_pass && r.equivalent;
-  const auto distribution_reasons = [&](bool outputs_only) {
-    for (const ComponentComparison& r : c.components) {
-      if (r.equivalent || (outputs_only && r.input)) continue;
-      std::string what;
-      if (!r.mean.equivalent) {
-        what = "the mean differs by " + format("%.3g", r.mean.difference) + format(" (bound %.3g", r.mean.bound);
-      } else {
-        const QuantileEquivalence* worst = nullptr;
-        for (const QuantileEquivalence& q : r.quantiles)
-          if (!q.equivalent && (worst == nullptr || q.rank_bound > worst->rank_bound)) worst = &q;
-        const char* names[3] = {"the 5 % quantile", "the median", "the 95 % quantile"};
-        what = std::string(names[worst - r.quantiles]) + " differs by " + format("%.3g", worst->difference) +
-               format(" (bound %.3g", worst->bound) + format("; %.3g in probability,", worst->rank_shift) +
-               format(" bound %.3g", worst->rank_bound) + format(" beyond %.3g", options.rank_margin);
-      }
-      // Within the margin as measured, beyond it only by the uncertainty: more samples would decide.
-      bool undecided = std::abs(r.mean.difference) <= r.margin;
-      for (const QuantileEquivalence& q : r.quantiles)
-        undecided = undecided && (std::abs(q.difference) <= r.margin || std::abs(q.rank_shift) <= options.rank_margin);
-      c.reasons.push_back(r.name + ": " + what + format(" at 1 - alpha) beyond the margin %.3g", r.margin) +
-                          format(" = %.3g sd + tolerance", options.margin) +
-                          (undecided ? ": too few samples to show agreement (the differences measured are within the "
-                                       "margin; more samples or a wider --margin would decide)"
-                                     : ""));
-    }
-  };
-
   if (!c.complete_a || !c.complete_b)
-    c.notes.push_back(std::string("incomplete: ") + (!c.complete_a ? path_a : path_b) +
+    c.notes.push_back(std::string("incomplete: ") + (!c.complete_a ? c.path_a : c.path_b) +
                       " is a partial file (an interrupted run); only the rows done are compared");
   if (options.statistical) {
     c.pass = c.distribution_pass;
-    if (!c.pass) distribution_reasons(false);
+    if (!c.pass) add_distribution_reasons(c, options, false);
   } else {
     c.per_sample_pass = c.n_common > 0 && c.input_mismatches == 0 && c.mismatched_samples.empty();
+    c.pass = c.per_sample_pass;
     if (c.n_common == 0) c.reasons.push_back("the files hold no sample in common");
     if (c.input_mismatches > 0)
       c.reasons.push_back(std::to_string(c.input_mismatches) +
                           " common samples have other inputs: the files do not hold the same samples (another seed, "
                           "scenario or design?); compare them with --statistical");
-    if (c.n_common > 0 && c.input_mismatches == 0 && !c.mismatched_samples.empty()) {
-      // Differences beyond the tolerance: chaos (sensitive dependence on rounding) or a real one?
-      std::vector<std::uint64_t> check;
-      const std::size_t m = c.mismatched_samples.size(), limit = std::min(m, options.sensitivity_samples);
-      for (std::size_t k = 0; k < limit; ++k) check.push_back(c.mismatched_samples[k * m / limit]);
-      std::vector<double> differences;
-      for (std::uint64_t s : check) differences.push_back(scaled_difference[s]);
-      // The perturbation: what rounding can inject over the run at most, coherently: 100 units of
-      // roundoff a step (the tolerance's per-step allowance) over n steps, capped at 1e-3 (beyond
-      // that a difference is no rounding whatever the precision).
-      const double perturbation = std::min(1e-3, 100 * c.tolerance.epsilon * std::max(1.0, c.tolerance.steps));
-      const bool precisions_differ = a.string_attribute("", "precision") != b.string_attribute("", "precision");
-      c.sensitivity = check_rounding_sensitivity(a, check, differences, scales, perturbation, precisions_differ);
-      const std::string rerun = "a rerun perturbed by " + format("%.3g", perturbation) +
-                                (precisions_differ ? std::string(", or in float against double,") : std::string());
-      const bool explained = c.sensitivity.unavailable.empty() && c.sensitivity.checked > 0 &&
-                             c.sensitivity.sensitive == c.sensitivity.checked;
-      c.chaotic = explained && !precisions_differ;
-      c.float_unresolved = explained && precisions_differ;
-      trajectory_growth(a, b, c.mismatched_samples, c.trajectory_growth_rate, c.trajectories_compared);
-      std::string quantities;
-      for (const std::string& q : c.mismatched_quantities) quantities += (quantities.empty() ? "" : ", ") + q;
-      if (quantities.empty()) quantities = "their status";
-      double worst = 0;
-      for (const ComponentComparison& r : c.components)
-        if (!r.input) worst = std::max(worst, r.max_ratio);
-      const std::string what = std::to_string(m) + " of " + std::to_string(c.n_common) + " samples (" +
-                               std::to_string(c.status_mismatches) + " with another status) differ beyond the tolerance in " +
-                               quantities + ", by up to " + format("%.3g", worst) + " tolerances";
-      if (explained) {
-        // Explained by rounding: in one precision, chaos (sensitive dependence); across precisions,
-        // float's own rounding grown beyond what a single sample can carry. Either way the samples
-        // no longer pair up, and the verdict rests on the distributions.
-        std::string note = (precisions_differ ? "float cannot resolve " + quantities + " sample by sample: "
-                                              : std::string("chaos: ")) +
-                           what + "; all " + std::to_string(c.sensitivity.checked) +
-                           " checked are sensitive to rounding (" + rerun + " moves them by at least " + format("%.2g", c.sensitivity.min_ratio) +
-                           " of the difference; separations grow at " + format("%.3g", c.sensitivity.median_growth_rate) + "/s";
-        if (c.trajectories_compared > 0)
-          note += format(", %.3g/s in the kept trajectories", c.trajectory_growth_rate) + " of " +
-                  std::to_string(c.trajectories_compared);
-        note += "): the verdict rests on the distributions";
-        c.pass = true;
-        for (const ComponentComparison& r : c.components) c.pass = c.pass && (r.input || r.equivalent);
-        if (c.pass) {
-          c.notes.push_back(note);
-        } else {
-          c.reasons.push_back(note + ", which differ:");
-          distribution_reasons(true);
-        }
-      } else {
-        std::string reason = what;
-        if (!c.sensitivity.unavailable.empty()) {
-          reason += " (the rounding-sensitivity check could not run: " + c.sensitivity.unavailable + ")";
-        } else {
-          reason += "; " + std::to_string(c.sensitivity.checked - c.sensitivity.sensitive) + " of " +
-                    std::to_string(c.sensitivity.checked) + " checked are not sensitive to rounding (" + rerun +
-                    " moves them by " + format("%.2g", c.sensitivity.min_ratio) +
-                    " of the difference or less), e.g. sample";
-          for (std::uint64_t s : c.sensitivity.insensitive_samples) reason += " " + std::to_string(s);
-          reason += ": a real difference";
-        }
-        c.reasons.push_back(reason);
-      }
-    }
-    if (c.per_sample_pass) c.pass = true;
-    if (c.chaotic || c.float_unresolved) c.per_sample_pass = false;
+    if (c.n_common > 0 && c.input_mismatches == 0 && !c.mismatched_samples.empty())
+      judge_mismatched_samples(f, options, found, c);
   }
   for (const ComponentComparison& r : c.components)
     if (r.unresolved_by_coarser) {
@@ -490,6 +532,35 @@ Comparison compare_results(const std::string& path_a, const std::string& path_b,
       c.notes.push_back(r.name + ": spread " + format("%.3g", r.spread) +
                         format(" is within 10 tolerances (%.3g): judged sample by sample, not as a distribution",
                                r.tolerance));
+}
+
+}  // namespace
+
+// The stages: pair the rows, compare every quantity (sample by sample and as distributions),
+// compare the kept trajectories, judge.
+Comparison compare_results(const std::string& path_a, const std::string& path_b, const CompareOptions& options) {
+  Comparison c;
+  c.path_a = path_a;
+  c.path_b = path_b;
+  const ResultsReader a(path_a), b(path_b);
+  const auto complete = [](const ResultsReader& r) {
+    return r.has_attribute("", "complete") && r.number_attribute("", "complete") == 1;
+  };
+  c.complete_a = complete(a);
+  c.complete_b = complete(b);
+  c.same_scenario = a.string_attribute("", "scenario") == b.string_attribute("", "scenario") &&
+                    a.number_attribute("", "seed") == b.number_attribute("", "seed");
+  c.tolerance = numerical_tolerance(path_a, path_b);
+  const Pairing f = pair_rows(a, b, c);
+  const double epsilon_fine = std::min(unit_roundoff(a.string_attribute("", "precision")),
+                                       unit_roundoff(b.string_attribute("", "precision")));
+  const Tolerances t{options.rtol.value_or(c.tolerance.rtol), options.atol.value_or(c.tolerance.atol),
+                     f.precisions_differ && !options.rtol ? c.tolerance.rtol * epsilon_fine / c.tolerance.epsilon : 0.0};
+  Findings found;
+  found.mismatched.insert(f.other_status.begin(), f.other_status.end());  // whatever their values
+  compare_quantities(f, t, options, c, found);
+  compare_trajectories(a, b, t.rtol, t.atol, c, found.mismatched, found.mismatched_quantities);
+  judge(f, options, found, c);
   return c;
 }
 
