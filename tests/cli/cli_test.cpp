@@ -139,6 +139,37 @@ TEST(Cli, CudaBackendWithoutDeviceFailsClearly) {
   EXPECT_TRUE(only_logs_in(dir, {"box.toml"}));
 }
 
+// rbmc validate: without a GPU it says so before any work, with CUDA's exit code, and leaves no
+// file; on the CPU in float it runs both, prints the verdict table, and keeps the two files only
+// when asked.
+TEST(Cli, ValidateSaysWhenThereIsNoGpuAndJudgesFloatOnTheCpu) {
+  test::TempDir dir;
+  dir.write("box.toml", test::valid_scenario_text(200));
+  Outcome r = rbmc(dir, "validate box.toml");
+  if (r.code != 0 && r.code != 6) {
+#if defined(RBMC_HAVE_CUDA)
+    EXPECT_EQ(r.code, 4) << r.err;
+    EXPECT_NE(r.err.find("no CUDA device"), std::string::npos) << r.err;
+#else
+    EXPECT_EQ(r.code, 3) << r.err;
+    EXPECT_NE(r.err.find("built without CUDA"), std::string::npos) << r.err;
+#endif
+    EXPECT_TRUE(only_logs_in(dir, {"box.toml"}));
+  }
+  r = rbmc(dir, "validate box.toml --backend cpu --precision float --no-progress");
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("reference cpu double"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("candidate cpu float"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\nPASS\n"), std::string::npos) << r.out;
+  EXPECT_TRUE(only_logs_in(dir, {"box.toml"}));
+  r = rbmc(dir, "validate box.toml --backend cpu --precision float --no-progress --keep kept");
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_TRUE(fs::exists(dir.file("kept/test_box-cpu-double.h5")));
+  EXPECT_TRUE(fs::exists(dir.file("kept/test_box-cpu-float.h5")));
+  // The reference against itself is refused.
+  EXPECT_EQ(rbmc(dir, "validate box.toml --backend cpu").code, 2);
+}
+
 // A full disk, simulated by a file-size limit (SIGXFSZ ignored, so writes fail with EFBIG):
 // exit code 5, a message, and neither the results file nor its temporary left behind.
 TEST(Cli, FullDiskLeavesNoFile) {
