@@ -81,14 +81,15 @@ void add_validate_command(CLI::App& app) {
   validate->add_option("scenario", args->options.scenario, "Scenario file (TOML)")->required()->check(CLI::ExistingFile);
   validate->add_option("--samples", args->samples, "Number of samples (overrides run.samples)")
       ->check(CLI::PositiveNumber);
-  validate->add_option("--seed", args->seed, "Random seed (overrides run.seed)");
+  validate->add_option("--seed", args->seed, "Random seed (overrides run.seed)")->check(CLI::NonNegativeNumber);
   validate->add_option("--backend", args->backend, "The candidate's backend (the reference is the CPU in double)")
       ->capture_default_str()
       ->check(CLI::IsMember({"cpu", "cuda"}));
   validate->add_option("--precision", args->precision, "The candidate's precision")
       ->capture_default_str()
       ->check(CLI::IsMember({"double", "float"}));
-  validate->add_option("--threads", args->options.threads, "CPU threads (0 = all cores)");
+  validate->add_option("--threads", args->options.threads, "CPU threads (0 = all cores)")
+      ->check(CLI::NonNegativeNumber);
   validate->add_option("--keep", args->options.keep, "Keep the two results files in this directory");
   validate->add_flag_callback("--no-progress", [args] { args->options.progress = false; }, "No progress bar");
   add_verdict_options(validate, args->options.compare);

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <thread>
 
 #include "host/errors.hpp"
 #include "host/run/run_driver.hpp"
@@ -61,13 +62,14 @@ void add_run_command(CLI::App& app) {
   run->add_option("scenario", args->scenario, "Scenario file (TOML)")->required();
   run->add_option("-o,--output", args->options.output, "Results file (default: <scenario name>.h5 here)");
   run->add_option("--samples", args->samples, "Number of samples (overrides run.samples)")->check(CLI::PositiveNumber);
-  run->add_option("--seed", args->seed, "Random seed (overrides run.seed)");
+  run->add_option("--seed", args->seed, "Random seed (overrides run.seed)")->check(CLI::NonNegativeNumber);
   run->add_option("--backend", args->backend, "auto: CUDA when a device is present, else the CPU")
       ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
-  run->add_option("--threads", args->options.threads, "CPU threads (0 = all cores)");
+  run->add_option("--threads", args->options.threads, "CPU threads (0 = all cores)")->check(CLI::NonNegativeNumber);
   run->add_option("--precision", args->precision, "Arithmetic of the integration")
       ->check(CLI::IsMember({"double", "float"}));
-  run->add_option("--batch-size", args->options.batch_size, "Samples per batch (0 = the backend's choice)");
+  run->add_option("--batch-size", args->options.batch_size, "Samples per batch (0 = the backend's choice)")
+      ->check(CLI::NonNegativeNumber);
   run->add_option("--only", args->only, "Run just these samples by global index, e.g. 17,42,1000-1010");
   run->add_flag("--overwrite", args->options.overwrite, "Replace an existing results file");
   run->add_flag("--resume", args->options.resume,
@@ -83,6 +85,12 @@ void add_run_command(CLI::App& app) {
                                           : BackendChoice::automatic;
     o.precision = args->precision == "float" ? Precision::float32 : Precision::float64;
     if (o.output.empty()) o.output = scenario.name + ".h5";
+    // More threads than 4 per core only slows a run down: a typo, most likely.
+    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+    if (o.threads > 4 * cores)
+      throw UsageError("--threads " + std::to_string(o.threads) + ": this machine has " + std::to_string(cores) +
+                       " hardware threads; give at most " + std::to_string(4 * cores) + " (0 uses them all)");
+    if (run->count("--only") && args->only.empty()) throw UsageError("--only: give the samples, e.g. 17,42,1000-1010");
     if (!args->only.empty())
       o.only = parse_sample_selection(args->only, o.samples ? *o.samples : scenario.run.n_samples);
     const RunSummary summary = run_scenario(scenario, o);

@@ -463,12 +463,20 @@ ResultsWriter::ResultsWriter(std::string path, const ResultsMetadata& meta, Resu
   namespace fs = std::filesystem;
   const std::string suspended = suspended_path(path_);
   if (!fs::exists(suspended)) throw UsageError("--resume: there is no interrupted run to resume (" + suspended + ")");
+  // Nothing moves before the file is known to be writable: a read-only partial stays where it is.
+  if (::access(suspended.c_str(), R_OK | W_OK) != 0)
+    throw UsageError("--resume: " + suspended + " is not writable (its permissions?); nothing was changed");
   temporary_path_ = path_ + ".partial-" + std::to_string(::getpid());
   std::error_code e;
   fs::rename(suspended, temporary_path_, e);
   if (e) throw Hdf5Error("renaming " + suspended + " to " + temporary_path_ + ": " + e.message());
   h5::initialize();
-  file_ = h5::Handle(H5Fopen(temporary_path_.c_str(), H5F_ACC_RDWR, H5P_DEFAULT), H5Fclose, "opening " + temporary_path_);
+  try {
+    file_ = h5::Handle(H5Fopen(temporary_path_.c_str(), H5F_ACC_RDWR, H5P_DEFAULT), H5Fclose, "opening " + temporary_path_);
+  } catch (...) {
+    fs::rename(temporary_path_, suspended, e);  // back where --resume finds it
+    throw;
+  }
   // The trajectories kept before the interruption: the retention limit and n_trajectories go on
   // from them, and new ones are appended after them.
   if (H5Lexists(file_.get(), "trajectories", H5P_DEFAULT) > 0 &&

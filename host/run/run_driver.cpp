@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <vector>
 
+#include "host/io/output_lock.hpp"
 #include "host/io/results_reader.hpp"
 #include "host/sampling/sampling_plan.hpp"
 #include "host/util/parallel_for.hpp"
@@ -237,9 +238,24 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
                        std::to_string(scenario.run.n_samples));
     scenario.design.replicates = *options.samples / points;
   }
+  if (options.samples && *options.samples > kMaxSamples)
+    throw UsageError("--samples " + std::to_string(*options.samples) + " is more than rbmc runs in one file (at most 2^40)");
   if (options.samples) scenario.run.n_samples = *options.samples;
   if (options.seed) scenario.run.seed = *options.seed;
   if (scenario.run.n_samples == 0) throw UsageError("--samples must be positive");
+  // The output: checked, and locked against a second process, before any work.
+  namespace fs = std::filesystem;
+  if (fs::is_directory(options.output))
+    throw UsageError("-o " + options.output + " is a directory; name the results file (e.g. " +
+                     (fs::path(options.output) / (scenario.name + ".h5")).string() + ")");
+  const OutputLock lock(options.output);
+  const std::string partial = ResultsWriter::suspended_path(options.output);
+  if (options.resume && fs::exists(options.output) && !options.overwrite)
+    throw UsageError("--resume: " + options.output + " exists, a complete results file; pass --overwrite to replace it "
+                     "with the resumed run, or choose another -o");
+  if (!options.resume && fs::exists(partial) && !options.overwrite)
+    throw UsageError(partial + " holds an interrupted run of this output: complete it with --resume, or pass "
+                     "--overwrite to start afresh and discard it");
   for (std::uint64_t k : options.only)
     if (k >= scenario.run.n_samples) throw UsageError("--only: sample " + std::to_string(k) + " is beyond the run");
   const auto start = Clock::now();
@@ -341,6 +357,11 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
 
   totals.wall_seconds = wall_before + std::chrono::duration<double>(Clock::now() - start).count();
   writer->finish(totals);
+  // A fresh run with --overwrite replaced an interrupted one: its partial file is discarded.
+  if (!options.resume) {
+    std::error_code ignored;
+    fs::remove(partial, ignored);
+  }
 
   RunSummary summary;
   summary.backend = meta.backend;

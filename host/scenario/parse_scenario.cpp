@@ -307,6 +307,8 @@ Mat3<double> read_shape(TableReader& body, Scenario& s) {
 void read_run(TableReader& r, Scenario& s) {
   if (auto n = r.optional_integer("samples")) {
     if (*n <= 0) r.fail_at(*r.table().get("samples"), "samples", "must be a positive integer");
+    if (std::uint64_t(*n) > kMaxSamples)
+      r.fail_at(*r.table().get("samples"), "samples", "is more than rbmc runs in one file (at most 2^40)");
     s.run.n_samples = static_cast<std::uint64_t>(*n);
   }
   if (auto n = r.optional_integer("seed")) {
@@ -516,6 +518,12 @@ Dispersion read_dispersion(TableReader& d, const DispersedInputInfo& info, const
     const auto value = d.optional_scalar_or_vec("value", info.dim);
     if (!value) d.fail_here("value", "is required for a fixed distribution");
     for (int i = 0; i < info.dim; ++i) out.a[i] = (*value)[i];
+    // A fixed value is every sample's: one that no body can have is an error here, not a run of
+    // invalid bodies.
+    const bool positive = info.input == DispersedInput::mass || info.input == DispersedInput::principal_moments ||
+                          info.input == DispersedInput::shape_dimension;
+    for (int i = 0; i < info.dim && positive; ++i)
+      if (!(out.a[i] > 0)) d.fail_at(*d.table().get("value"), "value", "must be positive (" + info.units + ")");
   } else if (kind == "discrete") {
     out.kind = DistributionKind::discrete;
     const toml::node* values = d.find("values");
@@ -1151,6 +1159,12 @@ Scenario parse_scenario(const std::string& text, const std::string& path) {
   if (const toml::table* t = top.optional_table("scenario")) {
     TableReader r(*t, "scenario", s.path);
     s.name = r.optional_string("name").value_or(s.name);
+    // The name makes the default output file, here: no directories, no hidden or odd file names.
+    if (s.name.empty() || s.name.front() == '.' ||
+        s.name.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-") != std::string::npos)
+      r.fail_at(*r.table().get("name"), "name",
+                "may hold only letters, digits, '_', '-' and '.', and not begin with '.' (it names the default "
+                "output file in the current directory)");
     s.description = r.optional_string("description").value_or("");
     r.reject_unknown_keys();
   }

@@ -161,6 +161,10 @@ struct OutputSettings {
   std::uint64_t quantile_memory = std::uint64_t(256) << 20;
 };
 
+// The most samples one run takes: 2^40 (a million times a million). Beyond it index arithmetic
+// and HDF5's extents are no longer safe, and no machine finishes such a run.
+inline constexpr std::uint64_t kMaxSamples = std::uint64_t(1) << 40;
+
 struct RunSettings {
   std::uint64_t n_samples = 1000;
   std::uint64_t seed = 0;

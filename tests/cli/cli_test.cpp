@@ -1,5 +1,6 @@
 // rbmc as a user runs it: exit codes, messages, and what is (not) left on disk.
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -198,6 +199,90 @@ TEST(Cli, InterruptKeepsAPartialFileThatResumeCompletes) {
   EXPECT_TRUE(only_logs_in(dir, {"box.toml", "code.txt", "out.h5"}));
   EXPECT_EQ(ResultsReader(dir.file("out.h5")).number_attribute("", "n_status_ok"), 100000);
   EXPECT_EQ(rbmc(dir, "run box.toml -o again.h5 --backend cpu --resume").code, 2);  // nothing to resume
+}
+
+// One process per output: while a run writes c.h5, a second run to c.h5 exits 2 at once naming
+// the first, and the first's result is the one kept. The lock goes with the process.
+TEST(Cli, TwoRunsToOneOutputTheSecondIsRefused) {
+  test::TempDir dir;
+  dir.write("box.toml", test::valid_scenario_text(100000, 3.0, 0.01));
+  ASSERT_EQ(run_script(dir, "\"$RBMC\" run box.toml -o c.h5 --backend cpu --threads 1 --seed 1 --no-progress "
+                            ">first.txt 2>&1 & pid=$!; sleep 0.5; "
+                            "\"$RBMC\" run box.toml -o c.h5 --backend cpu --seed 2 >second.txt 2>&1; echo $? > code2.txt; "
+                            "echo $pid > pid.txt; kill -INT $pid; wait $pid; echo $? > code1.txt"),
+            0);
+  EXPECT_EQ(slurp(dir.file("code2.txt")), "2\n") << slurp(dir.file("second.txt"));
+  const std::string pid = slurp(dir.file("pid.txt"));
+  EXPECT_NE(slurp(dir.file("second.txt")).find("another rbmc process (pid " + pid.substr(0, pid.size() - 1) + ")"),
+            std::string::npos)
+      << slurp(dir.file("second.txt"));
+  EXPECT_EQ(slurp(dir.file("code1.txt")), "130\n");
+  EXPECT_FALSE(fs::exists(dir.file("c.h5.lock")));  // released with its process
+  // The interrupted first run's partial file is not replaced by a fresh run without --overwrite,
+  // and --resume is refused where a complete OUT exists.
+  Outcome r = rbmc(dir, "run box.toml -o c.h5 --backend cpu --samples 10");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("--resume"), std::string::npos) << r.err;
+  EXPECT_TRUE(fs::exists(dir.file("c.h5.partial")));
+  dir.write("done.h5", "");
+  fs::copy_file(dir.file("c.h5.partial"), dir.file("done.h5.partial"));
+  r = rbmc(dir, "run box.toml -o done.h5 --backend cpu --seed 1 --resume");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("exists"), std::string::npos) << r.err;
+  EXPECT_TRUE(fs::exists(dir.file("done.h5.partial")));
+  // --overwrite starts afresh and discards the partial file.
+  r = rbmc(dir, "run box.toml -o c.h5 --backend cpu --samples 10 --overwrite");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_FALSE(fs::exists(dir.file("c.h5.partial")));
+}
+
+// A read-only partial file is left where --resume finds it (as root the permissions do not bite:
+// skipped there).
+TEST(Cli, AReadOnlyPartialFileStaysResumable) {
+  if (::geteuid() == 0) GTEST_SKIP() << "root writes read-only files";
+  test::TempDir dir;
+  dir.write("box.toml", test::valid_scenario_text(8));
+  ASSERT_EQ(run_script(dir, "\"$RBMC\" run box.toml -o r.h5 --backend cpu --batch-size 2 2>/dev/null & pid=$!; "
+                            "kill -INT $pid; wait $pid; true"),
+            0);
+  if (!fs::exists(dir.file("r.h5.partial"))) GTEST_SKIP() << "the run finished before the signal";
+  fs::permissions(dir.file("r.h5.partial"), fs::perms::owner_read);
+  const Outcome r = rbmc(dir, "run box.toml -o r.h5 --backend cpu --resume");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_TRUE(fs::exists(dir.file("r.h5.partial")));
+}
+
+// Bad requests are refused before any work with exit 2 and a message, and leave nothing behind.
+TEST(Cli, BadCountsNamesAndOptionsAreRefused) {
+  test::TempDir dir;
+  dir.write("box.toml", test::valid_scenario_text(10));
+  for (const char* args : {"--samples 18446744073709551615", "--samples 2000000000000", "--seed -1",
+                           "--batch-size -1", "--threads 100000", "--only ''"}) {
+    const Outcome r = rbmc(dir, std::string("run box.toml -o out.h5 --backend cpu ") + args);
+    EXPECT_EQ(r.code, 2) << args << ": " << r.err;
+    EXPECT_TRUE(only_logs_in(dir, {"box.toml"})) << args;
+  }
+  fs::create_directory(dir.file("outdir"));
+  Outcome r = rbmc(dir, "run box.toml -o outdir --backend cpu");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("is a directory"), std::string::npos) << r.err;
+  std::string text = test::valid_scenario_text(10);
+  dir.write("huge.toml", text.replace(text.find("samples = 10"), 12, "samples = 9223372036854775807"));
+  r = rbmc(dir, "check huge.toml");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("run.samples"), std::string::npos) << r.err;
+  text = test::valid_scenario_text(10);
+  dir.write("escape.toml", text.replace(text.find("name = \"test_box\""), 17, "name = \"../x\""));
+  r = rbmc(dir, "run escape.toml --backend cpu");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("scenario.name"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir.path().parent_path() / "x.h5"));
+  text = test::valid_scenario_text(10);
+  const std::string mass = "body.mass = { distribution = \"normal\", sigma = 0.05 }";
+  dir.write("fixed.toml", text.replace(text.find(mass), mass.size(), "body.mass = { distribution = \"fixed\", value = -1 }"));
+  r = rbmc(dir, "check fixed.toml");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("dispersions.body.mass.value"), std::string::npos) << r.err;
 }
 
 TEST(Cli, VersionAndHelp) {
