@@ -11,11 +11,12 @@
 
 namespace rbmc::kernels {
 
-// Integrates samples [0, n) on `stream`, one thread each; trajectory may be null. Returns the
-// launch's error code.
+// Integrates samples [first, first + count) of a batch of n (the buffers' stride) on `stream`, one
+// thread each; count = 0 means through the end of the batch. trajectory may be null. Returns the
+// launch's error code. A batch launched in ranges can be abandoned between them.
 template <class Scalar>
 cudaError_t launch_run_batch(const Scalar* inputs, Scalar* outputs, Scalar* trajectory, std::uint8_t* status,
-                             std::size_t n,
-                             const SharedModel<Scalar>& shared, const IntegrationSettings<Scalar>& how, cudaStream_t stream);
+                             std::size_t n, const SharedModel<Scalar>& shared, const IntegrationSettings<Scalar>& how,
+                             cudaStream_t stream, std::size_t first = 0, std::size_t count = 0);
 
 }  // namespace rbmc::kernels

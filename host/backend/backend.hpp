@@ -3,10 +3,12 @@
 // output times.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -27,6 +29,16 @@ struct BatchIntegration {
   SharedModel<double> shared;
   bool statistics = false;  // moments (and quantity values) at the output times
   std::vector<Quaternion<double>> nominal_attitudes;  // (output times)
+  // When set and true, the backend abandons the batch in flight within a fraction of a second
+  // (between samples on the CPU, between launches of a part of the batch on the GPU) by throwing
+  // BatchAbandoned; its outputs are then undefined.
+  const std::atomic<bool>* stop = nullptr;
+};
+
+// A batch given up on request (BatchIntegration::stop): not an error.
+class BatchAbandoned : public std::runtime_error {
+ public:
+  BatchAbandoned() : std::runtime_error("the batch in flight was abandoned on request") {}
 };
 
 // What a batch gives back besides its final states and statistics.

@@ -46,6 +46,8 @@ class CpuBackend final : public Backend {
     const bool free_body = is_free_body_rk4(shared, settings);
     parallel_for(n, threads_, [&](std::size_t begin, std::size_t end) {
       for (std::size_t i = begin; i < end; ++i) {
+        // One relaxed load a sample: a request to stop is seen within one sample's integration.
+        if (how.stop != nullptr && how.stop->load(std::memory_order_relaxed)) throw BatchAbandoned();
         if (free_body)
           run_sample_in_batch<Scalar, FreeBodyRk4Variant>(inputs, outputs, trajectory, status, n, i, shared, settings);
         else

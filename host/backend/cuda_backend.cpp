@@ -1,6 +1,7 @@
 // The CUDA backend: the host converts a batch to the run's precision, the kernel integrates it
 // (one thread per sample, the same per-sample function as the CPU backend), the host converts back.
 #include <algorithm>
+#include <chrono>
 #include <vector>
 
 #include "host/backend/backend.hpp"
@@ -68,9 +69,7 @@ class CudaBackend final : public Backend {
     d_status_.reserve(n);
     RBMC_CUDA_CHECK(cudaMemcpyAsync(d_inputs_.data(), staging_in_.data(), n_in * sizeof(Scalar),
                                     cudaMemcpyHostToDevice, stream_));
-    RBMC_CUDA_CHECK(kernels::launch_run_batch<Scalar>(d_inputs_.data(), d_outputs_.data(),
-                                                      states ? d_trajectory_.data() : nullptr, d_status_.data(), n,
-                                                      shared, how.settings.cast<Scalar>(), stream_));
+    launch_in_parts(n, shared, how, states ? d_trajectory_.data() : nullptr);
     if (statistics) reduce_statistics(n, shared, how, products);
     staging_out_.resize(n_out);
     RBMC_CUDA_CHECK(cudaMemcpyAsync(staging_out_.data(), d_outputs_.data(), n_out * sizeof(Scalar),
@@ -86,6 +85,31 @@ class CudaBackend final : public Backend {
       products.kept = products.select_trajectories(outputs, status);
       gather_to_host(d_trajectory_.data(), n, trajectory_columns, products.kept, products.trajectories);
     }
+  }
+
+  // The whole batch at once, or, when a stop may be requested, in parts of about a quarter of a
+  // second each (sized from the previous part's time), with the request checked between them: a
+  // large batch is abandoned within a second, at the cost of a synchronisation per part.
+  void launch_in_parts(std::size_t n, const SharedModel<Scalar>& shared, const BatchIntegration& how,
+                       Scalar* trajectory) {
+    const IntegrationSettings<Scalar> settings = how.settings.cast<Scalar>();
+    if (how.stop == nullptr) {
+      RBMC_CUDA_CHECK(kernels::launch_run_batch<Scalar>(d_inputs_.data(), d_outputs_.data(), trajectory,
+                                                        d_status_.data(), n, shared, settings, stream_));
+      return;
+    }
+    std::size_t part = std::min<std::size_t>(n, std::size_t(1) << 16);
+    for (std::size_t first = 0; first < n; first += part) {
+      if (how.stop->load(std::memory_order_relaxed)) throw BatchAbandoned();
+      const auto start = std::chrono::steady_clock::now();
+      RBMC_CUDA_CHECK(kernels::launch_run_batch<Scalar>(d_inputs_.data(), d_outputs_.data(), trajectory,
+                                                        d_status_.data(), n, shared, settings, stream_, first, part));
+      RBMC_CUDA_CHECK(cudaStreamSynchronize(stream_));
+      const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      const double scale = seconds > 0 ? 0.25 / seconds : 4.0;
+      part = std::size_t(std::clamp(double(part) * std::min(scale, 4.0), 8192.0, double(n)));
+    }
+    if (how.stop->load(std::memory_order_relaxed)) throw BatchAbandoned();
   }
 
  private:

@@ -292,6 +292,7 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
   if (suspended && options.batch_size == 0) batch_size = std::size_t(suspended->batch_size);
   RunStatistics statistics(scenario, n_total);
   BatchIntegration how{scenario.integration(), scenario.shared_model(), statistics.enabled(), {}};
+  how.stop = &interrupt_requested();  // SIGINT or SIGTERM abandons the batch in flight
   if (statistics.enabled()) how.nominal_attitudes = nominal_attitudes(scenario);
   TrajectorySelector selector(scenario);
 
@@ -329,7 +330,8 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
     batch.resize(n, scenario.model_parameters.n, plan.n_parameter_values(), scenario.events.n);
     batch.index.resize(n);
     for (std::size_t i = 0; i < n; ++i) batch.index[i] = global_index(first + i);
-    totals.n_redrawn += sample_batch(plan, batch.index.data(), n, threads, batch);
+    // Counted once the batch is integrated: an abandoned batch is sampled again on --resume.
+    const std::uint64_t redrawn = sample_batch(plan, batch.index.data(), n, threads, batch);
     products.select_trajectories = nullptr;
     if (selector.active())
       products.select_trajectories = [&selector, &batch, n](const double* outputs, const std::uint8_t* status) {
@@ -337,7 +339,12 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
       };
     products.quantile_rows = statistics.enabled() ? statistics.quantile_rows(batch.index.data(), n)
                                                   : std::vector<std::uint32_t>{};
-    backend->run_batch(batch.inputs.data(), batch.outputs.data(), batch.status.data(), n, how, products);
+    try {
+      backend->run_batch(batch.inputs.data(), batch.outputs.data(), batch.status.data(), n, how, products);
+    } catch (const BatchAbandoned&) {
+      suspend(first);  // the batches before this one are kept; this one is integrated again on --resume
+    }
+    totals.n_redrawn += redrawn;
     if (statistics.enabled()) statistics.add(products.moments, products.quantities, products.quantile_rows.size());
     for (std::size_t i = 0; i < n; ++i) {
       ++totals.status_counts[std::min<int>(batch.status[i], kSampleStatusCount - 1)];

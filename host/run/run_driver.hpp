@@ -42,8 +42,9 @@ struct RunSummary {
   double body_steps_per_second = 0;
 };
 
-// Set by SIGINT/SIGTERM (installed by the CLI); the run stops after the batch in flight, keeps
-// what it has done in ResultsWriter::suspended_path(output) for --resume, and throws Interrupted.
+// Set by SIGINT/SIGTERM (installed by the CLI); the run abandons the batch in flight within a
+// fraction of a second, keeps the batches done before it in ResultsWriter::suspended_path(output)
+// for --resume, and throws Interrupted.
 std::atomic<bool>& interrupt_requested();
 
 class Interrupted : public std::runtime_error {

@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 
 #include "host/backend/backend.hpp"
+#include "host/sampling/sampling_plan.hpp"
+#include "rbmc/sample/sample_layout.hpp"
 #include "host/io/results_reader.hpp"
 #include "host/run/run_driver.hpp"
 #include "rbmc/dynamics/invariants.hpp"
@@ -75,6 +77,32 @@ TEST(CpuBackend, DescribesItself) {
   EXPECT_EQ(b->name(), "cpu");
   EXPECT_NE(b->device().find("3 threads"), std::string::npos);
   EXPECT_GT(b->max_batch_size(), 0u);
+}
+
+// A request to stop abandons the batch in flight (the driver keeps the batches before it): the
+// backend throws BatchAbandoned instead of integrating the rest, in both precisions.
+TEST(CpuBackend, AStopRequestAbandonsTheBatch) {
+  const Scenario s = parse_scenario(test::valid_scenario_text(64), "box.toml");
+  for (const Precision precision : {Precision::float64, Precision::float32}) {
+    const std::unique_ptr<Backend> backend = make_backend(BackendChoice::cpu, precision, 2);
+    std::atomic<bool> stop{true};
+    BatchIntegration how{s.integration(), s.shared_model(), false, {}};
+    how.stop = &stop;
+    std::vector<double> inputs(64 * std::size_t(input_column_count(0))), outputs(64 * std::size_t(output_column_count(0)));
+    std::vector<std::uint8_t> status(64);
+    BatchProducts products;
+    EXPECT_THROW(backend->run_batch(inputs.data(), outputs.data(), status.data(), 64, how, products), BatchAbandoned);
+    stop = false;
+    const SamplingPlan plan(s);
+    for (std::size_t i = 0; i < 64; ++i) {
+      SampleInputs<double> in;
+      std::vector<double> params(std::size_t(plan.n_parameter_values()) + 1);
+      plan.sample(i, in, params.data());
+      store_sample_inputs(inputs.data(), 64, i, in, 0);
+    }
+    backend->run_batch(inputs.data(), outputs.data(), status.data(), 64, how, products);
+    for (std::uint8_t code : status) EXPECT_EQ(code, std::uint8_t(SampleStatus::ok));
+  }
 }
 
 }  // namespace
