@@ -42,6 +42,8 @@ void write_string_attribute(hid_t object, const std::string& name, const std::st
 
 template <class T>
 void write_scalar_attribute(hid_t object, const std::string& name, hid_t type, T value) {
+  if (H5Aexists(object, name.c_str()) > 0)  // a value that changes (a resumed file's totals): replaced
+    h5::check_status(H5Adelete(object, name.c_str()), "replacing attribute " + name);
   h5::Handle space(H5Screate(H5S_SCALAR), H5Sclose, "H5Screate");
   h5::Handle attr(H5Acreate2(object, name.c_str(), type, space.get(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose,
                   "creating attribute " + name);
@@ -293,12 +295,8 @@ ResultsWriter::~ResultsWriter() {
   // HDF5's at-exit teardown, which would otherwise close it again and crash.
   const hid_t id = file_.release();
   if (id >= 0) (void)H5Fclose(id);
+  // A run that failed: its temporary file goes (a resumed run's partial file was never touched).
   std::error_code ignored;
-  if (resumed_ && !resumed_state_dropped_) {
-    // A resumed run that failed: its file goes back, still holding the state to resume from.
-    std::filesystem::rename(temporary_path_, suspended_path(path_), ignored);
-    return;
-  }
   std::filesystem::remove(temporary_path_, ignored);
 }
 
@@ -463,20 +461,20 @@ ResultsWriter::ResultsWriter(std::string path, const ResultsMetadata& meta, Resu
   namespace fs = std::filesystem;
   const std::string suspended = suspended_path(path_);
   if (!fs::exists(suspended)) throw UsageError("--resume: there is no interrupted run to resume (" + suspended + ")");
-  // Nothing moves before the file is known to be writable: a read-only partial stays where it is.
-  if (::access(suspended.c_str(), R_OK | W_OK) != 0)
-    throw UsageError("--resume: " + suspended + " is not writable (its permissions?); nothing was changed");
+  // The resume works on a copy: the partial file stays untouched, and valid, until the resumed
+  // run has put a finished file (or a newer partial file) in its place. A failure on the way (a
+  // full disk) only removes the copy.
   temporary_path_ = path_ + ".partial-" + std::to_string(::getpid());
   std::error_code e;
-  fs::rename(suspended, temporary_path_, e);
-  if (e) throw Hdf5Error("renaming " + suspended + " to " + temporary_path_ + ": " + e.message());
-  h5::initialize();
-  try {
-    file_ = h5::Handle(H5Fopen(temporary_path_.c_str(), H5F_ACC_RDWR, H5P_DEFAULT), H5Fclose, "opening " + temporary_path_);
-  } catch (...) {
-    fs::rename(temporary_path_, suspended, e);  // back where --resume finds it
-    throw;
+  fs::copy_file(suspended, temporary_path_, fs::copy_options::overwrite_existing, e);
+  if (e) {
+    std::error_code ignored;
+    fs::remove(temporary_path_, ignored);
+    throw Hdf5Error("copying " + suspended + " to resume it: " + e.message() + " (" + suspended + " is unchanged)");
   }
+  fs::permissions(temporary_path_, fs::perms::owner_read | fs::perms::owner_write, fs::perm_options::add, e);
+  h5::initialize();
+  file_ = h5::Handle(H5Fopen(temporary_path_.c_str(), H5F_ACC_RDWR, H5P_DEFAULT), H5Fclose, "opening " + temporary_path_);
   // The trajectories kept before the interruption: the retention limit and n_trajectories go on
   // from them, and new ones are appended after them.
   if (H5Lexists(file_.get(), "trajectories", H5P_DEFAULT) > 0 &&
@@ -486,8 +484,6 @@ ResultsWriter::ResultsWriter(std::string path, const ResultsMetadata& meta, Resu
     h5::check_status(H5Sget_simple_extent_dims(space.get(), &kept, nullptr), "the extent of trajectories/sample_index");
     n_trajectories_ = kept;
   }
-  // The saved state (/resume) and the incomplete mark stay until this run finishes or is
-  // interrupted again: a failure meanwhile puts the file back where --resume finds it.
 }
 
 void ResultsWriter::drop_suspended_state() {
@@ -621,28 +617,99 @@ void ResultsWriter::write_statistics(const RunStatistics& stats) {
   group.close("closing /statistics");
 }
 
-void ResultsWriter::finish(const RunTotals& totals) {
-  const hid_t root = file_.get();
+namespace {
+
+// The run's totals as root attributes of a finished file.
+void write_totals(hid_t root, const RunTotals& totals, const Scenario& s, std::uint64_t n_rows,
+                  std::uint64_t n_trajectories) {
   write_scalar_attribute<double>(root, "wall_seconds", H5T_NATIVE_DOUBLE, totals.wall_seconds);
-  if (!resumed_state_dropped_) drop_suspended_state();
   write_scalar_attribute<std::uint64_t>(root, "complete", H5T_NATIVE_UINT64, 1);
   write_scalar_attribute<std::uint64_t>(root, "n_redrawn_bodies", H5T_NATIVE_UINT64, totals.n_redrawn);
-  if (scenario_->output_times.n > 0)
-    write_scalar_attribute<std::uint64_t>(root, "n_trajectories", H5T_NATIVE_UINT64, n_trajectories_);
+  if (s.output_times.n > 0) write_scalar_attribute<std::uint64_t>(root, "n_trajectories", H5T_NATIVE_UINT64, n_trajectories);
   write_scalar_attribute<std::uint64_t>(root, "total_steps", H5T_NATIVE_UINT64, totals.steps);
-  if (scenario_->run.integrator == "dopri5" && n_rows_ > 0)
-    write_scalar_attribute<double>(root, "mean_steps", H5T_NATIVE_DOUBLE, double(totals.steps) / double(n_rows_));
+  if (s.run.integrator == "dopri5" && n_rows > 0)
+    write_scalar_attribute<double>(root, "mean_steps", H5T_NATIVE_DOUBLE, double(totals.steps) / double(n_rows));
   write_scalar_attribute<std::uint64_t>(root, "total_rejected_steps", H5T_NATIVE_UINT64, totals.rejected_steps);
   for (int c = 0; c < kSampleStatusCount; ++c)
     write_scalar_attribute<std::uint64_t>(root, std::string("n_status_") + status_name(static_cast<SampleStatus>(c)),
                                           H5T_NATIVE_UINT64, totals.status_counts[c]);
+}
+
+// H5Aiterate2 callback: copies one root attribute to the group in op_data, but `complete`.
+herr_t copy_root_attribute(hid_t location, const char* name, const H5A_info_t*, void* op_data) {
+  if (std::string(name) == "complete") return 0;
+  const hid_t to = *static_cast<const hid_t*>(op_data);
+  const hid_t attribute = H5Aopen(location, name, H5P_DEFAULT);
+  const hid_t type = H5Aget_type(attribute), space = H5Aget_space(attribute);
+  const hssize_t points = H5Sget_simple_extent_npoints(space);
+  std::vector<unsigned char> buffer(H5Tget_size(type) * std::size_t(points > 0 ? points : 1));
+  herr_t status = H5Aread(attribute, type, buffer.data());
+  if (status >= 0) {
+    const hid_t copy = H5Acreate2(to, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
+    status = copy < 0 ? -1 : H5Awrite(copy, type, buffer.data());
+    if (copy >= 0) H5Aclose(copy);
+    if (H5Tis_variable_str(type) > 0) H5Dvlen_reclaim(type, space, H5P_DEFAULT, buffer.data());
+  }
+  H5Sclose(space);
+  H5Tclose(type);
+  H5Aclose(attribute);
+  return status < 0 ? -1 : 0;
+}
+
+// H5Literate callback: copies one root member to the file in op_data, but /resume.
+herr_t copy_root_member(hid_t location, const char* name, const H5L_info_t*, void* op_data) {
+  if (std::string(name) == "resume") return 0;
+  return H5Ocopy(location, name, *static_cast<const hid_t*>(op_data), name, H5P_DEFAULT, H5P_DEFAULT) < 0 ? -1 : 0;
+}
+
+}  // namespace
+
+void ResultsWriter::finish(const RunTotals& totals) {
   for (Dataset& d : datasets_) d.id.close("closing " + d.name);
   datasets_.clear();
+  if (resumed_) {
+    finish_resumed(totals);
+    return;
+  }
+  const hid_t root = file_.get();
+  write_totals(root, totals, *scenario_, n_rows_, n_trajectories_);
   h5::check_status(H5Fflush(root, H5F_SCOPE_GLOBAL), "flushing " + temporary_path_);
   file_.close("closing " + temporary_path_);
   std::error_code e;
   std::filesystem::rename(temporary_path_, path_, e);
   if (e) throw Hdf5Error("renaming " + temporary_path_ + " to " + path_ + ": " + e.message());
+  finished_ = true;
+}
+
+// A resumed run's file holds the resume state it was continued from. Rather than delete that
+// (which leaves its space dead in the file) and risk the only copy of the finished samples on the
+// last steps, everything but /resume is copied into a new file, which takes OUT's place; the
+// partial file is removed only then. Any failure before leaves it as it was, for --resume.
+void ResultsWriter::finish_resumed(const RunTotals& totals) {
+  h5::check_status(H5Fflush(file_.get(), H5F_SCOPE_GLOBAL), "flushing " + temporary_path_);
+  const std::string writing = path_ + ".writing-" + std::to_string(::getpid());
+  try {
+    h5::Handle out(H5Fcreate(writing.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose, "creating " + writing);
+    hid_t to = out.get();
+    h5::check_status(H5Literate(file_.get(), H5_INDEX_NAME, H5_ITER_NATIVE, nullptr, copy_root_member, &to),
+                     "copying " + temporary_path_ + " into " + writing);
+    h5::check_status(H5Aiterate2(file_.get(), H5_INDEX_NAME, H5_ITER_NATIVE, nullptr, copy_root_attribute, &to),
+                     "copying the attributes of " + temporary_path_);
+    write_totals(to, totals, *scenario_, n_rows_, n_trajectories_);
+    h5::check_status(H5Fflush(to, H5F_SCOPE_GLOBAL), "flushing " + writing);
+    out.close("closing " + writing);
+    std::error_code e;
+    std::filesystem::rename(writing, path_, e);
+    if (e) throw Hdf5Error("renaming " + writing + " to " + path_ + ": " + e.message());
+  } catch (...) {
+    std::error_code ignored;
+    std::filesystem::remove(writing, ignored);
+    throw;  // the destructor puts the partial file back
+  }
+  file_.close("closing " + temporary_path_);
+  std::error_code ignored;
+  std::filesystem::remove(temporary_path_, ignored);
+  std::filesystem::remove(suspended_path(path_), ignored);  // completed: the partial file is done with
   finished_ = true;
 }
 

@@ -96,6 +96,7 @@ class ResultsWriter {
                   const std::string& description, bool extendible = false);
   void append_rows(Dataset& d, hid_t memory_type, std::size_t n, const void* rows);
   void drop_suspended_state();
+  void finish_resumed(const RunTotals& totals);
   void append_trajectories(const std::uint64_t* index, const std::vector<std::uint32_t>& kept,
                            const std::vector<double>& trajectories);
   Dataset& dataset(const std::string& name);

@@ -236,20 +236,19 @@ TEST(Cli, TwoRunsToOneOutputTheSecondIsRefused) {
   EXPECT_FALSE(fs::exists(dir.file("c.h5.partial")));
 }
 
-// A read-only partial file is left where --resume finds it (as root the permissions do not bite:
-// skipped there).
-TEST(Cli, AReadOnlyPartialFileStaysResumable) {
-  if (::geteuid() == 0) GTEST_SKIP() << "root writes read-only files";
+// A resume reads the partial file and works on a copy: a read-only partial file is resumed like
+// any other, and the finished file replaces it.
+TEST(Cli, AReadOnlyPartialFileIsResumed) {
   test::TempDir dir;
-  dir.write("box.toml", test::valid_scenario_text(8));
-  ASSERT_EQ(run_script(dir, "\"$RBMC\" run box.toml -o r.h5 --backend cpu --batch-size 2 2>/dev/null & pid=$!; "
-                            "kill -INT $pid; wait $pid; true"),
+  dir.write("box.toml", test::valid_scenario_text(100000, 3.0, 0.01));
+  ASSERT_EQ(run_script(dir, "\"$RBMC\" run box.toml -o r.h5 --backend cpu --threads 1 --batch-size 512 2>/dev/null & "
+                            "pid=$!; sleep 0.5; kill -INT $pid; wait $pid; true"),
             0);
-  if (!fs::exists(dir.file("r.h5.partial"))) GTEST_SKIP() << "the run finished before the signal";
+  ASSERT_TRUE(fs::exists(dir.file("r.h5.partial")));
   fs::permissions(dir.file("r.h5.partial"), fs::perms::owner_read);
-  const Outcome r = rbmc(dir, "run box.toml -o r.h5 --backend cpu --resume");
-  EXPECT_EQ(r.code, 2) << r.err;
-  EXPECT_TRUE(fs::exists(dir.file("r.h5.partial")));
+  const Outcome r = rbmc(dir, "run box.toml -o r.h5 --backend cpu --resume --no-progress");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(only_logs_in(dir, {"box.toml", "r.h5"}));
 }
 
 // Bad requests are refused before any work with exit 2 and a message, and leave nothing behind.
@@ -300,6 +299,29 @@ TEST(Cli, InterruptStopsInTheMiddleOfALargeBatch) {
   EXPECT_LT(std::stoi(slurp(dir.file("milliseconds.txt"))), 3000);
   ASSERT_TRUE(fs::exists(dir.file("out.h5.partial")));
   EXPECT_EQ(ResultsReader(dir.file("out.h5.partial")).number_attribute("resume", "rows_done"), 0);
+}
+
+// A resume that runs out of disk (a file-size limit just above the partial file's size) exits 5
+// and keeps the partial file, resumable: once there is room, --resume completes it. Once, the
+// partial file was deleted.
+TEST(Cli, AResumeThatHitsAFullDiskKeepsThePartialFile) {
+  test::TempDir dir;
+  std::string text = test::valid_scenario_text(100000, 3.0, 0.01);
+  dir.write("box.toml", text + "\n[output]\ninterval = 0.5\ntrajectories = { every = 10 }\n");
+  ASSERT_EQ(run_script(dir, "\"$RBMC\" run box.toml -o out.h5 --backend cpu --threads 1 --batch-size 2048 "
+                            "--no-progress 2>/dev/null & pid=$!; sleep 1.5; kill -INT $pid; wait $pid; true"),
+            0);
+  ASSERT_TRUE(fs::exists(dir.file("out.h5.partial")));
+  const std::uintmax_t blocks = fs::file_size(dir.file("out.h5.partial")) / 512 + 128;
+  Outcome r = rbmc(dir, "run box.toml -o out.h5 --backend cpu --threads 2 --resume --no-progress",
+                   "trap '' XFSZ; ulimit -f " + std::to_string(blocks) + ";");
+  EXPECT_EQ(r.code, 5) << r.err;
+  EXPECT_TRUE(fs::exists(dir.file("out.h5.partial")));
+  EXPECT_FALSE(fs::exists(dir.file("out.h5")));
+  r = rbmc(dir, "run box.toml -o out.h5 --backend cpu --threads 2 --resume --no-progress");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(ResultsReader(dir.file("out.h5")).number_attribute("", "n_status_ok"), 100000);
+  EXPECT_TRUE(only_logs_in(dir, {"box.toml", "out.h5"}));
 }
 
 TEST(Cli, VersionAndHelp) {

@@ -145,6 +145,12 @@ TEST(RunDriver, AResumedRunEqualsAnUninterruptedOne) {
   EXPECT_EQ(a.number_attribute("", "n_status_ok"), b.number_attribute("", "n_status_ok"));
   EXPECT_EQ(a.number_attribute("", "n_trajectories"), b.number_attribute("", "n_trajectories"));
   EXPECT_EQ(b.number_attribute("", "n_trajectories"), 15);  // samples 0, 7, ..., 98
+  // The resumed file is rewritten without the resume state it continued from: no dead space, and
+  // the root attributes of the run it continued.
+  EXPECT_LE(fs::file_size(dir.file("r.h5")), fs::file_size(dir.file("whole.h5")) * 105 / 100);
+  EXPECT_EQ(a.string_attribute("", "scenario"), b.string_attribute("", "scenario"));
+  EXPECT_EQ(a.number_attribute("", "seed"), b.number_attribute("", "seed"));
+  EXPECT_TRUE(b.has_attribute("", "created"));
   // Nothing left to resume.
   EXPECT_THROW(run_scenario(s, resume), UsageError);
 }
