@@ -81,6 +81,15 @@ void write_matrix(hid_t parent, const std::string& name, const std::vector<doubl
   write_array(parent, name, values, columns == 1 ? std::vector<hsize_t>{rows} : std::vector<hsize_t>{rows, columns});
 }
 
+// Flushes and closes a file written at `from`, then renames it to `to` (atomically, on one file system).
+void close_into_place(h5::Handle& file, const std::string& from, const std::string& to) {
+  h5::check_status(H5Fflush(file.get(), H5F_SCOPE_GLOBAL), "flushing " + from);
+  file.close("closing " + from);
+  std::error_code e;
+  std::filesystem::rename(from, to, e);
+  if (e) throw Hdf5Error("renaming " + from + " to " + to + ": " + e.message());
+}
+
 // How [output] trajectories chose the retained samples, in words for the file.
 std::string retention_text(const TrajectoryRetention& t) {
   using Kind = TrajectoryRetention::Kind;
@@ -516,11 +525,7 @@ void ResultsWriter::suspend(const SuspendedRun& state) {
   write_scalar_attribute<std::uint64_t>(root, "complete", H5T_NATIVE_UINT64, 0);
   for (Dataset& d : datasets_) d.id.close("closing " + d.name);
   datasets_.clear();
-  h5::check_status(H5Fflush(root, H5F_SCOPE_GLOBAL), "flushing " + temporary_path_);
-  file_.close("closing " + temporary_path_);
-  std::error_code e;
-  std::filesystem::rename(temporary_path_, suspended_path(path_), e);
-  if (e) throw Hdf5Error("renaming " + temporary_path_ + " to " + suspended_path(path_) + ": " + e.message());
+  close_into_place(file_, temporary_path_, suspended_path(path_));
   finished_ = true;  // nothing left for the destructor to remove
 }
 
@@ -671,13 +676,8 @@ void ResultsWriter::finish(const RunTotals& totals) {
     finish_resumed(totals);
     return;
   }
-  const hid_t root = file_.get();
-  write_totals(root, totals, *scenario_, n_rows_, n_trajectories_);
-  h5::check_status(H5Fflush(root, H5F_SCOPE_GLOBAL), "flushing " + temporary_path_);
-  file_.close("closing " + temporary_path_);
-  std::error_code e;
-  std::filesystem::rename(temporary_path_, path_, e);
-  if (e) throw Hdf5Error("renaming " + temporary_path_ + " to " + path_ + ": " + e.message());
+  write_totals(file_.get(), totals, *scenario_, n_rows_, n_trajectories_);
+  close_into_place(file_, temporary_path_, path_);
   finished_ = true;
 }
 
@@ -696,11 +696,7 @@ void ResultsWriter::finish_resumed(const RunTotals& totals) {
     h5::check_status(H5Aiterate2(file_.get(), H5_INDEX_NAME, H5_ITER_NATIVE, nullptr, copy_root_attribute, &to),
                      "copying the attributes of " + temporary_path_);
     write_totals(to, totals, *scenario_, n_rows_, n_trajectories_);
-    h5::check_status(H5Fflush(to, H5F_SCOPE_GLOBAL), "flushing " + writing);
-    out.close("closing " + writing);
-    std::error_code e;
-    std::filesystem::rename(writing, path_, e);
-    if (e) throw Hdf5Error("renaming " + writing + " to " + path_ + ": " + e.message());
+    close_into_place(out, writing, path_);
   } catch (...) {
     std::error_code ignored;
     std::filesystem::remove(writing, ignored);
