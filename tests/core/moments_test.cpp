@@ -4,6 +4,7 @@
 #include "rbmc/stats/moments.hpp"
 
 #include <cmath>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -46,6 +47,21 @@ TEST(Moments, NanIsNotCountedAndEmptyIsNeutral) {
   EXPECT_EQ(merge(Moments{}, m).mean, m.mean);
   EXPECT_EQ(Moments{}.variance(), 0);
   EXPECT_EQ(Moments::of(NAN).count, 0);
+}
+
+// An infinity (a quantity that overflowed) is counted apart and never reaches the moments; the
+// counts add up in any merge order.
+TEST(Moments, InfinitiesAreCountedApart) {
+  const double inf = std::numeric_limits<double>::infinity();
+  EXPECT_EQ(Moments::of(inf).count, 0);
+  EXPECT_EQ(Moments::of(-inf).non_finite, 1);
+  EXPECT_EQ(Moments::of(NAN).non_finite, 0);
+  const Moments m = merge(merge(Moments::of(1.0), Moments::of(inf)), merge(Moments::of(-inf), Moments::of(3.0)));
+  EXPECT_EQ(m.count, 2);
+  EXPECT_EQ(m.non_finite, 2);
+  EXPECT_EQ(m.mean, 2.0);
+  EXPECT_EQ(m.max, 3.0);
+  EXPECT_EQ(merge(Moments{}, Moments::of(inf)).non_finite, 1);
 }
 
 }  // namespace

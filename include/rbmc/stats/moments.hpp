@@ -36,17 +36,13 @@ struct Moments {
 };
 
 RBMC_HD inline Moments merge(const Moments& a, const Moments& b) {
-  Moments m;
-  m.non_finite = a.non_finite + b.non_finite;
   if (a.count == 0 || b.count == 0) {
-    const Moments& other = a.count == 0 ? b : a;
-    m.count = other.count;
-    m.mean = other.mean;
-    m.m2 = other.m2;
-    m.min = other.min;
-    m.max = other.max;
+    Moments m = a.count == 0 ? b : a;
+    m.non_finite = a.non_finite + b.non_finite;
     return m;
   }
+  Moments m;
+  m.non_finite = a.non_finite + b.non_finite;
   m.count = a.count + b.count;
   const double delta = b.mean - a.mean;
   m.mean = a.mean + delta * (b.count / m.count);
