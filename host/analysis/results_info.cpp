@@ -23,16 +23,28 @@ void print_results_info(const std::string& path, std::FILE* out) {
                text("precision").c_str());
   std::fprintf(out, "  samples      %.0f of a run of %.0f, seed %.0f, design %s\n", number("n_samples"),
                number("n_samples_in_run"), number("seed"), text("design").c_str());
-  // The rows that hold results: all of a complete file, those done of a partial one.
-  const std::vector<std::uint8_t> status = r.uint8s("samples/status").data;
-  std::vector<std::size_t> done;
-  for (std::size_t i = 0; i < status.size(); ++i)
-    if (status[i] != kStatusNotRun) done.push_back(i);
+  // The rows that hold results: all of a complete file, the prefix done of a partial one (its
+  // rows are written in order; the later ones are not_run). Read in blocks: a file of 2^40
+  // declared rows is summarised in the memory of its rows done.
+  const bool partial = r.has("resume");
+  const std::uint64_t declared = std::uint64_t(r.number_attribute("", "n_samples"));
+  const std::uint64_t prefix =
+      partial ? std::min<std::uint64_t>(declared, std::uint64_t(r.number_attribute("resume", "rows_done"))) : declared;
+  constexpr std::uint64_t kBlock = std::uint64_t(1) << 20;
+  std::array<std::uint64_t, 256> counts{};
+  const auto block = [&](std::uint64_t first) { return std::min(kBlock, prefix - first); };
+  for (std::uint64_t first = 0; first < prefix; first += kBlock)
+    for (std::uint8_t code : r.uint8s("samples/status", first, block(first)).data) ++counts[code];
+  const std::uint64_t n_done = prefix - counts[kStatusNotRun];
+  counts[kStatusNotRun] = 0;
+  // The table of final states over at most kTableRows rows: every stride-th beyond that.
+  constexpr std::uint64_t kTableRows = std::uint64_t(1) << 22;
+  const std::uint64_t stride = (prefix + kTableRows - 1) / kTableRows;
   const bool complete = r.has_attribute("", "complete") && r.number_attribute("", "complete") == 1;
   if (!complete)
-    std::fprintf(out, "  INCOMPLETE   an interrupted run's partial file: %zu of %zu samples done; everything below is "
+    std::fprintf(out, "  INCOMPLETE   an interrupted run's partial file: %llu of %llu samples done; everything below is "
                       "over those (rbmc run SCENARIO -o OUT --resume completes it)\n",
-                 done.size(), status.size());
+                 static_cast<unsigned long long>(n_done), static_cast<unsigned long long>(declared));
   std::fprintf(out, "  integration  %s over %.6g s", text("integrator").c_str(), number("duration"));
   if (r.has_attribute("", "n_steps")) std::fprintf(out, ", %.0f steps per sample", number("n_steps"));
   if (r.has_attribute("", "mean_steps")) std::fprintf(out, ", %.4g steps per sample on average", number("mean_steps"));
@@ -40,8 +52,6 @@ void print_results_info(const std::string& path, std::FILE* out) {
   if (r.has_attribute("", "wall_seconds")) std::fprintf(out, "; %.3g s wall", number("wall_seconds"));
   std::fprintf(out, "\n  status      ");
   // Counted from the rows themselves, so that a partial file's are right too.
-  std::array<std::uint64_t, 256> counts{};
-  for (std::size_t i : done) ++counts[status[i]];
   for (int c = 0; c < 256; ++c)
     if (counts[std::size_t(c)] > 0)
       std::fprintf(out, " %s %llu", c < kSampleStatusCount ? status_name(SampleStatus(c)) : "unknown",
@@ -56,8 +66,8 @@ void print_results_info(const std::string& path, std::FILE* out) {
   if (r.has("statistics")) std::fprintf(out, "  statistics   at each output time in /statistics\n");
 
   // The final states as a table over the samples that have them.
-  std::fprintf(out, "  final state  %-22s %12s %12s %12s %12s %12s %12s %12s\n", "", "mean", "sd", "min", "5 %", "median",
-               "95 %", "max");
+  std::fprintf(out, "  final state  %-22s %12s %12s %12s %12s %12s %12s %12s%s\n", "", "mean", "sd", "min", "5 %",
+               "median", "95 %", "max", stride > 1 ? (" (every " + std::to_string(stride) + "th sample)").c_str() : "");
   const struct {
     const char* dataset;
     const char* label;
@@ -68,12 +78,17 @@ void print_results_info(const std::string& path, std::FILE* out) {
               {"samples/final/angular_velocity", "angular_velocity", "xyz", "rad/s"},
               {"samples/final/time", "time", "", "s"}};
   for (const auto& row : rows) {
-    const Array<double> a = r.doubles(row.dataset);
     const std::size_t dim = std::max<std::size_t>(1, std::string(row.components).size());
+    std::vector<std::vector<double>> values(dim);
+    for (std::uint64_t first = 0; first < prefix; first += kBlock) {
+      const std::vector<double> a = r.doubles(row.dataset, first, block(first)).data;
+      const std::vector<std::uint8_t> status = r.uint8s("samples/status", first, block(first)).data;
+      for (std::uint64_t i = (stride - first % stride) % stride; i < status.size(); i += stride)
+        for (std::size_t c = 0; c < dim && status[i] != kStatusNotRun; ++c)
+          if (std::isfinite(a[i * dim + c])) values[c].push_back(a[i * dim + c]);
+    }
     for (std::size_t c = 0; c < dim; ++c) {
-      std::vector<double> v;
-      for (std::size_t i : done)
-        if (std::isfinite(a.data[i * dim + c])) v.push_back(a.data[i * dim + c]);
+      std::vector<double>& v = values[c];
       std::sort(v.begin(), v.end());
       double mean = 0, var = 0;
       for (double x : v) mean += x / double(v.size());

@@ -1,5 +1,7 @@
 #include "host/io/results_reader.hpp"
 
+#include <algorithm>
+
 namespace rbmc {
 
 ResultsReader::ResultsReader(const std::string& path) : path_(path) {
@@ -41,13 +43,25 @@ std::vector<std::string> ResultsReader::children(const std::string& group) const
 }
 
 template <class T>
-Array<T> ResultsReader::read(const std::string& dataset, hid_t memory_type) const {
+Array<T> ResultsReader::read(const std::string& dataset, hid_t memory_type, std::uint64_t first,
+                             std::optional<std::uint64_t> count) const {
   h5::Handle ds(H5Dopen2(file_.get(), dataset.c_str(), H5P_DEFAULT), H5Dclose, "opening " + dataset + " in " + path_);
   h5::Handle space(H5Dget_space(ds.get()), H5Sclose, "H5Dget_space");
   const int rank = H5Sget_simple_extent_ndims(space.get());
   if (rank < 0) throw Hdf5Error("rank of " + dataset + ": " + h5::last_error_message());
   std::vector<hsize_t> dims(static_cast<std::size_t>(rank));
   h5::check_status(H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr), "dims of " + dataset);
+  // Rows [first, first + count) of the first axis, clipped to the extent.
+  if (rank > 0) {
+    const hsize_t end = count ? std::min<hsize_t>(dims[0], first + *count) : dims[0];
+    const hsize_t begin = std::min<hsize_t>(first, end);
+    std::vector<hsize_t> start(dims.size(), 0), extent = dims;
+    start[0] = begin;
+    extent[0] = end - begin;
+    dims = extent;
+    h5::check_status(H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, start.data(), nullptr, extent.data(), nullptr),
+                     "selecting rows of " + dataset);
+  }
   Array<T> out;
   std::size_t n = 1;
   for (hsize_t d : dims) {
@@ -55,17 +69,25 @@ Array<T> ResultsReader::read(const std::string& dataset, hid_t memory_type) cons
     n *= d;
   }
   out.data.resize(n);
-  if (n > 0)
-    h5::check_status(H5Dread(ds.get(), memory_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data.data()),
+  if (n > 0) {
+    h5::Handle memory(H5Screate_simple(rank, dims.data(), nullptr), H5Sclose, "H5Screate_simple");
+    h5::check_status(H5Dread(ds.get(), memory_type, rank > 0 ? memory.get() : H5S_ALL, rank > 0 ? space.get() : H5S_ALL,
+                             H5P_DEFAULT, out.data.data()),
                      "reading " + dataset);
+  }
   return out;
 }
 
-Array<double> ResultsReader::doubles(const std::string& d) const { return read<double>(d, H5T_NATIVE_DOUBLE); }
-Array<std::uint64_t> ResultsReader::uint64s(const std::string& d) const {
-  return read<std::uint64_t>(d, H5T_NATIVE_UINT64);
+Array<double> ResultsReader::doubles(const std::string& d, std::uint64_t first, std::optional<std::uint64_t> count) const {
+  return read<double>(d, H5T_NATIVE_DOUBLE, first, count);
 }
-Array<std::uint8_t> ResultsReader::uint8s(const std::string& d) const { return read<std::uint8_t>(d, H5T_NATIVE_UINT8); }
+Array<std::uint64_t> ResultsReader::uint64s(const std::string& d) const {
+  return read<std::uint64_t>(d, H5T_NATIVE_UINT64, 0, std::nullopt);
+}
+Array<std::uint8_t> ResultsReader::uint8s(const std::string& d, std::uint64_t first,
+                                          std::optional<std::uint64_t> count) const {
+  return read<std::uint8_t>(d, H5T_NATIVE_UINT8, first, count);
+}
 
 std::string ResultsReader::string_attribute(const std::string& object, const std::string& name) const {
   const std::string where = object.empty() ? "/" : object;

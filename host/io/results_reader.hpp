@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,9 +23,12 @@ class ResultsReader {
   bool has(const std::string& object_path) const;
   // The names of a group's members, in name order.
   std::vector<std::string> children(const std::string& group) const;
-  Array<double> doubles(const std::string& dataset) const;
+  // A dataset whole, or rows [first, first + count) of its first axis (clipped to its extent).
+  Array<double> doubles(const std::string& dataset, std::uint64_t first = 0,
+                        std::optional<std::uint64_t> count = std::nullopt) const;
   Array<std::uint64_t> uint64s(const std::string& dataset) const;
-  Array<std::uint8_t> uint8s(const std::string& dataset) const;
+  Array<std::uint8_t> uint8s(const std::string& dataset, std::uint64_t first = 0,
+                             std::optional<std::uint64_t> count = std::nullopt) const;
   // A string attribute of the root group or of a dataset ("" for the root).
   std::string string_attribute(const std::string& object, const std::string& name) const;
   double number_attribute(const std::string& object, const std::string& name) const;
@@ -32,7 +36,8 @@ class ResultsReader {
 
  private:
   template <class T>
-  Array<T> read(const std::string& dataset, hid_t memory_type) const;
+  Array<T> read(const std::string& dataset, hid_t memory_type, std::uint64_t first,
+                std::optional<std::uint64_t> count) const;
 
   std::string path_;
   h5::Handle file_;

@@ -451,6 +451,30 @@ TEST(CompareResults, PartialFilesSayIncompleteAndUseTheRowsDone) {
   EXPECT_EQ(s.str().find(" 0 "), std::string::npos) << s.str();
 }
 
+// rbmc info on the partial file of a run of 2^40 samples interrupted after its first batch reads
+// only the rows done (it once read every declared row and died of bad_alloc).
+TEST(ResultsInfo, AHugePartialFileIsSummarisedFromItsRowsDone) {
+  test::TempDir dir;
+  RunOptions o;
+  o.output = dir.file("huge.h5");
+  o.backend = BackendChoice::cpu;
+  o.progress = false;
+  o.batch_size = 1000;
+  o.samples = kMaxSamples;
+  o.after_batch = [](std::uint64_t) { interrupt_requested() = true; };
+  EXPECT_THROW(run_scenario(parse_scenario(scenario_with_mass("2.0"), "c.toml"), o), Interrupted);
+  interrupt_requested() = false;
+  const std::string info = dir.file("info.txt");
+  std::FILE* f = std::fopen(info.c_str(), "w");
+  EXPECT_NO_THROW(print_results_info(dir.file("huge.h5.partial"), f));
+  std::fclose(f);
+  std::ifstream in(info);
+  std::stringstream text;
+  text << in.rdbuf();
+  EXPECT_NE(text.str().find("1000 of 1099511627776 samples done"), std::string::npos) << text.str();
+  EXPECT_NE(text.str().find(" ok 1000\n"), std::string::npos) << text.str();
+}
+
 // The acceptance without a GPU: CPU float against CPU double on every example config
 // passes, or fails naming what float cannot resolve, never for want of samples or for rounding.
 TEST(ValidateScenario, EveryConfigInFloatAgainstDoubleOnTheCpu) {
