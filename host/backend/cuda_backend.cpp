@@ -98,16 +98,19 @@ class CudaBackend final : public Backend {
                                                         d_status_.data(), n, shared, settings, stream_));
       return;
     }
-    std::size_t part = std::min<std::size_t>(n, std::size_t(1) << 16);
-    for (std::size_t first = 0; first < n; first += part) {
+    std::size_t part = std::size_t(1) << 16;
+    for (std::size_t first = 0; first < n;) {
       if (how.stop->load(std::memory_order_relaxed)) throw BatchAbandoned();
+      const std::size_t count = std::min(part, n - first);
       const auto start = std::chrono::steady_clock::now();
       RBMC_CUDA_CHECK(kernels::launch_run_batch<Scalar>(d_inputs_.data(), d_outputs_.data(), trajectory,
-                                                        d_status_.data(), n, shared, settings, stream_, first, part));
+                                                        d_status_.data(), n, shared, settings, stream_, first, count));
       RBMC_CUDA_CHECK(cudaStreamSynchronize(stream_));
+      first += count;
+      // The next part: a quarter of a second at the rate just seen, at most 4 times this one.
       const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      const double scale = seconds > 0 ? 0.25 / seconds : 4.0;
-      part = std::size_t(std::clamp(double(part) * std::min(scale, 4.0), 8192.0, double(n)));
+      const double scale = seconds > 0 ? std::min(4.0, 0.25 / seconds) : 4.0;
+      part = std::max<std::size_t>(8192, std::size_t(double(count) * scale));
     }
     if (how.stop->load(std::memory_order_relaxed)) throw BatchAbandoned();
   }

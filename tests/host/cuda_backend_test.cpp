@@ -224,5 +224,21 @@ TEST_P(GpuTest, ValidateEveryConfig) {
   }
 }
 
+// A batch larger than the first part (65,536 samples) is launched in parts, each sized from the
+// last: every sample of it is integrated, as on the CPU (the parts once skipped samples).
+TEST_P(GpuTest, ALargeBatchLaunchedInPartsIntegratesEverySample) {
+  const Precision precision = GetParam();
+  test::TempDir dir;
+  const Scenario s = parse_scenario(test::valid_scenario_text(300000, 0.05, 0.01), "box.toml");
+  run_on_both_backends(s, precision, dir, 300000);
+  const ResultsReader cpu(dir.file("cpu.h5")), gpu(dir.file("cuda.h5"));
+  EXPECT_EQ(cpu.uint8s("samples/status").data, gpu.uint8s("samples/status").data);
+  const double eps = precision == Precision::float32 ? 1.2e-7 : 2.2e-16;
+  const double tolerance = double(s.run.n_steps) * 100 * eps;  // as CudaMatchesCpuSampleBySample
+  const auto a = cpu.doubles("samples/final/angular_velocity").data, b = gpu.doubles("samples/final/angular_velocity").data;
+  ASSERT_EQ(a.size(), b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) ASSERT_NEAR(a[i], b[i], tolerance * (1 + std::abs(a[i]))) << "element " << i;
+}
+
 }  // namespace
 }  // namespace rbmc
