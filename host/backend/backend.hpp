@@ -1,17 +1,18 @@
 // A backend integrates batches of samples laid out as in rbmc/sample/sample_layout.hpp, and
-// reduces what a run keeps of them: the trajectories it retains and the statistics at the
-// output times.
+// offers the primitives that reduce what a run keeps of them: the statistics at the output times
+// and the trajectories the file retains. The run's driver (host/run/run_driver.cpp) calls them as
+// named stages; a backend never calls back into the driver.
 #pragma once
 
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "host/util/stage_timings.hpp"
 #include "rbmc/sample/run_sample.hpp"
 #include "rbmc/stats/moments.hpp"
 
@@ -27,7 +28,8 @@ inline const char* precision_name(Precision p) { return p == Precision::float32 
 struct BatchIntegration {
   IntegrationSettings<double> settings;
   SharedModel<double> shared;
-  bool statistics = false;  // moments (and quantity values) at the output times
+  bool statistics = false;   // moments (and quantity values) at the output times
+  bool keep_states = false;  // states at the output times, for trajectories the file keeps
   std::vector<Quaternion<double>> nominal_attitudes;  // (output times)
   // When set and true, the backend abandons the batch in flight within a fraction of a second
   // (between samples on the CPU, between launches of a part of the batch on the GPU) by throwing
@@ -41,34 +43,32 @@ class BatchAbandoned : public std::runtime_error {
   BatchAbandoned() : std::runtime_error("the batch in flight was abandoned on request") {}
 };
 
-// What a batch gives back besides its final states and statistics.
-struct BatchProducts {
-  // In: chooses the rows whose trajectories come back, from the batch's outputs (columns of n)
-  // and statuses once integrated; empty: none.
-  std::function<std::vector<std::uint32_t>(const double* outputs, const std::uint8_t* status)> select_trajectories;
-  // In: the rows whose quantity values come back (for quantiles), ascending.
-  std::vector<std::uint32_t> quantile_rows;
-
-  // Out:
-  std::vector<std::uint32_t> kept;   // the selected rows
-  std::vector<double> trajectories;  // (kept, output times, 13): p, q, v, ω at each time
-  std::vector<Moments> moments;      // (output times, quantity::count), over the batch's samples
-  std::vector<double> quantities;    // (quantile_rows, output times, quantity::count)
-};
-
 class Backend {
  public:
   virtual ~Backend() = default;
   virtual std::string name() const = 0;    // "cpu" or "cuda"
   virtual std::string device() const = 0;  // processor or GPU model
-  // The most samples one run_batch call should take (device memory for CUDA).
+  // The most samples one batch should hold (device memory for CUDA).
   virtual std::size_t max_batch_size() const = 0;
+
+  // The primitives a run's stages call, in this order for each batch; the later ones use what
+  // integrate kept of the batch (on the device for CUDA), until the next integrate. Each adds its
+  // wall time to the stages it spends it in.
+  //
   // inputs: input_column_count(how.shared.parameters.n) columns of n doubles; outputs:
   // output_column_count(n events) columns of n doubles; status: n codes. Integrates in the
-  // backend's precision. With output times, the states there are computed when products asks for
-  // trajectories or how asks for statistics.
-  virtual void run_batch(const double* inputs, double* outputs, std::uint8_t* status, std::size_t n,
-                         const BatchIntegration& how, BatchProducts& products) = 0;
+  // backend's precision. With output times, the states there are kept when how.keep_states or
+  // how.statistics asks for them.
+  virtual void integrate(const double* inputs, double* outputs, std::uint8_t* status, std::size_t n,
+                         const BatchIntegration& how, StageTimings& timings) = 0;
+  // The batch's quantities at the output times (how.statistics): moments (output times,
+  // quantity::count) over every sample, and the values of the given rows (ascending) for the
+  // quantiles, (rows, output times, quantity::count).
+  virtual void reduce_statistics(const BatchIntegration& how, const std::vector<std::uint32_t>& rows,
+                                 std::vector<Moments>& moments, std::vector<double>& values, StageTimings& timings) = 0;
+  // The kept states of the given rows (ascending): (rows, output times, 13), p, q, v, ω at each time.
+  virtual void gather_trajectories(const std::vector<std::uint32_t>& rows, std::vector<double>& trajectories,
+                                   StageTimings& timings) = 0;
 };
 
 // threads = 0: all cores.

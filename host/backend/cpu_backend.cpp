@@ -32,63 +32,65 @@ class CpuBackend final : public Backend {
   std::string device() const override { return cpu_model_name() + " (" + std::to_string(threads_) + " threads)"; }
   std::size_t max_batch_size() const override { return std::size_t(threads_) * 4096; }
 
-  void run_batch(const double* inputs, double* outputs, std::uint8_t* status, std::size_t n,
-                 const BatchIntegration& how, BatchProducts& products) override {
+  void integrate(const double* inputs, double* outputs, std::uint8_t* status, std::size_t n, const BatchIntegration& how,
+                 StageTimings& timings) override {
+    const StageClock clock(&timings, Stage::integrate);
     const IntegrationSettings<Scalar> settings = how.settings.cast<Scalar>();
-    const SharedModel<Scalar> shared = how.shared.cast<Scalar>();
-    const int n_times = shared.output_times.n;
-    const bool statistics = how.statistics && n_times > 0;
-    const bool states = n_times > 0 && (statistics || bool(products.select_trajectories));
+    shared_ = how.shared.cast<Scalar>();
+    inputs_ = inputs;
+    n_ = n;
+    const int n_times = shared_.output_times.n;
+    const bool states = n_times > 0 && (how.statistics || how.keep_states);
     // States at the output times, structure of arrays (output_times.hpp); every entry is written.
     trajectory_.resize(states ? n * kTrajectoryColumns * std::size_t(n_times) : 0);
     double* trajectory = states ? trajectory_.data() : nullptr;
     // The free-body variant where it applies: the same numbers without the general dispatch.
-    const bool free_body = is_free_body_rk4(shared, settings);
+    const bool free_body = is_free_body_rk4(shared_, settings);
     parallel_for(n, threads_, [&](std::size_t begin, std::size_t end) {
       for (std::size_t i = begin; i < end; ++i) {
         // One relaxed load a sample: a request to stop is seen within one sample's integration.
         if (how.stop != nullptr && how.stop->load(std::memory_order_relaxed)) throw BatchAbandoned();
         if (free_body)
-          run_sample_in_batch<Scalar, FreeBodyRk4Variant>(inputs, outputs, trajectory, status, n, i, shared, settings);
+          run_sample_in_batch<Scalar, FreeBodyRk4Variant>(inputs, outputs, trajectory, status, n, i, shared_, settings);
         else
-          run_sample_in_batch<Scalar>(inputs, outputs, trajectory, status, n, i, shared, settings);
+          run_sample_in_batch<Scalar>(inputs, outputs, trajectory, status, n, i, shared_, settings);
       }
     });
-    if (statistics) reduce_statistics(inputs, n, shared, how, products);
-    products.kept.clear();
-    products.trajectories.clear();
-    if (states && products.select_trajectories) {
-      products.kept = products.select_trajectories(outputs, status);
-      gather(trajectory_, n, std::size_t(n_times) * kTrajectoryColumns, products.kept, products.trajectories);
-    }
   }
 
- private:
   // Each sample's quantities at the output times, then the moments of each (time, quantity)
   // column over the batch, merged in sample order; and the quantile rows' values.
-  void reduce_statistics(const double* inputs, std::size_t n, const SharedModel<Scalar>& shared,
-                         const BatchIntegration& how, BatchProducts& products) {
-    const int n_times = shared.output_times.n;
-    const std::size_t columns = std::size_t(n_times) * quantity::count;
+  void reduce_statistics(const BatchIntegration& how, const std::vector<std::uint32_t>& rows,
+                         std::vector<Moments>& moments, std::vector<double>& values, StageTimings& timings) override {
+    const StageClock clock(&timings, Stage::statistics);
+    const int n_times = shared_.output_times.n;
+    const std::size_t n = n_, columns = std::size_t(n_times) * quantity::count;
     std::vector<Quaternion<Scalar>> nominal;
     for (const Quaternion<double>& q : how.nominal_attitudes) nominal.push_back({Scalar(q.w), Scalar(q.x), Scalar(q.y), Scalar(q.z)});
     quantities_.resize(n * columns);
     parallel_for(n, threads_, [&](std::size_t begin, std::size_t end) {
       for (std::size_t i = begin; i < end; ++i)
-        compute_sample_quantities(load_sample_inputs<Scalar>(inputs, n, i, shared.parameters.n), shared,
+        compute_sample_quantities(load_sample_inputs<Scalar>(inputs_, n, i, shared_.parameters.n), shared_,
                                   trajectory_.data(), nominal.data(), n_times, n, i, quantities_.data());
     });
-    products.moments.assign(columns, Moments{});
+    moments.assign(columns, Moments{});
     parallel_for(columns, threads_, [&](std::size_t begin, std::size_t end) {
       for (std::size_t c = begin; c < end; ++c) {
         Moments m;
         for (std::size_t i = 0; i < n; ++i) m = merge(m, Moments::of(quantities_[c * n + i]));
-        products.moments[c] = m;
+        moments[c] = m;
       }
     });
-    gather(quantities_, n, columns, products.quantile_rows, products.quantities);
+    gather(quantities_, n, columns, rows, values);
   }
 
+  void gather_trajectories(const std::vector<std::uint32_t>& rows, std::vector<double>& trajectories,
+                           StageTimings& timings) override {
+    const StageClock clock(&timings, Stage::gather);
+    gather(trajectory_, n_, std::size_t(shared_.output_times.n) * kTrajectoryColumns, rows, trajectories);
+  }
+
+ private:
   void gather(const std::vector<double>& data, std::size_t n, std::size_t columns, const std::vector<std::uint32_t>& rows,
               std::vector<double>& out) const {
     out.resize(rows.size() * columns);
@@ -98,6 +100,10 @@ class CpuBackend final : public Backend {
     });
   }
 
+  // What the last integrate kept for the later primitives.
+  SharedModel<Scalar> shared_{};
+  const double* inputs_ = nullptr;
+  std::size_t n_ = 0;
   std::vector<double> trajectory_, quantities_;
   unsigned threads_;
 };

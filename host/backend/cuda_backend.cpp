@@ -52,39 +52,70 @@ class CudaBackend final : public Backend {
     return std::max<std::size_t>(1024, std::min<std::size_t>(std::size_t(1) << 20, free_bytes / 2 / per_sample));
   }
 
-  void run_batch(const double* inputs, double* outputs, std::uint8_t* status, std::size_t n,
-                 const BatchIntegration& how, BatchProducts& products) override {
-    const SharedModel<Scalar> shared = how.shared.cast<Scalar>();
-    const int n_times = shared.output_times.n;
-    const bool statistics = how.statistics && n_times > 0;
-    const bool states = n_times > 0 && (statistics || bool(products.select_trajectories));
+  void integrate(const double* inputs, double* outputs, std::uint8_t* status, std::size_t n, const BatchIntegration& how,
+                 StageTimings& timings) override {
+    shared_ = how.shared.cast<Scalar>();
+    n_ = n;
+    const int n_times = shared_.output_times.n;
+    const bool states = n_times > 0 && (how.statistics || how.keep_states);
     const std::size_t n_in = n * std::size_t(input_column_count(how.shared.parameters.n)),
                       n_out = n * std::size_t(output_column_count(how.shared.events.n)),
-                      trajectory_columns = std::size_t(n_times) * kTrajectoryColumns,
-                      n_traj = states ? n * trajectory_columns : 0;
-    staging_in_.assign(inputs, inputs + n_in);  // double -> Scalar, as load_sample_inputs rounds on the CPU
-    d_inputs_.reserve(n_in);
-    d_outputs_.reserve(n_out);
-    d_trajectory_.reserve(n_traj);
-    d_status_.reserve(n);
-    RBMC_CUDA_CHECK(cudaMemcpyAsync(d_inputs_.data(), staging_in_.data(), n_in * sizeof(Scalar),
-                                    cudaMemcpyHostToDevice, stream_));
-    launch_in_parts(n, shared, how, states ? d_trajectory_.data() : nullptr);
-    if (statistics) reduce_statistics(n, shared, how, products);
+                      n_traj = states ? n * std::size_t(n_times) * kTrajectoryColumns : 0;
+    {
+      StageClock clock(&timings, Stage::transfer);
+      staging_in_.assign(inputs, inputs + n_in);  // double -> Scalar, as load_sample_inputs rounds on the CPU
+      d_inputs_.reserve(n_in);
+      d_outputs_.reserve(n_out);
+      d_trajectory_.reserve(n_traj);
+      d_status_.reserve(n);
+      RBMC_CUDA_CHECK(cudaMemcpyAsync(d_inputs_.data(), staging_in_.data(), n_in * sizeof(Scalar),
+                                      cudaMemcpyHostToDevice, stream_));
+      RBMC_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    }
+    {
+      StageClock clock(&timings, Stage::integrate);
+      launch_in_parts(n, shared_, how, states ? d_trajectory_.data() : nullptr);
+      RBMC_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    }
+    StageClock clock(&timings, Stage::transfer);
     staging_out_.resize(n_out);
     RBMC_CUDA_CHECK(cudaMemcpyAsync(staging_out_.data(), d_outputs_.data(), n_out * sizeof(Scalar),
                                     cudaMemcpyDeviceToHost, stream_));
     RBMC_CUDA_CHECK(cudaMemcpyAsync(status, d_status_.data(), n, cudaMemcpyDeviceToHost, stream_));
     RBMC_CUDA_CHECK(cudaStreamSynchronize(stream_));
     std::copy(staging_out_.begin(), staging_out_.end(), outputs);
-    if (statistics) finish_statistics(products);
-    products.kept.clear();
-    products.trajectories.clear();
-    if (states && products.select_trajectories) {
-      // Only the retained rows' trajectories cross to the host.
-      products.kept = products.select_trajectories(outputs, status);
-      gather_to_host(d_trajectory_.data(), n, trajectory_columns, products.kept, products.trajectories);
-    }
+  }
+
+  // Quantities and their column moments on the device; only the moments and the quantile rows'
+  // values cross to the host.
+  void reduce_statistics(const BatchIntegration& how, const std::vector<std::uint32_t>& rows,
+                         std::vector<Moments>& moments, std::vector<double>& values, StageTimings& timings) override {
+    const StageClock clock(&timings, Stage::statistics);
+    const int n_times = shared_.output_times.n;
+    const std::size_t n = n_, columns = std::size_t(n_times) * quantity::count;
+    staging_nominal_.clear();
+    for (const Quaternion<double>& q : how.nominal_attitudes)
+      staging_nominal_.push_back({Scalar(q.w), Scalar(q.x), Scalar(q.y), Scalar(q.z)});
+    d_nominal_.reserve(staging_nominal_.size());
+    d_quantities_.reserve(n * columns);
+    d_moments_.reserve(columns);
+    RBMC_CUDA_CHECK(cudaMemcpyAsync(d_nominal_.data(), staging_nominal_.data(),
+                                    staging_nominal_.size() * sizeof(Quaternion<Scalar>), cudaMemcpyHostToDevice, stream_));
+    RBMC_CUDA_CHECK(kernels::launch_compute_quantities<Scalar>(d_inputs_.data(), d_trajectory_.data(), d_nominal_.data(),
+                                                               n_times, n, shared_, d_quantities_.data(), stream_));
+    RBMC_CUDA_CHECK(kernels::reduce_column_moments<Scalar>(d_quantities_.data(), n, columns, d_moments_.data(), stream_));
+    moments.resize(columns);
+    RBMC_CUDA_CHECK(cudaMemcpyAsync(moments.data(), d_moments_.data(), columns * sizeof(Moments), cudaMemcpyDeviceToHost,
+                                    stream_));
+    gather_to_host(d_quantities_.data(), n, columns, rows, values);
+    RBMC_CUDA_CHECK(cudaStreamSynchronize(stream_));  // the moments' copy, when no row is gathered
+  }
+
+  // Only the retained rows' trajectories cross to the host.
+  void gather_trajectories(const std::vector<std::uint32_t>& rows, std::vector<double>& trajectories,
+                           StageTimings& timings) override {
+    const StageClock clock(&timings, Stage::gather);
+    gather_to_host(d_trajectory_.data(), n_, std::size_t(shared_.output_times.n) * kTrajectoryColumns, rows, trajectories);
   }
 
   // The whole batch at once, or, when a stop may be requested, in parts of about a quarter of a
@@ -116,33 +147,6 @@ class CudaBackend final : public Backend {
   }
 
  private:
-  // Quantities and their column moments on the device; the quantile rows' values gathered.
-  void reduce_statistics(std::size_t n, const SharedModel<Scalar>& shared, const BatchIntegration& how,
-                         BatchProducts& products) {
-    const int n_times = shared.output_times.n;
-    const std::size_t columns = std::size_t(n_times) * quantity::count;
-    staging_nominal_.clear();
-    for (const Quaternion<double>& q : how.nominal_attitudes)
-      staging_nominal_.push_back({Scalar(q.w), Scalar(q.x), Scalar(q.y), Scalar(q.z)});
-    d_nominal_.reserve(staging_nominal_.size());
-    d_quantities_.reserve(n * columns);
-    d_moments_.reserve(columns);
-    RBMC_CUDA_CHECK(cudaMemcpyAsync(d_nominal_.data(), staging_nominal_.data(),
-                                    staging_nominal_.size() * sizeof(Quaternion<Scalar>), cudaMemcpyHostToDevice, stream_));
-    RBMC_CUDA_CHECK(kernels::launch_compute_quantities<Scalar>(d_inputs_.data(), d_trajectory_.data(), d_nominal_.data(),
-                                                               n_times, n, shared, d_quantities_.data(), stream_));
-    RBMC_CUDA_CHECK(kernels::reduce_column_moments<Scalar>(d_quantities_.data(), n, columns, d_moments_.data(), stream_));
-    products.moments.resize(columns);
-    RBMC_CUDA_CHECK(cudaMemcpyAsync(products.moments.data(), d_moments_.data(), columns * sizeof(Moments),
-                                    cudaMemcpyDeviceToHost, stream_));
-    quantity_columns_ = columns;
-    quantity_n_ = n;
-  }
-
-  void finish_statistics(BatchProducts& products) {
-    gather_to_host(d_quantities_.data(), quantity_n_, quantity_columns_, products.quantile_rows, products.quantities);
-  }
-
   // Rows of a device structure-of-arrays buffer, gathered on the device and copied as doubles.
   void gather_to_host(const Scalar* data, std::size_t n, std::size_t columns, const std::vector<std::uint32_t>& rows,
                       std::vector<double>& out) {
@@ -171,7 +175,9 @@ class CudaBackend final : public Backend {
   cuda::DeviceBuffer<std::uint32_t> d_rows_;
   cuda::DeviceBuffer<Quaternion<Scalar>> d_nominal_;
   cuda::DeviceBuffer<Moments> d_moments_;
-  std::size_t quantity_columns_ = 0, quantity_n_ = 0;
+  // What the last integrate kept for the later primitives.
+  SharedModel<Scalar> shared_{};
+  std::size_t n_ = 0;
 };
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "host/cli/run_command.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -19,6 +20,7 @@ struct RunArguments {
   RunOptions options;
   std::uint64_t samples = 0, seed = 0;
   std::string backend = "auto", precision = "double", only;
+  bool timings = false;
 };
 
 void print_summary(const Scenario& s, const RunSummary& r) {
@@ -54,6 +56,20 @@ void print_summary(const Scenario& s, const RunSummary& r) {
   std::printf("  wrote        %s\n", r.output.c_str());
 }
 
+// --timings: where the wall time went, stage by stage. The writer's stages overlap the driver's,
+// so the shares may add up to more than 100 %.
+void print_timings(const RunSummary& r) {
+  std::printf("  stage        seconds  share of wall\n");
+  for (int i = 0; i < int(Stage::count); ++i) {
+    const Stage stage = Stage(i);
+    const double t = r.totals.stage_seconds[stage];
+    const bool writer_thread = stage == Stage::compress || stage == Stage::write;
+    std::printf("  %-11s %8.3f  %5.1f %%%s\n", stage_name(stage), t, 100 * t / std::max(r.totals.wall_seconds, 1e-9),
+                writer_thread ? "  (writer thread, overlaps the next batch)" : "");
+  }
+  std::printf("  %-11s %8.3f\n", "wall", r.totals.wall_seconds);
+}
+
 }  // namespace
 
 void add_run_command(CLI::App& app) {
@@ -74,6 +90,7 @@ void add_run_command(CLI::App& app) {
   run->add_flag("--overwrite", args->options.overwrite, "Replace an existing results file");
   run->add_flag("--resume", args->options.resume,
                 "Complete the interrupted run kept in OUTPUT.partial (same scenario and options)");
+  run->add_flag("--timings", args->timings, "Print the wall time of each stage of the run (also in the file's /timings)");
   run->add_flag_callback("--no-progress", [args] { args->options.progress = false; }, "No progress bar");
   run->callback([args, run] {
     Scenario scenario = load_scenario(args->scenario);
@@ -95,6 +112,7 @@ void add_run_command(CLI::App& app) {
       o.only = parse_sample_selection(args->only, o.samples ? *o.samples : scenario.run.n_samples);
     const RunSummary summary = run_scenario(scenario, o);
     print_summary(scenario, summary);
+    if (args->timings) print_timings(summary);
   });
 }
 

@@ -9,6 +9,9 @@
 #include <ctime>
 #include <filesystem>
 
+#include "host/io/h5_write.hpp"
+#include "host/io/trajectory_chunks.hpp"
+#include "host/scenario/output_schema.hpp"
 #include "rbmc/sample/sample_layout.hpp"
 
 #ifndef RBMC_VERSION
@@ -16,6 +19,14 @@
 #endif
 
 namespace rbmc {
+
+using h5::close_into_place;
+using h5::create_group;
+using h5::write_array;
+using h5::write_counts;
+using h5::write_matrix;
+using h5::write_scalar_attribute;
+using h5::write_string_attribute;
 
 namespace {
 
@@ -26,68 +37,6 @@ std::string iso8601_utc_now() {
   char buf[32];
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
   return buf;
-}
-
-// Variable-length UTF-8, which h5py returns as str (fixed-length strings come back as bytes).
-void write_string_attribute(hid_t object, const std::string& name, const std::string& value) {
-  h5::Handle type(H5Tcopy(H5T_C_S1), H5Tclose, "H5Tcopy");
-  h5::check_status(H5Tset_size(type.get(), H5T_VARIABLE), "H5Tset_size");
-  h5::check_status(H5Tset_cset(type.get(), H5T_CSET_UTF8), "H5Tset_cset");
-  h5::Handle space(H5Screate(H5S_SCALAR), H5Sclose, "H5Screate");
-  h5::Handle attr(H5Acreate2(object, name.c_str(), type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose,
-                  "creating attribute " + name);
-  const char* text = value.c_str();
-  h5::check_status(H5Awrite(attr.get(), type.get(), &text), "writing attribute " + name);
-}
-
-template <class T>
-void write_scalar_attribute(hid_t object, const std::string& name, hid_t type, T value) {
-  if (H5Aexists(object, name.c_str()) > 0)  // a value that changes (a resumed file's totals): replaced
-    h5::check_status(H5Adelete(object, name.c_str()), "replacing attribute " + name);
-  h5::Handle space(H5Screate(H5S_SCALAR), H5Sclose, "H5Screate");
-  h5::Handle attr(H5Acreate2(object, name.c_str(), type, space.get(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose,
-                  "creating attribute " + name);
-  h5::check_status(H5Awrite(attr.get(), type, &value), "writing attribute " + name);
-}
-
-h5::Handle create_group(hid_t parent, const std::string& name) {
-  return h5::Handle(H5Gcreate2(parent, name.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose,
-                    "creating group " + name);
-}
-
-// A small double dataset written at once (a correlation matrix, statistics), row-major.
-void write_array(hid_t parent, const std::string& name, const std::vector<double>& values, std::vector<hsize_t> dims) {
-  h5::Handle space(H5Screate_simple(int(dims.size()), dims.data(), nullptr), H5Sclose, "H5Screate_simple");
-  h5::Handle ds(H5Dcreate2(parent, name.c_str(), H5T_NATIVE_DOUBLE, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
-                H5Dclose, "creating dataset " + name);
-  h5::check_status(H5Dwrite(ds.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()),
-                   "writing dataset " + name);
-}
-
-// Counts, as unsigned integers, with their unit and meaning.
-void write_counts(hid_t parent, const std::string& name, const std::vector<std::uint64_t>& values,
-                  const std::vector<hsize_t>& dims, const std::string& description) {
-  h5::Handle space(H5Screate_simple(int(dims.size()), dims.data(), nullptr), H5Sclose, "H5Screate_simple");
-  h5::Handle ds(H5Dcreate2(parent, name.c_str(), H5T_STD_U64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
-                H5Dclose, "creating dataset " + name);
-  h5::check_status(H5Dwrite(ds.get(), H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()),
-                   "writing dataset " + name);
-  write_string_attribute(ds.get(), "units", "1");
-  write_string_attribute(ds.get(), "description", description);
-}
-
-// A (rows, columns) array; a single column is stored as a 1-D (rows,) dataset.
-void write_matrix(hid_t parent, const std::string& name, const std::vector<double>& values, hsize_t rows, hsize_t columns) {
-  write_array(parent, name, values, columns == 1 ? std::vector<hsize_t>{rows} : std::vector<hsize_t>{rows, columns});
-}
-
-// Flushes and closes a file written at `from`, then renames it to `to` (atomically, on one file system).
-void close_into_place(h5::Handle& file, const std::string& from, const std::string& to) {
-  h5::check_status(H5Fflush(file.get(), H5F_SCOPE_GLOBAL), "flushing " + from);
-  file.close("closing " + from);
-  std::error_code e;
-  std::filesystem::rename(from, to, e);
-  if (e) throw Hdf5Error("renaming " + from + " to " + to + ": " + e.message());
 }
 
 // How [output] trajectories chose the retained samples, in words for the file.
@@ -145,17 +94,14 @@ void write_design(hid_t root, const Scenario& s) {
 }
 
 
-std::string status_codes_text() {
-  std::string s;
-  for (int c = 0; c < kSampleStatusCount; ++c)
-    s += (c ? ", " : "") + std::to_string(c) + " = " + status_name(static_cast<SampleStatus>(c));
-  return s;
-}
-
 }  // namespace
 
 ResultsWriter::ResultsWriter(std::string path, bool overwrite, const ResultsMetadata& meta)
-    : path_(std::move(path)), n_rows_(meta.n_samples), scenario_(meta.scenario) {
+    : path_(std::move(path)),
+      n_rows_(meta.n_samples),
+      scenario_(meta.scenario),
+      schema_(sample_datasets(*meta.scenario)),
+      threads_(meta.threads) {
   namespace fs = std::filesystem;
   if (!overwrite && fs::exists(path_))
     throw UsageError("output file " + path_ + " exists; pass --overwrite to replace it");
@@ -194,54 +140,19 @@ ResultsWriter::ResultsWriter(std::string path, bool overwrite, const ResultsMeta
   if (s.run.integrator != "dopri5") write_scalar_attribute<std::int64_t>(root, "n_steps", H5T_NATIVE_INT64, s.run.n_steps);
   write_scalar_attribute<double>(root, "duration", H5T_NATIVE_DOUBLE, s.run.duration);
 
-  h5::Handle samples = create_group(root, "samples");
-  for (const char* g : {"samples/params", "samples/body", "samples/initial", "samples/final"}) create_group(root, g);
-  samples.close("closing /samples");
-
-  // Creation order is the order write_batch fills them in.
-  create("samples/index", H5T_NATIVE_UINT64, {}, "1", "global sample index k: inputs depend only on (seed, k)");
-  create("samples/status", H5T_NATIVE_UINT8, {}, "1", "per-sample outcome: " + status_codes_text());
-  for (const Dispersion& d : s.dispersions) {
-    std::vector<hsize_t> shape;
-    if (d.info.dim > 1) shape.push_back(hsize_t(d.info.dim));
-    create(std::string("samples/params/") + d.info.key_path, H5T_NATIVE_DOUBLE, shape, d.info.units,
-           std::string("drawn value of ") + d.info.key_path);
-  }
-  create("samples/body/mass", H5T_NATIVE_DOUBLE, {}, "kg", "mass");
-  create("samples/body/center_of_mass", H5T_NATIVE_DOUBLE, {3}, "m",
-         "centre of mass relative to the body-frame origin, body frame");
-  create("samples/body/inertia", H5T_NATIVE_DOUBLE, {3, 3}, "kg m^2", "inertia tensor about the centre of mass, body axes");
-  for (const char* stage : {"initial", "final"}) {
-    const std::string g = std::string("samples/") + stage + "/";
-    create(g + "position", H5T_NATIVE_DOUBLE, {3}, "m", "position of the body-frame origin, world frame");
-    create(g + "orientation", H5T_NATIVE_DOUBLE, {4}, "1", "unit quaternion (w, x, y, z), body to world");
-    create(g + "velocity", H5T_NATIVE_DOUBLE, {3}, "m/s", "velocity of the body-frame origin, world frame");
-    create(g + "angular_velocity", H5T_NATIVE_DOUBLE, {3}, "rad/s", "angular velocity, body frame");
-  }
-  create("samples/final/time", H5T_NATIVE_DOUBLE, {}, "s", "time of the final state (end time unless stopped early)");
-  create("samples/final/steps", H5T_STD_I64LE, {}, "1", "integration steps accepted");
-  create("samples/final/stopping_event", H5T_STD_I64LE, {}, "1",
-         "index of the terminal event that stopped the sample (in /samples/events order), -1 for none");
+  for (const char* g : {"samples", "samples/params", "samples/body", "samples/initial", "samples/final"}) create_group(root, g);
   if (s.events.n > 0) create_group(root, "samples/events");
   for (int e = 0; e < s.events.n; ++e) {
-    const std::string g = "samples/events/" + s.event_names[std::size_t(e)];
-    h5::Handle group = create_group(root, g);
+    h5::Handle group = create_group(root, "samples/events/" + s.event_names[std::size_t(e)]);
     write_string_attribute(group.get(), "terminal", s.events.events[e].terminal ? "true" : "false");
     write_scalar_attribute<std::int64_t>(group.get(), "index", H5T_NATIVE_INT64, e);
-    create(g + "/count", H5T_STD_I64LE, {}, "1", "occurrences of the event");
-    create(g + "/time", H5T_NATIVE_DOUBLE, {}, "s", "time of the first occurrence; NaN when it never occurred");
-    create(g + "/position", H5T_NATIVE_DOUBLE, {3}, "m", "at the first occurrence: position of the body origin, world");
-    create(g + "/orientation", H5T_NATIVE_DOUBLE, {4}, "1", "at the first occurrence: quaternion (w, x, y, z)");
-    create(g + "/velocity", H5T_NATIVE_DOUBLE, {3}, "m/s", "at the first occurrence: velocity of the origin, world");
-    create(g + "/angular_velocity", H5T_NATIVE_DOUBLE, {3}, "rad/s", "at the first occurrence: body frame");
   }
-  create("samples/final/rejected_steps", H5T_STD_I64LE, {}, "1", "steps the adaptive controller rejected");
-  if (s.constraint.kind != ConstraintKind::none) {
-    create("samples/final/reaction_force", H5T_NATIVE_DOUBLE, {3}, "N",
-           "force the constraint applies to the body at the final state, world frame");
-    create("samples/final/reaction_torque", H5T_NATIVE_DOUBLE, {3}, "N m",
-           "couple the constraint applies at the final state, body frame (zero for a pivot)");
-  }
+  if (s.design.kind == Design::Kind::grid) create_group(root, "samples/grid");
+  if (s.conserves_energy() || s.conserves_momentum()) create_group(root, "samples/diagnostics");
+  // The per-sample datasets, from the one table that declares them (host/scenario/output_schema.hpp).
+  for (const SampleDataset& d : schema_) create(d.path, stored_type(d.type), std::vector<hsize_t>(d.row_shape.begin(), d.row_shape.end()), d.units, d.description);
+  if (s.output.storage == OutputSettings::Storage::float32)
+    write_string_attribute(root, "storage", "float32: real per-sample and trajectory values rounded to single precision");
   if (s.output_times.n > 0) {
     h5::Handle group = create_group(root, "trajectories");
     const hsize_t n_times = hsize_t(s.output_times.n);
@@ -260,14 +171,8 @@ ResultsWriter::ResultsWriter(std::string path, bool overwrite, const ResultsMeta
     if (s.output.trajectories.kind != TrajectoryRetention::Kind::none) {
       // Retained samples are appended as the run finds them: extendible, chunked, compressed.
       create("trajectories/sample_index", H5T_NATIVE_UINT64, {}, "1", "global index of each trajectory's sample", true);
-      create("trajectories/position", H5T_NATIVE_DOUBLE, {n_times, 3}, "m",
-             "position of the body origin at each output time, world frame; NaN after the sample stopped", true);
-      create("trajectories/orientation", H5T_NATIVE_DOUBLE, {n_times, 4}, "1",
-             "unit quaternion (w, x, y, z), body to world, at each output time", true);
-      create("trajectories/velocity", H5T_NATIVE_DOUBLE, {n_times, 3}, "m/s", "velocity of the body origin, world frame",
-             true);
-      create("trajectories/angular_velocity", H5T_NATIVE_DOUBLE, {n_times, 3}, "rad/s", "angular velocity, body frame",
-             true);
+      for (const TrajectoryPart& part : trajectory_parts())
+        create_trajectory_part(part, n_times, 0);
       write_string_attribute(group.get(), "retained", retention_text(s.output.trajectories));
     }
   }
@@ -275,24 +180,6 @@ ResultsWriter::ResultsWriter(std::string path, bool overwrite, const ResultsMeta
   if (s.design.kind == Design::Kind::grid) {
     write_scalar_attribute<std::uint64_t>(root, "grid_points", H5T_NATIVE_UINT64, s.design.n_points());
     write_scalar_attribute<std::uint64_t>(root, "replicates", H5T_NATIVE_UINT64, s.design.replicates);
-    create_group(root, "samples/grid");
-    create("samples/grid_index", H5T_STD_I64LE, {hsize_t(s.design.axes.size())}, "1",
-           "each sample's coordinate along each grid axis (axes in the order of /samples/grid)");
-    for (const GridAxis& a : s.design.axes) {
-      std::vector<hsize_t> shape;
-      if (a.info.dim > 1) shape.push_back(hsize_t(a.info.dim));
-      create(std::string("samples/grid/") + a.info.key_path, H5T_NATIVE_DOUBLE, shape, a.info.units,
-             std::string("grid value of ") + a.info.key_path);
-    }
-  }
-  // Drift of what this scenario conserves: zero up to integration error.
-  if (s.conserves_energy() || s.conserves_momentum()) create_group(root, "samples/diagnostics");
-  if (s.conserves_energy())
-    create("samples/diagnostics/energy_drift", H5T_NATIVE_DOUBLE, {}, "1",
-           "(E - E0) / max(T0 + |V0|, T + |V|), E = T + V: zero up to integration error for these conservative loads");
-  if (s.conserves_momentum()) {
-    create("samples/diagnostics/angular_momentum_drift", H5T_NATIVE_DOUBLE, {}, "1",
-           "|h_C - h_C0| / |h_C0|, angular momentum about the centre of mass: conserved here");
   }
 }
 
@@ -333,9 +220,8 @@ ResultsWriter::Dataset& ResultsWriter::create(const std::string& name, hid_t typ
     h5::check_status(H5Pset_fill_value(plist.get(), H5T_NATIVE_UINT8, &not_run), "H5Pset_fill_value");
   }
   if (extendible) {
-    // Trajectories are the bulk of a file: byte shuffle, then deflate (zlib, in every HDF5 build).
     h5::check_status(H5Pset_shuffle(plist.get()), "H5Pset_shuffle");
-    h5::check_status(H5Pset_deflate(plist.get(), 4), "H5Pset_deflate");
+    h5::check_status(H5Pset_deflate(plist.get(), TrajectoryChunks::kDeflateLevel), "H5Pset_deflate");
   }
   h5::Handle ds(H5Dcreate2(file_.get(), name.c_str(), type, space.get(), H5P_DEFAULT, plist.get(), H5P_DEFAULT),
                 H5Dclose, "creating dataset " + name);
@@ -359,92 +245,93 @@ void ResultsWriter::write_rows(Dataset& d, hid_t memory_type, std::uint64_t firs
                    "writing " + d.name + " to " + temporary_path_);
 }
 
-void ResultsWriter::write_batch(const BatchView& b) {
-  if (b.first + b.n > n_rows_) throw Hdf5Error("internal error: batch beyond the end of " + path_);
-  // Gathers `dim` structure-of-arrays columns into n rows of `dim` values.
-  const auto rows_of = [&](const double* columns, int first_column, int dim) -> const double* {
-    scratch_.resize(b.n * std::size_t(dim));
-    for (std::size_t i = 0; i < b.n; ++i)
-      for (int c = 0; c < dim; ++c) scratch_[i * dim + c] = columns[(first_column + c) * b.n + i];
-    return scratch_.data();
-  };
-  const auto write_columns = [&](const std::string& name, const double* columns, int first_column) {
-    Dataset& d = dataset(name);
-    write_rows(d, H5T_NATIVE_DOUBLE, b.first, b.n, rows_of(columns, first_column, int(d.row_size)));
-  };
+hid_t ResultsWriter::stored_type(StoredType t) const {
+  switch (t) {
+    case StoredType::real:
+      return scenario_->output.storage == OutputSettings::Storage::float32 ? H5T_IEEE_F32LE : H5T_IEEE_F64LE;
+    case StoredType::int64: return H5T_STD_I64LE;
+    case StoredType::uint64: return H5T_STD_U64LE;
+    case StoredType::uint8: return H5T_STD_U8LE;
+  }
+  return H5T_IEEE_F64LE;
+}
 
+// One extendible (kept, output times, dim) trajectory dataset, in chunks compressed on every core
+// (host/io/trajectory_chunks.hpp); rows_in_file: what a resumed file holds already.
+void ResultsWriter::create_trajectory_part(const TrajectoryPart& part, hsize_t n_times, hsize_t rows_in_file) {
+  const std::string name = std::string("trajectories/") + part.name;
+  const hsize_t dim = hsize_t(part.dim);
+  if (!resumed_) {
+    const std::array<hsize_t, 3> chunk = trajectory_chunk_shape(n_times, dim);
+    const hsize_t dims[3] = {0, n_times, dim}, max_dims[3] = {H5S_UNLIMITED, n_times, dim};
+    h5::Handle space(H5Screate_simple(3, dims, max_dims), H5Sclose, "dataspace for " + name);
+    h5::Handle plist(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, "H5Pcreate");
+    h5::check_status(H5Pset_chunk(plist.get(), 3, chunk.data()), "H5Pset_chunk");
+    // The filters the chunks were compressed with, declared for every reader.
+    h5::check_status(H5Pset_shuffle(plist.get()), "H5Pset_shuffle");
+    h5::check_status(H5Pset_deflate(plist.get(), TrajectoryChunks::kDeflateLevel), "H5Pset_deflate");
+    h5::Handle ds(H5Dcreate2(file_.get(), name.c_str(), stored_type(StoredType::real), space.get(), H5P_DEFAULT,
+                             plist.get(), H5P_DEFAULT),
+                  H5Dclose, "creating dataset " + name);
+    write_string_attribute(ds.get(), "units", part.units);
+    write_string_attribute(ds.get(), "description", part.description);
+    datasets_.push_back({name, std::move(ds), {n_times, dim}, std::size_t(n_times * dim)});
+  }
+  const bool float32 = scenario_->output.storage == OutputSettings::Storage::float32;
+  trajectory_chunks_.emplace_back(dataset(name).id.get(), name, n_times, dim, float32, rows_in_file);
+}
+
+void ResultsWriter::write_batch(const BatchView& b, StageTimings& timings) {
+  if (b.first + b.n > n_rows_) throw Hdf5Error("internal error: batch beyond the end of " + path_);
   std::vector<std::uint64_t> index(b.n);
   for (std::size_t i = 0; i < b.n; ++i) index[i] = b.index != nullptr ? b.index[i] : b.first + i;
-  write_rows(dataset("samples/index"), H5T_NATIVE_UINT64, b.first, b.n, index.data());
-  if (b.trajectories != nullptr && !b.kept->empty()) append_trajectories(index.data(), *b.kept, *b.trajectories);
-  write_rows(dataset("samples/status"), H5T_NATIVE_UINT8, b.first, b.n, b.status);
-  if (scenario_->design.kind == Design::Kind::grid) {
-    // A function of each row's global index: recomputed here rather than carried in the batch.
-    const Design& design = scenario_->design;
-    const std::size_t n_axes = design.axes.size();
-    std::vector<double> coordinates(b.n * n_axes);
+  if (b.trajectories != nullptr && !b.kept->empty()) append_trajectories(index.data(), *b.kept, *b.trajectories, timings);
+  const StageClock clock(&timings, Stage::write);
+  const Design& design = scenario_->design;
+  const std::size_t n_axes = design.axes.size();
+  std::vector<double> coordinates;  // (n, axes): a function of each row's global index, not carried in the batch
+  if (design.kind == Design::Kind::grid) {
+    coordinates.resize(b.n * n_axes);
     for (std::size_t i = 0; i < b.n; ++i) {
       const std::vector<std::uint64_t> c = design.coordinates(index[i]);
       for (std::size_t j = 0; j < n_axes; ++j) coordinates[i * n_axes + j] = double(c[j]);
     }
-    write_rows(dataset("samples/grid_index"), H5T_NATIVE_DOUBLE, b.first, b.n, coordinates.data());
-    for (std::size_t j = 0; j < n_axes; ++j) {
-      const GridAxis& axis = design.axes[j];
-      scratch_.resize(b.n * std::size_t(axis.info.dim));
+  }
+  // Every dataset's rows, from the batch's structure-of-arrays columns, as its schema entry says.
+  for (const SampleDataset& d : schema_) {
+    Dataset& out = dataset(d.path);
+    const std::size_t dim = d.row_size();
+    const auto from_columns = [&](const double* columns) {
+      scratch_.resize(b.n * dim);
       for (std::size_t i = 0; i < b.n; ++i)
-        for (int c = 0; c < axis.info.dim; ++c)
-          scratch_[i * std::size_t(axis.info.dim) + std::size_t(c)] =
-              axis.values[std::size_t(coordinates[i * n_axes + j])][std::size_t(c)];
-      write_rows(dataset(std::string("samples/grid/") + axis.info.key_path), H5T_NATIVE_DOUBLE, b.first, b.n,
-                 scratch_.data());
+        for (std::size_t c = 0; c < dim; ++c) scratch_[i * dim + c] = columns[(std::size_t(d.column) + c) * b.n + i];
+    };
+    switch (d.source) {
+      case SampleSource::index: write_rows(out, H5T_NATIVE_UINT64, b.first, b.n, index.data()); continue;
+      case SampleSource::status: write_rows(out, H5T_NATIVE_UINT8, b.first, b.n, b.status); continue;
+      case SampleSource::params: from_columns(b.params); break;
+      case SampleSource::inputs: from_columns(b.inputs); break;
+      case SampleSource::outputs: from_columns(b.outputs); break;  // HDF5 converts counts to int64
+      case SampleSource::inertia: {
+        // The six stored components (xx, yy, zz, xy, xz, yz) back into a full symmetric 3×3.
+        static constexpr int kFromSix[9] = {0, 3, 4, 3, 1, 5, 4, 5, 2};
+        scratch_.resize(b.n * 9);
+        for (std::size_t i = 0; i < b.n; ++i)
+          for (int e = 0; e < 9; ++e) scratch_[i * 9 + e] = b.inputs[(d.column + kFromSix[e]) * b.n + i];
+        break;
+      }
+      case SampleSource::grid_index: scratch_ = coordinates; break;
+      case SampleSource::grid_value: {
+        const GridAxis& axis = design.axes[std::size_t(d.column)];
+        scratch_.resize(b.n * dim);
+        for (std::size_t i = 0; i < b.n; ++i)
+          for (std::size_t c = 0; c < dim; ++c)
+            scratch_[i * dim + c] = axis.values[std::size_t(coordinates[i * n_axes + std::size_t(d.column)])][c];
+        break;
+      }
     }
+    write_rows(out, H5T_NATIVE_DOUBLE, b.first, b.n, scratch_.data());
   }
-  int param_column = 0;
-  for (const Dispersion& d : scenario_->dispersions) {
-    write_columns(std::string("samples/params/") + d.info.key_path, b.params, param_column);
-    param_column += d.info.dim;
-  }
-  namespace in = input_column;
-  namespace out = output_column;
-  write_columns("samples/body/mass", b.inputs, in::mass);
-  write_columns("samples/body/center_of_mass", b.inputs, in::com_b);
-  {
-    // The six stored components (xx, yy, zz, xy, xz, yz) back into a full symmetric 3×3.
-    static constexpr int kFromSix[9] = {0, 3, 4, 3, 1, 5, 4, 5, 2};
-    scratch_.resize(b.n * 9);
-    for (std::size_t i = 0; i < b.n; ++i)
-      for (int e = 0; e < 9; ++e) scratch_[i * 9 + e] = b.inputs[(in::inertia_c_b + kFromSix[e]) * b.n + i];
-    write_rows(dataset("samples/body/inertia"), H5T_NATIVE_DOUBLE, b.first, b.n, scratch_.data());
-  }
-  write_columns("samples/initial/position", b.inputs, in::p_w);
-  write_columns("samples/initial/orientation", b.inputs, in::q_wb);
-  write_columns("samples/initial/velocity", b.inputs, in::v_w);
-  write_columns("samples/initial/angular_velocity", b.inputs, in::omega_b);
-  write_columns("samples/final/position", b.outputs, out::p_w);
-  write_columns("samples/final/orientation", b.outputs, out::q_wb);
-  write_columns("samples/final/velocity", b.outputs, out::v_w);
-  write_columns("samples/final/angular_velocity", b.outputs, out::omega_b);
-  write_columns("samples/final/time", b.outputs, out::time);
-  write_columns("samples/final/steps", b.outputs, out::steps);  // HDF5 converts to int64
-  write_columns("samples/final/stopping_event", b.outputs, out::stopping_event);
-  for (int e = 0; e < scenario_->events.n; ++e) {
-    const std::string g = "samples/events/" + scenario_->event_names[std::size_t(e)];
-    const int base = out::count + kEventColumns * e;
-    write_columns(g + "/count", b.outputs, base);
-    write_columns(g + "/time", b.outputs, base + 1);
-    write_columns(g + "/position", b.outputs, base + 2);
-    write_columns(g + "/orientation", b.outputs, base + 5);
-    write_columns(g + "/velocity", b.outputs, base + 9);
-    write_columns(g + "/angular_velocity", b.outputs, base + 12);
-  }
-  write_columns("samples/final/rejected_steps", b.outputs, out::rejected_steps);
-  if (scenario_->constraint.kind != ConstraintKind::none) {
-    write_columns("samples/final/reaction_force", b.outputs, out::reaction_force_w);
-    write_columns("samples/final/reaction_torque", b.outputs, out::reaction_torque_b);
-  }
-  if (scenario_->conserves_energy()) write_columns("samples/diagnostics/energy_drift", b.outputs, out::energy_drift);
-  if (scenario_->conserves_momentum())
-    write_columns("samples/diagnostics/angular_momentum_drift", b.outputs, out::momentum_drift);
 }
 
 ResultsWriter::Dataset& ResultsWriter::dataset(const std::string& name) {
@@ -466,7 +353,12 @@ ResultsWriter::Dataset& ResultsWriter::dataset(const std::string& name) {
 }
 
 ResultsWriter::ResultsWriter(std::string path, const ResultsMetadata& meta, Resume)
-    : path_(std::move(path)), n_rows_(meta.n_samples), scenario_(meta.scenario), resumed_(true) {
+    : path_(std::move(path)),
+      n_rows_(meta.n_samples),
+      scenario_(meta.scenario),
+      schema_(sample_datasets(*meta.scenario)),
+      threads_(meta.threads),
+      resumed_(true) {
   namespace fs = std::filesystem;
   const std::string suspended = suspended_path(path_);
   if (!fs::exists(suspended)) throw UsageError("--resume: there is no interrupted run to resume (" + suspended + ")");
@@ -492,6 +384,8 @@ ResultsWriter::ResultsWriter(std::string path, const ResultsMetadata& meta, Resu
     hsize_t kept = 0;
     h5::check_status(H5Sget_simple_extent_dims(space.get(), &kept, nullptr), "the extent of trajectories/sample_index");
     n_trajectories_ = kept;
+    for (const TrajectoryPart& part : trajectory_parts())
+      create_trajectory_part(part, hsize_t(scenario_->output_times.n), kept);
   }
 }
 
@@ -503,6 +397,7 @@ void ResultsWriter::drop_suspended_state() {
 }
 
 void ResultsWriter::suspend(const SuspendedRun& state) {
+  flush_trajectories();
   if (!resumed_state_dropped_) drop_suspended_state();
   const hid_t root = file_.get();
   h5::Handle group = create_group(root, "resume");
@@ -543,25 +438,36 @@ void ResultsWriter::append_rows(Dataset& d, hid_t memory_type, std::size_t n, co
 }
 
 void ResultsWriter::append_trajectories(const std::uint64_t* index, const std::vector<std::uint32_t>& kept,
-                                        const std::vector<double>& trajectories) {
+                                        const std::vector<double>& trajectories, StageTimings& timings) {
   // Each kept row holds, at each output time, p (3), q (4), v (3), ω (3).
   const std::size_t n_times = std::size_t(scenario_->output_times.n), n = kept.size();
-  std::vector<std::uint64_t> sample_index(n);
-  for (std::size_t r = 0; r < n; ++r) sample_index[r] = index[kept[r]];
-  append_rows(dataset("trajectories/sample_index"), H5T_NATIVE_UINT64, n, sample_index.data());
-  const auto append_part = [&](const char* name, int first_component, int dim) {
-    scratch_.resize(n * n_times * std::size_t(dim));
-    for (std::size_t r = 0; r < n; ++r)
-      for (std::size_t k = 0; k < n_times; ++k)
-        for (int c = 0; c < dim; ++c)
-          scratch_[(r * n_times + k) * dim + c] = trajectories[(r * n_times + k) * kTrajectoryColumns + first_component + c];
-    append_rows(dataset(name), H5T_NATIVE_DOUBLE, n, scratch_.data());
-  };
-  append_part("trajectories/position", 0, 3);
-  append_part("trajectories/orientation", 3, 4);
-  append_part("trajectories/velocity", 7, 3);
-  append_part("trajectories/angular_velocity", 10, 3);
+  {
+    const StageClock clock(&timings, Stage::write);
+    std::vector<std::uint64_t> sample_index(n);
+    for (std::size_t r = 0; r < n; ++r) sample_index[r] = index[kept[r]];
+    append_rows(dataset("trajectories/sample_index"), H5T_NATIVE_UINT64, n, sample_index.data());
+  }
+  const std::vector<TrajectoryPart>& parts = trajectory_parts();
+  for (std::size_t p = 0; p < parts.size(); ++p) {
+    const std::size_t dim = std::size_t(parts[p].dim);
+    {
+      const StageClock clock(&timings, Stage::compress);
+      part_rows_.resize(n * n_times * dim);
+      for (std::size_t r = 0; r < n; ++r)
+        for (std::size_t k = 0; k < n_times; ++k)
+          for (std::size_t c = 0; c < dim; ++c)
+            part_rows_[(r * n_times + k) * dim + c] =
+                trajectories[(r * n_times + k) * kTrajectoryColumns + std::size_t(parts[p].first) + c];
+    }
+    trajectory_chunks_[p].append(part_rows_.data(), n, threads_, timings);
+  }
   n_trajectories_ += n;
+}
+
+// Stores the trajectories' partly filled last chunks: before the file is closed.
+void ResultsWriter::flush_trajectories() {
+  StageTimings ignored;
+  for (TrajectoryChunks& t : trajectory_chunks_) t.flush(threads_, ignored);
 }
 
 void ResultsWriter::write_statistics(const RunStatistics& stats) {
@@ -578,6 +484,7 @@ void ResultsWriter::write_statistics(const RunStatistics& stats) {
   for (std::size_t k = 0; k < n_times; ++k) times[k] = scenario_->output_times.at(int(k));
   write_matrix(group.get(), "time", times, hsize_t(n_times), 1);
   const auto column = [&](std::size_t k, int q) { return k * quantity::count + std::size_t(q); };
+  const auto all_quantiles = stats.all_quantiles();
   for (const QuantityInfo& info : statistics_quantities()) {
     h5::Handle g = create_group(group.get(), info.name);
     write_string_attribute(g.get(), "units", info.units);
@@ -597,7 +504,7 @@ void ResultsWriter::write_statistics(const RunStatistics& stats) {
         sd[at] = any ? std::sqrt(m.variance()) : NAN;
         lo[at] = any ? m.min : NAN;
         hi[at] = any ? m.max : NAN;
-        const auto q = stats.quantiles(col);
+        const auto& q = all_quantiles[col];
         for (std::size_t j = 0; j < n_p; ++j) quantiles[(k * n_p + j) * dim + c] = q[j];
         rank_error[at] = stats.rank_error_95(col);
       }
@@ -638,6 +545,15 @@ void write_totals(hid_t root, const RunTotals& totals, const Scenario& s, std::u
   for (int c = 0; c < kSampleStatusCount; ++c)
     write_scalar_attribute<std::uint64_t>(root, std::string("n_status_") + status_name(static_cast<SampleStatus>(c)),
                                           H5T_NATIVE_UINT64, totals.status_counts[c]);
+  // Wall time per stage of the pipeline (rbmc run --timings), this process's share of the run.
+  if (H5Lexists(root, "timings", H5P_DEFAULT) <= 0) create_group(root, "timings");
+  h5::Handle timings(H5Gopen2(root, "timings", H5P_DEFAULT), H5Gclose, "opening /timings");
+  write_string_attribute(timings.get(), "units", "s");
+  write_string_attribute(timings.get(), "description",
+                         "wall time of each stage of the run in this process (a resumed run: since the resume); "
+                         "compress and write run on the writer thread, overlapping the next batch's stages");
+  for (int i = 0; i < int(Stage::count); ++i)
+    write_scalar_attribute<double>(timings.get(), stage_name(Stage(i)), H5T_NATIVE_DOUBLE, totals.stage_seconds[Stage(i)]);
 }
 
 // H5Aiterate2 callback: copies one root attribute to the group in op_data, but `complete`.
@@ -670,6 +586,7 @@ herr_t copy_root_member(hid_t location, const char* name, const H5L_info_t*, voi
 }  // namespace
 
 void ResultsWriter::finish(const RunTotals& totals) {
+  flush_trajectories();
   for (Dataset& d : datasets_) d.id.close("closing " + d.name);
   datasets_.clear();
   if (resumed_) {

@@ -11,8 +11,11 @@
 #include <vector>
 
 #include "host/io/h5_handle.hpp"
+#include "host/io/trajectory_chunks.hpp"
+#include "host/scenario/output_schema.hpp"
 #include "host/scenario/scenario.hpp"
 #include "host/stats/run_statistics.hpp"
+#include "host/util/stage_timings.hpp"
 #include "rbmc/sample/sample_status.hpp"
 
 namespace rbmc {
@@ -21,6 +24,7 @@ struct ResultsMetadata {
   std::string backend, device, precision;
   const Scenario* scenario = nullptr;
   std::uint64_t n_samples = 0;  // rows in the file
+  unsigned threads = 1;         // for compressing trajectory chunks
 };
 
 // One batch as the backends produce it: structure-of-arrays columns of n rows each
@@ -43,6 +47,7 @@ struct RunTotals {
   std::array<std::uint64_t, kSampleStatusCount> status_counts{};
   std::uint64_t n_redrawn = 0;  // samples whose mass properties the validity policy redrew
   std::uint64_t steps = 0, rejected_steps = 0;  // over all samples
+  StageTimings stage_seconds;  // this process's time per stage (a resumed run: since the resume)
 };
 
 // samples/status of a row an interrupted run has not reached (the dataset's fill value).
@@ -70,7 +75,8 @@ class ResultsWriter {
   ResultsWriter& operator=(const ResultsWriter&) = delete;
   ~ResultsWriter();
 
-  void write_batch(const BatchView& batch);
+  // Adds its time to timings' compress and write stages.
+  void write_batch(const BatchView& batch, StageTimings& timings);
   // The statistics at the output times, once every batch is in.
   void write_statistics(const RunStatistics& stats);
   // Writes the run's totals, closes the file and renames it to the target path.
@@ -98,7 +104,10 @@ class ResultsWriter {
   void drop_suspended_state();
   void finish_resumed(const RunTotals& totals);
   void append_trajectories(const std::uint64_t* index, const std::vector<std::uint32_t>& kept,
-                           const std::vector<double>& trajectories);
+                           const std::vector<double>& trajectories, StageTimings& timings);
+  void create_trajectory_part(const TrajectoryPart& part, hsize_t n_times, hsize_t rows_in_file);
+  void flush_trajectories();
+  hid_t stored_type(StoredType t) const;
   Dataset& dataset(const std::string& name);
   void write_rows(Dataset& d, hid_t memory_type, std::uint64_t first, std::size_t n, const void* rows);
 
@@ -108,6 +117,10 @@ class ResultsWriter {
   std::vector<Dataset> datasets_;
   std::vector<double> scratch_;
   const Scenario* scenario_;
+  std::vector<SampleDataset> schema_;  // the per-sample datasets this file keeps
+  unsigned threads_;
+  std::vector<TrajectoryChunks> trajectory_chunks_;  // in trajectory_parts() order
+  std::vector<double> part_rows_;
   bool finished_ = false;
   bool resumed_ = false;
   bool resumed_state_dropped_ = false;

@@ -15,6 +15,7 @@
 #include "host/sampling/sampling_plan.hpp"
 #include "host/util/parallel_for.hpp"
 #include "host/util/serial_worker.hpp"
+#include "host/util/stage_timings.hpp"
 #include "rbmc/sample/sample_layout.hpp"
 #include "rbmc/stats/output_quantities.hpp"
 #include "host/stats/run_statistics.hpp"
@@ -35,6 +36,11 @@ struct HostBatch {
   std::vector<double> inputs, outputs, params;
   std::vector<std::uint8_t> status;
   std::vector<std::uint64_t> index;  // each row's global sample index
+  // What the backend's primitives reduced of it:
+  std::vector<Moments> moments;       // (output times, quantity::count)
+  std::vector<double> quantities;     // (quantile rows, output times, quantity::count)
+  std::vector<std::uint32_t> kept;    // the rows whose trajectories the file keeps, ascending
+  std::vector<double> trajectories;   // (kept, output times, 13)
 
   void resize(std::size_t n, int n_model_parameters, int n_param_values, int n_events) {
     inputs.resize(n * std::size_t(input_column_count(n_model_parameters)));
@@ -268,6 +274,7 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
   meta.backend = backend->name();
   meta.device = backend->device();
   meta.precision = precision_name(options.precision);
+  meta.threads = threads;
   meta.scenario = &scenario;
   // The rows of the file: every sample, or the ones asked for by global index.
   const std::uint64_t n_total = options.only.empty() ? scenario.run.n_samples : options.only.size();
@@ -290,11 +297,11 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
   // The same batches as before the interruption: the statistics merge in the same order, so the
   // file equals an uninterrupted run's.
   if (suspended && options.batch_size == 0) batch_size = std::size_t(suspended->batch_size);
-  RunStatistics statistics(scenario, n_total);
-  BatchIntegration how{scenario.integration(), scenario.shared_model(), statistics.enabled(), {}};
+  RunStatistics statistics(scenario, n_total, threads);
+  TrajectorySelector selector(scenario);
+  BatchIntegration how{scenario.integration(), scenario.shared_model(), statistics.enabled(), selector.active(), {}};
   how.stop = &interrupt_requested();  // SIGINT or SIGTERM abandons the batch in flight
   if (statistics.enabled()) how.nominal_attitudes = nominal_attitudes(scenario);
-  TrajectorySelector selector(scenario);
 
   RunTotals totals;
   std::uint64_t start_row = 0;
@@ -307,10 +314,14 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
   const double wall_before = totals.wall_seconds;
   // Two sets of batch buffers: batch k is written on another thread while batch k + 1 is sampled
   // and integrated (one HDF5 call at a time all the same: the main thread makes none meanwhile).
+  // Each thread times its own stages.
   std::array<HostBatch, 2> batches;
-  std::array<BatchProducts, 2> products_of;
   SerialWorker writing;
-  const auto wait_for_writing = [&] { writing.wait(); };  // rethrows the writer's error here
+  StageTimings driver_seconds, writer_seconds;
+  const auto wait_for_writing = [&] {  // rethrows the writer's error here
+    const StageClock clock(&driver_seconds, Stage::idle);
+    writing.wait();
+  };
   ProgressBar progress(options.progress, n_total);
   // On SIGINT or SIGTERM, between batches: the file so far is kept for --resume.
   const auto suspend = [&](std::uint64_t rows_done) {
@@ -325,43 +336,62 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
   for (std::uint64_t first = start_row; first < n_total; first += batch_size, current ^= 1) {
     if (interrupt_requested()) suspend(first);
     HostBatch& batch = batches[std::size_t(current)];
-    BatchProducts& products = products_of[std::size_t(current)];
     const std::size_t n = std::size_t(std::min<std::uint64_t>(batch_size, n_total - first));
-    batch.resize(n, scenario.model_parameters.n, plan.n_parameter_values(), scenario.events.n);
-    batch.index.resize(n);
-    for (std::size_t i = 0; i < n; ++i) batch.index[i] = global_index(first + i);
-    // Counted once the batch is integrated: an abandoned batch is sampled again on --resume.
-    const std::uint64_t redrawn = sample_batch(plan, batch.index.data(), n, threads, batch);
-    products.select_trajectories = nullptr;
-    if (selector.active())
-      products.select_trajectories = [&selector, &batch, n](const double* outputs, const std::uint8_t* status) {
-        return selector.select(batch.index.data(), outputs, status, n);
-      };
-    products.quantile_rows = statistics.enabled() ? statistics.quantile_rows(batch.index.data(), n)
-                                                  : std::vector<std::uint32_t>{};
+    // Stage: sample. Counted once the batch is integrated: an abandoned batch is sampled again on --resume.
+    std::uint64_t redrawn = 0;
+    {
+      const StageClock clock(&driver_seconds, Stage::sample);
+      batch.resize(n, scenario.model_parameters.n, plan.n_parameter_values(), scenario.events.n);
+      batch.index.resize(n);
+      for (std::size_t i = 0; i < n; ++i) batch.index[i] = global_index(first + i);
+      redrawn = sample_batch(plan, batch.index.data(), n, threads, batch);
+    }
+    // Stage: integrate (and the transfers around it).
     try {
-      backend->run_batch(batch.inputs.data(), batch.outputs.data(), batch.status.data(), n, how, products);
+      backend->integrate(batch.inputs.data(), batch.outputs.data(), batch.status.data(), n, how, driver_seconds);
     } catch (const BatchAbandoned&) {
       suspend(first);  // the batches before this one are kept; this one is integrated again on --resume
     }
     totals.n_redrawn += redrawn;
-    if (statistics.enabled()) statistics.add(products.moments, products.quantities, products.quantile_rows.size());
     for (std::size_t i = 0; i < n; ++i) {
       ++totals.status_counts[std::min<int>(batch.status[i], kSampleStatusCount - 1)];
       totals.steps += std::uint64_t(batch.outputs[output_column::steps * n + i]);
       totals.rejected_steps += std::uint64_t(batch.outputs[output_column::rejected_steps * n + i]);
     }
-    wait_for_writing();  // the previous batch's write, which ran while this batch did
-    const bool kept = selector.active() && !products.kept.empty();
+    // Stage: statistics, reduced by the backend and merged into the run's.
+    if (statistics.enabled()) {
+      const std::vector<std::uint32_t> rows = statistics.quantile_rows(batch.index.data(), n);
+      backend->reduce_statistics(how, rows, batch.moments, batch.quantities, driver_seconds);
+      const StageClock clock(&driver_seconds, Stage::statistics);
+      statistics.add(batch.moments, batch.quantities, rows.size());
+    }
+    // Stage: gather the trajectories the file keeps.
+    batch.kept.clear();
+    batch.trajectories.clear();
+    if (selector.active()) {
+      {
+        const StageClock clock(&driver_seconds, Stage::gather);
+        batch.kept = selector.select(batch.index.data(), batch.outputs.data(), batch.status.data(), n);
+      }
+      if (!batch.kept.empty()) backend->gather_trajectories(batch.kept, batch.trajectories, driver_seconds);
+    }
+    // Stage: write, on the writer's thread while the next batch is sampled and integrated.
+    wait_for_writing();  // the previous batch's write
+    const bool kept = !batch.kept.empty();
     const BatchView view{first, n, batch.inputs.data(), batch.outputs.data(), batch.status.data(), batch.params.data(),
-                         kept ? &products.kept : nullptr, kept ? &products.trajectories : nullptr, batch.index.data()};
-    writing.submit([&writer, view] { writer->write_batch(view); });
+                         kept ? &batch.kept : nullptr, kept ? &batch.trajectories : nullptr, batch.index.data()};
+    writing.submit([&writer, &writer_seconds, view] { writer->write_batch(view, writer_seconds); });
     progress.update(first + n);
     if (options.after_batch) options.after_batch(first + n);
   }
   wait_for_writing();
-  writer->write_statistics(statistics);
+  {
+    const StageClock clock(&driver_seconds, Stage::statistics);
+    writer->write_statistics(statistics);
+  }
 
+  totals.stage_seconds = driver_seconds;
+  totals.stage_seconds += writer_seconds;
   totals.wall_seconds = wall_before + std::chrono::duration<double>(Clock::now() - start).count();
   writer->finish(totals);
   // A fresh run with --overwrite replaced an interrupted one: its partial file is discarded.

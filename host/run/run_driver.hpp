@@ -1,4 +1,6 @@
-// The pipeline of one run: for each batch, sample → integrate → write → report.
+// The pipeline of one run, a list of named stages over each batch (host/util/stage_timings.hpp):
+// sample → integrate → statistics → gather → write, the write of batch k overlapping the stages of
+// batch k + 1.
 #pragma once
 
 #include <atomic>

@@ -14,6 +14,7 @@
 
 #include "host/errors.hpp"
 #include "host/scenario/scenario.hpp"
+#include "host/scenario/output_schema.hpp"
 #include "rbmc/body/principal_axes.hpp"
 #include "rbmc/body/inertia.hpp"
 #include "rbmc/body/shapes.hpp"
@@ -862,7 +863,24 @@ void read_output(TableReader& r, Scenario& s) {
   const toml::node* trajectories = r.find("trajectories");
   const toml::node* statistics = r.find("statistics");
   const toml::node* memory = r.find("quantile_memory_mb");
+  const toml::node* samples = r.find("samples");
+  const toml::node* storage = r.find("storage");
   r.reject_unknown_keys();  // a misspelt key says so before "interval is required" would
+  if (samples != nullptr) {
+    const toml::array* a = samples->as_array();
+    if (a == nullptr || a->empty())
+      r.fail_at(*samples, "samples", "must be a non-empty array of per-sample dataset names, e.g. [\"final/position\", \"status\"]");
+    for (const toml::node& e : *a) {
+      if (!e.is_string()) r.fail_at(e, "samples", "must list dataset names as strings (e.g. \"final/position\")");
+      s.output.sample_datasets.push_back(e.as_string()->get());
+      s.output.sample_dataset_positions.push_back({int(e.source().begin.line), int(e.source().begin.column)});
+    }
+  }
+  if (storage != nullptr) {
+    const std::optional<std::string> v = storage->value<std::string>();
+    if (v == "float32") s.output.storage = OutputSettings::Storage::float32;
+    else if (v != "float64") r.fail_at(*storage, "storage", "must be \"float64\" (the default) or \"float32\"");
+  }
   if (trajectories != nullptr) read_retention(r, *trajectories, s);
   if (statistics != nullptr) {
     if (!statistics->is_boolean()) r.fail_at(*statistics, "statistics", "must be true or false");
@@ -894,7 +912,9 @@ void read_output(TableReader& r, Scenario& s) {
       if (o.n > 0 && !(v > o.list[o.n - 1])) r.fail_at(t, "times", "must be strictly ascending");
       o.list[o.n++] = v;
     }
-  } else {
+  } else if (trajectories != nullptr || statistics != nullptr || memory != nullptr ||
+             (samples == nullptr && storage == nullptr)) {
+    // An [output] of only samples and storage chooses what the file keeps of the final states.
     r.fail_here("interval", "is required (or times)");
   }
 }
@@ -1206,6 +1226,13 @@ Scenario parse_scenario(const std::string& text, const std::string& path) {
     read_design(r, s, run != nullptr && run->get("samples") != nullptr);
   }
   top.reject_unknown_keys();
+  // [output] samples names datasets that only the whole scenario determines (params, events).
+  for (std::size_t i = 0; i < s.output.sample_datasets.size(); ++i) {
+    const std::string problem = check_sample_selection(s, s.output.sample_datasets[i]);
+    if (!problem.empty())
+      throw ScenarioError(path, std::uint32_t(s.output.sample_dataset_positions[i].first),
+                          std::uint32_t(s.output.sample_dataset_positions[i].second), "output.samples", problem);
+  }
   return s;
 }
 

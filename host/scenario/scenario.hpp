@@ -159,6 +159,12 @@ struct OutputSettings {
   // Bytes of quantity values kept for exact quantiles; beyond, quantiles come from a
   // deterministic subsample of the samples (docs/output-format.md).
   std::uint64_t quantile_memory = std::uint64_t(256) << 20;
+  // [output] samples: the per-sample datasets kept (names under /samples, or groups of them);
+  // empty: all (host/scenario/output_schema.hpp). With where each entry stands in the file.
+  std::vector<std::string> sample_datasets;
+  std::vector<std::pair<int, int>> sample_dataset_positions;  // (line, column)
+  // [output] storage: how real per-sample and trajectory values are stored.
+  enum class Storage { float64, float32 } storage = Storage::float64;
 };
 
 // The most samples one run takes: 2^40 (a million times a million). Beyond it index arithmetic

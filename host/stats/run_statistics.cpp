@@ -4,6 +4,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "host/util/parallel_for.hpp"
 #include "rbmc/random/philox_stream.hpp"
 #include "rbmc/stats/output_quantities.hpp"
 
@@ -31,8 +32,8 @@ double quantile_of_sorted(const std::vector<double>& sorted, double p) {
   return sorted[lo] + (h - double(lo)) * (sorted[lo + 1] - sorted[lo]);
 }
 
-RunStatistics::RunStatistics(const Scenario& scenario, std::uint64_t n_rows)
-    : n_times_(scenario.output.statistics ? scenario.output_times.n : 0), seed_(scenario.run.seed) {
+RunStatistics::RunStatistics(const Scenario& scenario, std::uint64_t n_rows, unsigned threads)
+    : n_times_(scenario.output.statistics ? scenario.output_times.n : 0), seed_(scenario.run.seed), threads_(threads) {
   if (n_times_ == 0) return;
   const std::size_t columns = std::size_t(n_times_) * quantity::count;
   moments_.assign(columns, Moments{});
@@ -52,13 +53,19 @@ std::vector<std::uint32_t> RunStatistics::quantile_rows(const std::uint64_t* ind
 }
 
 void RunStatistics::add(const std::vector<Moments>& moments, const std::vector<double>& values, std::size_t n_rows) {
-  for (std::size_t c = 0; c < moments_.size(); ++c) moments_[c] = merge(moments_[c], moments[c]);
+  // Each thread takes whole columns: the same values in the same order as one thread would.
   const std::size_t columns = moments_.size();
-  for (std::size_t r = 0; r < n_rows; ++r)
-    for (std::size_t c = 0; c < columns; ++c) {
-      const double v = values[r * columns + c];
-      if (std::isfinite(v)) values_[c].push_back(v);  // as the moments: infinities counted apart
+  parallel_for(columns, threads_, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t c = begin; c < end; ++c) {
+      moments_[c] = merge(moments_[c], moments[c]);
+      std::vector<double>& column = values_[c];
+      column.reserve(column.size() + n_rows);
+      for (std::size_t r = 0; r < n_rows; ++r) {
+        const double v = values[r * columns + c];
+        if (std::isfinite(v)) column.push_back(v);  // as the moments: infinities counted apart
+      }
     }
+  });
   quantile_samples_ += n_rows;
 }
 
@@ -79,6 +86,14 @@ std::array<double, kQuantileProbabilities.size()> RunStatistics::quantiles(std::
     const double above = lo + 1 < x.size() ? *std::min_element(x.begin() + std::ptrdiff_t(lo) + 1, x.end()) : below;
     q[j] = below + (h - double(lo)) * (above - below);  // as quantile_of_sorted
   }
+  return q;
+}
+
+std::vector<std::array<double, kQuantileProbabilities.size()>> RunStatistics::all_quantiles() const {
+  std::vector<std::array<double, kQuantileProbabilities.size()>> q(values_.size());
+  parallel_for(values_.size(), threads_, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t c = begin; c < end; ++c) q[c] = quantiles(c);
+  });
   return q;
 }
 

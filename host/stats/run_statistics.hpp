@@ -44,7 +44,8 @@ class RunStatistics {
   // n_rows: the samples this run integrates. Quantile values of every sample are kept when they
   // fit in scenario.output.quantile_memory, otherwise those of samples selected by a hash of
   // (seed, k) with the probability that fits.
-  RunStatistics(const Scenario& scenario, std::uint64_t n_rows);
+  // threads: merging batches and selecting quantiles run over the columns on this many threads.
+  RunStatistics(const Scenario& scenario, std::uint64_t n_rows, unsigned threads = 1);
 
   bool enabled() const { return n_times_ > 0; }
   int n_times() const { return n_times_; }
@@ -59,6 +60,8 @@ class RunStatistics {
   std::uint64_t quantile_samples() const { return quantile_samples_; }
   // Quantiles of column c (time k, quantity component q: c = k · count + q), one per probability.
   std::array<double, kQuantileProbabilities.size()> quantiles(std::size_t column) const;
+  // Every column's quantiles, columns selected in parallel: (columns, probabilities).
+  std::vector<std::array<double, kQuantileProbabilities.size()>> all_quantiles() const;
   // With a subsample of m values, each estimated quantile's rank lies within this of p with 95 %
   // confidence (Dvoretzky–Kiefer–Wolfowitz with Massart's constant: √(ln(2/0.05) / (2m))).
   double rank_error_95(std::size_t column) const;
@@ -69,6 +72,7 @@ class RunStatistics {
  private:
   int n_times_ = 0;
   std::uint64_t seed_ = 0;
+  unsigned threads_ = 1;
   double fraction_ = 1;  // of samples whose values are kept
   std::vector<Moments> moments_;
   std::vector<std::vector<double>> values_;  // per column

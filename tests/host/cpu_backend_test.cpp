@@ -86,12 +86,12 @@ TEST(CpuBackend, AStopRequestAbandonsTheBatch) {
   for (const Precision precision : {Precision::float64, Precision::float32}) {
     const std::unique_ptr<Backend> backend = make_backend(BackendChoice::cpu, precision, 2);
     std::atomic<bool> stop{true};
-    BatchIntegration how{s.integration(), s.shared_model(), false, {}};
+    BatchIntegration how{s.integration(), s.shared_model(), false, false, {}};
     how.stop = &stop;
     std::vector<double> inputs(64 * std::size_t(input_column_count(0))), outputs(64 * std::size_t(output_column_count(0)));
     std::vector<std::uint8_t> status(64);
-    BatchProducts products;
-    EXPECT_THROW(backend->run_batch(inputs.data(), outputs.data(), status.data(), 64, how, products), BatchAbandoned);
+    StageTimings timings;
+    EXPECT_THROW(backend->integrate(inputs.data(), outputs.data(), status.data(), 64, how, timings), BatchAbandoned);
     stop = false;
     const SamplingPlan plan(s);
     for (std::size_t i = 0; i < 64; ++i) {
@@ -100,7 +100,8 @@ TEST(CpuBackend, AStopRequestAbandonsTheBatch) {
       plan.sample(i, in, params.data());
       store_sample_inputs(inputs.data(), 64, i, in, 0);
     }
-    backend->run_batch(inputs.data(), outputs.data(), status.data(), 64, how, products);
+    backend->integrate(inputs.data(), outputs.data(), status.data(), 64, how, timings);
+    EXPECT_GT(timings[Stage::integrate], 0.0);
     for (std::uint8_t code : status) EXPECT_EQ(code, std::uint8_t(SampleStatus::ok));
   }
 }

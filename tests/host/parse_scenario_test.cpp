@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "host/errors.hpp"
+#include "host/scenario/output_schema.hpp"
 #include "rbmc/body/shapes.hpp"
 #include "test_scenarios.hpp"
 
@@ -572,6 +573,46 @@ initial.velocity = { distribution = "uniform", half_width = 0.1 }
   EXPECT_EQ(key_of(normal_group + "matrix = [[1.0, 0.5], [0.5, 1.0]]\n"), "correlations[0].matrix");
   EXPECT_EQ(key_of("[[correlations]]\ninputs = [\"body.mass\", \"gravity.acceleration\"]\nmatrix = []\n"),
             "correlations[0].inputs");  // not dispersed
+}
+
+}  // namespace
+}  // namespace rbmc
+
+namespace rbmc {
+namespace {
+
+// [output] samples chooses the per-sample datasets the file keeps; a name that is not one of this
+// scenario's is refused at its own line, with the valid names.
+TEST(ParseScenarioOutput, SamplesAndStorage) {
+  const Scenario a = parse_scenario(with_run("") + "[output]\nsamples = [\"final/position\", \"body\"]\nstorage = \"float32\"\n",
+                                    "o.toml");
+  EXPECT_EQ(a.output_times.n, 0);  // no times needed to choose datasets
+  EXPECT_EQ(a.output.storage, OutputSettings::Storage::float32);
+  std::vector<std::string> kept;
+  for (const SampleDataset& d : sample_datasets(a)) kept.push_back(d.short_name());
+  EXPECT_EQ(kept, (std::vector<std::string>{"index", "status", "body/mass", "body/center_of_mass", "body/inertia",
+                                            "final/position"}));
+  try {
+    parse_scenario(with_run("") + "[output]\nsamples = [\"final/position\",\n  \"final/spin\"]\n", "o.toml");
+    FAIL() << "accepted an unknown dataset";
+  } catch (const ScenarioError& e) {
+    EXPECT_EQ(e.key_path(), "output.samples");
+    EXPECT_NE(std::string(e.what()).find("final/spin"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("final/angular_velocity"), std::string::npos);  // the valid names
+    EXPECT_NE(std::string(e.what()).find("o.toml:"), std::string::npos);
+  }
+  const auto key_of = [](const std::string& output) {
+    try {
+      parse_scenario(with_run("") + "[output]\n" + output, "o.toml");
+    } catch (const ScenarioError& e) {
+      return e.key_path();
+    }
+    return std::string("accepted");
+  };
+  EXPECT_EQ(key_of("storage = \"half\"\n"), "output.storage");
+  EXPECT_EQ(key_of("samples = []\n"), "output.samples");
+  EXPECT_EQ(key_of("samples = [1]\n"), "output.samples");
+  EXPECT_EQ(key_of("samples = [\"status\"]\nstatistics = false\n"), "output.interval");
 }
 
 }  // namespace

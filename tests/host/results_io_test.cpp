@@ -44,7 +44,8 @@ TEST(ResultsFile, RoundTripsEveryDatasetAndAttribute) {
     ResultsWriter w(path, false, {"cpu", "test device", "double", &s, 10});
     for (const auto& [first, n] : {std::pair<std::uint64_t, std::size_t>{0, 6}, {6, 4}}) {
       const Batch b = make_batch(first, n, n_params);
-      w.write_batch({first, n, b.inputs.data(), b.outputs.data(), b.status.data(), b.params.data()});
+      StageTimings timings;
+      w.write_batch({first, n, b.inputs.data(), b.outputs.data(), b.status.data(), b.params.data()}, timings);
     }
     EXPECT_FALSE(fs::exists(path));  // not before finish
     RunTotals totals;

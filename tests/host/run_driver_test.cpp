@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include "host/io/h5_handle.hpp"
 #include "host/io/results_reader.hpp"
 #include "test_scenarios.hpp"
 
@@ -610,6 +611,83 @@ TEST(RunDriverDesign, SamplesOnAGridAreReplicatesOfEveryPoint) {
   for (std::size_t row = 0; row < 3 * points; ++row)
     EXPECT_EQ(grid[row * axes], grid[(row / 3) * 3 * axes]) << row;
   EXPECT_EQ(r.number_attribute("design", "replicates"), 3);
+}
+
+}  // namespace
+}  // namespace rbmc
+
+namespace rbmc {
+namespace {
+
+// Trajectories go to the file in chunks compressed on several threads: whatever the batches and
+// threads, the file holds the same values bit for bit, their first and last times equal the
+// initial and final states, and the datasets declare HDF5's own filters (any reader reads them).
+TEST(RunDriverOutput, CompressedTrajectoriesDoNotDependOnBatchesOrThreads) {
+  test::TempDir dir;
+  // 51 output times (two time chunks) of 800 samples (three sample chunks).
+  const std::string text = test::valid_scenario_text(800, 0.5, 0.01) + "[output]\ninterval = 0.01\n";
+  const Scenario s = parse_scenario(text, "t.toml");
+  run_scenario(s, cpu_options(dir.file("a.h5"), 1, 800));
+  run_scenario(s, cpu_options(dir.file("b.h5"), 3, 97));
+  const ResultsReader a(dir.file("a.h5")), b(dir.file("b.h5"));
+  for (const char* d : {"trajectories/position", "trajectories/orientation", "trajectories/velocity",
+                        "trajectories/angular_velocity"})
+    EXPECT_EQ(a.doubles(d).data, b.doubles(d).data) << d;
+  const auto w = a.doubles("trajectories/angular_velocity");
+  ASSERT_EQ(w.shape, (std::vector<std::uint64_t>{800, 51, 3}));
+  const auto w0 = a.doubles("samples/initial/angular_velocity").data, w1 = a.doubles("samples/final/angular_velocity").data;
+  for (std::size_t i = 0; i < 800; ++i)
+    for (std::size_t c = 0; c < 3; ++c) {
+      ASSERT_EQ(w.data[(i * 51 + 0) * 3 + c], w0[i * 3 + c]) << i;
+      ASSERT_EQ(w.data[(i * 51 + 50) * 3 + c], w1[i * 3 + c]) << i;
+    }
+  h5::initialize();
+  h5::Handle file(H5Fopen(dir.file("a.h5").c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose, "open");
+  h5::Handle ds(H5Dopen2(file.get(), "trajectories/position", H5P_DEFAULT), H5Dclose, "open position");
+  h5::Handle plist(H5Dget_create_plist(ds.get()), H5Pclose, "plist");
+  ASSERT_EQ(H5Pget_nfilters(plist.get()), 2);
+  unsigned flags = 0;
+  std::size_t n = 0;
+  EXPECT_EQ(H5Pget_filter2(plist.get(), 0, &flags, &n, nullptr, 0, nullptr, nullptr), H5Z_FILTER_SHUFFLE);
+  n = 0;  // in: room for no parameters
+  EXPECT_EQ(H5Pget_filter2(plist.get(), 1, &flags, &n, nullptr, 0, nullptr, nullptr), H5Z_FILTER_DEFLATE);
+}
+
+// [output] samples keeps only the datasets named (and index and status); storage = "float32"
+// stores the same numbers rounded to single precision, in half the bytes.
+TEST(RunDriverOutput, SamplesAndFloat32StorageChooseWhatTheFileKeeps) {
+  test::TempDir dir;
+  const std::string base = test::valid_scenario_text(300, 0.5, 0.01);
+  run_scenario(parse_scenario(base, "t.toml"), cpu_options(dir.file("full.h5"), 2, 64));
+  run_scenario(parse_scenario(base + "[output]\nsamples = [\"final/position\", \"body/mass\"]\nstorage = \"float32\"\n", "t.toml"),
+               cpu_options(dir.file("small.h5"), 2, 64));
+  const ResultsReader full(dir.file("full.h5")), small(dir.file("small.h5"));
+  EXPECT_TRUE(small.has("samples/index"));
+  EXPECT_TRUE(small.has("samples/status"));
+  EXPECT_FALSE(small.has("samples/final/velocity"));
+  EXPECT_FALSE(small.has("samples/initial/position"));
+  EXPECT_EQ(small.uint8s("samples/status").data, full.uint8s("samples/status").data);
+  for (const char* d : {"samples/final/position", "samples/body/mass"}) {
+    const std::vector<double> f = full.doubles(d).data, s = small.doubles(d).data;
+    ASSERT_EQ(f.size(), s.size()) << d;
+    for (std::size_t i = 0; i < f.size(); ++i) ASSERT_EQ(s[i], double(float(f[i]))) << d << " " << i;
+  }
+  EXPECT_EQ(small.string_attribute("", "storage").rfind("float32", 0), 0u);
+  EXPECT_LT(std::filesystem::file_size(dir.file("small.h5")), std::filesystem::file_size(dir.file("full.h5")) / 3);
+}
+
+// The file records the wall time of each stage (rbmc run --timings prints them).
+TEST(RunDriverOutput, StageTimingsAreRecorded) {
+  test::TempDir dir;
+  const Scenario s = parse_scenario(test::valid_scenario_text(200, 0.5, 0.01) + "[output]\ninterval = 0.1\n", "t.toml");
+  const RunSummary summary = run_scenario(s, cpu_options(dir.file("a.h5"), 2, 64));
+  EXPECT_GT(summary.totals.stage_seconds[Stage::integrate], 0.0);
+  EXPECT_GT(summary.totals.stage_seconds[Stage::statistics], 0.0);
+  EXPECT_GT(summary.totals.stage_seconds[Stage::compress], 0.0);
+  const ResultsReader r(dir.file("a.h5"));
+  for (const char* stage : kStageNames) EXPECT_GE(r.number_attribute("timings", stage), 0.0) << stage;
+  EXPECT_EQ(r.number_attribute("timings", "integrate"), summary.totals.stage_seconds[Stage::integrate]);
+  EXPECT_LE(r.number_attribute("timings", "integrate"), summary.totals.wall_seconds);
 }
 
 }  // namespace

@@ -1,0 +1,144 @@
+#include "host/io/trajectory_chunks.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "host/errors.hpp"
+#include "host/util/parallel_for.hpp"
+
+#ifdef RBMC_HAVE_LIBDEFLATE
+#include <libdeflate.h>
+#else
+#include <zlib.h>
+#endif
+
+namespace rbmc {
+
+std::vector<unsigned char> shuffle_and_deflate(const unsigned char* data, std::size_t bytes, std::size_t element_size,
+                                               int level) {
+  // HDF5's shuffle filter (H5Zshuffle.c): byte j of element i goes to j · n + i; bytes beyond the
+  // last whole element stay in place at the end.
+  const std::size_t n = bytes / element_size;
+  std::vector<unsigned char> shuffled(bytes);
+  for (std::size_t j = 0; j < element_size; ++j)
+    for (std::size_t i = 0; i < n; ++i) shuffled[j * n + i] = data[i * element_size + j];
+  std::memcpy(shuffled.data() + n * element_size, data + n * element_size, bytes - n * element_size);
+#ifdef RBMC_HAVE_LIBDEFLATE
+  // One compressor per thread, reused across chunks (it holds about 1 MB of tables).
+  thread_local struct Compressor {
+    libdeflate_compressor* c = nullptr;
+    int level = -1;
+    ~Compressor() {
+      if (c != nullptr) libdeflate_free_compressor(c);
+    }
+  } compressor;
+  if (compressor.level != level) {
+    if (compressor.c != nullptr) libdeflate_free_compressor(compressor.c);
+    compressor.c = libdeflate_alloc_compressor(level);
+    compressor.level = level;
+    if (compressor.c == nullptr) throw Hdf5Error("libdeflate could not allocate a compressor");
+  }
+  std::vector<unsigned char> out(libdeflate_zlib_compress_bound(compressor.c, bytes));
+  const std::size_t size = libdeflate_zlib_compress(compressor.c, shuffled.data(), bytes, out.data(), out.size());
+  if (size == 0) throw Hdf5Error("libdeflate failed to compress a trajectory chunk");
+  out.resize(size);
+#else
+  uLongf size = compressBound(uLong(bytes));
+  std::vector<unsigned char> out(size);
+  if (compress2(out.data(), &size, shuffled.data(), uLong(bytes), level) != Z_OK)
+    throw Hdf5Error("zlib failed to compress a trajectory chunk");
+  out.resize(size);
+#endif
+  return out;
+}
+
+std::array<hsize_t, 3> trajectory_chunk_shape(hsize_t n_times, hsize_t dim) {
+  const hsize_t times = std::min<hsize_t>(std::max<hsize_t>(n_times, 1), 32);
+  const hsize_t rows = std::max<hsize_t>(1, (hsize_t(1) << 15) / (times * dim));  // 2^15 values: 256 KiB of doubles
+  return {rows, times, dim};
+}
+
+TrajectoryChunks::TrajectoryChunks(hid_t dataset, std::string name, hsize_t n_times, hsize_t dim, bool float32,
+                                   hsize_t rows_in_file)
+    : dataset_(dataset),
+      name_(std::move(name)),
+      n_times_(n_times),
+      dim_(dim),
+      float32_(float32),
+      chunk_(trajectory_chunk_shape(n_times, dim)),
+      rows_(rows_in_file),
+      pending_first_(rows_in_file - rows_in_file % chunk_[0]) {
+  if (rows_ == pending_first_) return;
+  // A resumed file: its last chunk is partly filled; read those rows back to complete it.
+  const hsize_t start[3] = {pending_first_, 0, 0}, count[3] = {rows_ - pending_first_, n_times_, dim_};
+  pending_.resize(std::size_t(count[0] * n_times_ * dim_));
+  h5::Handle file_space(H5Dget_space(dataset_), H5Sclose, "H5Dget_space " + name_);
+  h5::check_status(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start, nullptr, count, nullptr),
+                   "selecting the last rows of " + name_);
+  h5::Handle memory_space(H5Screate_simple(3, count, nullptr), H5Sclose, "H5Screate_simple");
+  h5::check_status(H5Dread(dataset_, H5T_NATIVE_DOUBLE, memory_space.get(), file_space.get(), H5P_DEFAULT, pending_.data()),
+                   "reading the last rows of " + name_);
+}
+
+void TrajectoryChunks::append(const double* rows, std::size_t n, unsigned threads, StageTimings& timings) {
+  if (n == 0) return;
+  pending_.insert(pending_.end(), rows, rows + n * n_times_ * dim_);
+  rows_ += n;
+  {
+    const StageClock clock(&timings, Stage::write);
+    const hsize_t dims[3] = {rows_, n_times_, dim_};
+    h5::check_status(H5Dset_extent(dataset_, dims), "extending " + name_);
+  }
+  const std::size_t pending_rows = pending_.size() / std::size_t(n_times_ * dim_);
+  const std::size_t full = pending_rows - pending_rows % std::size_t(chunk_[0]);
+  if (full == 0) return;
+  store_chunks(full, false, threads, timings);
+  pending_.erase(pending_.begin(), pending_.begin() + std::ptrdiff_t(full * n_times_ * dim_));
+  pending_first_ += full;
+}
+
+void TrajectoryChunks::flush(unsigned threads, StageTimings& timings) {
+  const std::size_t pending_rows = pending_.size() / std::size_t(n_times_ * dim_);
+  if (pending_rows > 0) store_chunks(pending_rows, true, threads, timings);
+}
+
+void TrajectoryChunks::store_chunks(std::size_t n_rows, bool pad, unsigned threads, StageTimings& timings) {
+  const std::size_t rows_per = std::size_t(chunk_[0]), times_per = std::size_t(chunk_[1]), dim = std::size_t(dim_),
+                    n_times = std::size_t(n_times_);
+  const std::size_t row_chunks = (n_rows + rows_per - 1) / rows_per, time_chunks = (n_times + times_per - 1) / times_per;
+  if (!pad && n_rows % rows_per != 0) throw Hdf5Error("internal error: a partial chunk of " + name_);
+  const std::size_t element = float32_ ? sizeof(float) : sizeof(double), values = rows_per * times_per * dim;
+  std::vector<std::vector<unsigned char>> compressed(row_chunks * time_chunks);
+  {
+    const StageClock clock(&timings, Stage::compress);
+    parallel_for(compressed.size(), threads, [&](std::size_t begin, std::size_t end) {
+      std::vector<unsigned char> raw(values * element);
+      for (std::size_t job = begin; job < end; ++job) {
+        const std::size_t rc = job / time_chunks, tc = job % time_chunks;
+        std::fill(raw.begin(), raw.end(), 0);  // the padding of edge chunks
+        for (std::size_t r = 0; r < rows_per && rc * rows_per + r < n_rows; ++r)
+          for (std::size_t k = 0; k < times_per && tc * times_per + k < n_times; ++k) {
+            const double* from = &pending_[((rc * rows_per + r) * n_times + tc * times_per + k) * dim];
+            const std::size_t at = (r * times_per + k) * dim;
+            for (std::size_t c = 0; c < dim; ++c) {
+              if (float32_) {
+                const float v = float(from[c]);
+                std::memcpy(&raw[(at + c) * element], &v, element);
+              } else {
+                std::memcpy(&raw[(at + c) * element], &from[c], element);
+              }
+            }
+          }
+        compressed[job] = shuffle_and_deflate(raw.data(), raw.size(), element, kDeflateLevel);
+      }
+    });
+  }
+  const StageClock clock(&timings, Stage::write);
+  for (std::size_t job = 0; job < compressed.size(); ++job) {
+    const hsize_t offset[3] = {pending_first_ + hsize_t(job / time_chunks) * chunk_[0], hsize_t(job % time_chunks) * chunk_[1], 0};
+    h5::check_status(H5Dwrite_chunk(dataset_, H5P_DEFAULT, 0, offset, compressed[job].size(), compressed[job].data()),
+                     "writing a chunk of " + name_);
+  }
+}
+
+}  // namespace rbmc

@@ -1,0 +1,60 @@
+// The kept trajectories, appended as the run finds them and stored as chunks compressed on every
+// core: each chunk is byte-shuffled and deflated here exactly as HDF5's shuffle and deflate
+// filters would, then stored with H5Dwrite_chunk. The datasets declare those two filters, so any
+// HDF5 reader (h5py, h5dump, netCDF) reads them with nothing new installed.
+//
+// Chunk shape (rows, times, dim): up to 32 output times of a few hundred samples, about 256 KiB.
+// One sample over time reads ⌈T / 32⌉ chunks; one time over every sample reads 1/⌈T / 32⌉ of the
+// trajectories rather than all of them.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "host/io/h5_handle.hpp"
+#include "host/util/stage_timings.hpp"
+
+namespace rbmc {
+
+// Shuffles the bytes of `bytes / element_size` elements (byte j of element i to j · n + i, as
+// HDF5's shuffle filter) and deflates them to the zlib format at `level` (HDF5's deflate filter):
+// libdeflate where the build has it, else zlib.
+std::vector<unsigned char> shuffle_and_deflate(const unsigned char* data, std::size_t bytes, std::size_t element_size,
+                                               int level);
+
+// (rows, times, dim) of a trajectory dataset's chunks.
+std::array<hsize_t, 3> trajectory_chunk_shape(hsize_t n_times, hsize_t dim);
+
+// Appends rows of one (kept, n_times, dim) dataset created with trajectory_chunk_shape chunks,
+// H5Pset_shuffle and H5Pset_deflate(kTrajectoryDeflateLevel), stored as float64 or float32.
+class TrajectoryChunks {
+ public:
+  static constexpr int kDeflateLevel = 4;
+
+  // rows_in_file: rows the dataset already holds (a resumed run); the last, partly filled chunk's
+  // rows are read back so that it is completed and rewritten.
+  TrajectoryChunks(hid_t dataset, std::string name, hsize_t n_times, hsize_t dim, bool float32, hsize_t rows_in_file);
+
+  // Adds n rows of n_times × dim doubles (row r, time k, component c at rows[(r · n_times + k) · dim + c]).
+  // Extends the dataset; compresses the chunks filled on `threads` threads and stores them.
+  void append(const double* rows, std::size_t n, unsigned threads, StageTimings& timings);
+  // Stores the partly filled last chunk (padded), so the file holds every row: before the file is
+  // closed. More rows may follow; the chunk is then rewritten.
+  void flush(unsigned threads, StageTimings& timings);
+
+ private:
+  void store_chunks(std::size_t n_rows, bool pad, unsigned threads, StageTimings& timings);
+
+  hid_t dataset_;
+  std::string name_;
+  hsize_t n_times_, dim_;
+  bool float32_;
+  std::array<hsize_t, 3> chunk_;
+  hsize_t rows_ = 0;              // rows in the dataset
+  hsize_t pending_first_ = 0;     // the first row of pending_ (a multiple of chunk_[0])
+  std::vector<double> pending_;   // rows not yet in a full stored chunk, (rows, n_times, dim)
+};
+
+}  // namespace rbmc
