@@ -45,6 +45,12 @@ median_wall() {
   printf '%s\n' "${times[@]}" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'
 }
 
+echo "== pipeline stages on all $cores cores (rbmc run --timings): the default scenario, and tossed_box =="
+"$rbmc" run configs/tumbling_box.toml --samples 32768 -o "$log/run.h5" --overwrite --no-progress --backend cpu --timings |
+  tee "$log/stages-tumbling_box.txt"
+"$rbmc" run configs/tossed_box.toml --samples 16384 -o "$log/run.h5" --overwrite --no-progress --backend cpu --timings |
+  tee "$log/stages-tossed_box.txt"
+
 echo "== whole runs, rbmc run, all $cores cores (median of $repetitions) =="
 echo "| N | steps | wall (s) | body-steps/s |" | tee "$log/runs.md"
 echo "| --- | --- | --- | --- |" | tee -a "$log/runs.md"

@@ -55,6 +55,24 @@ build/gpu/rbmc run "$out/e2e.toml" --samples $((n / 100)) --backend cpu -o "$out
   | tee "$out/cpu.txt"
 rm -f "$out/cpu.h5"
 
+echo "== pipeline stages (rbmc run --timings): issue 12's runs =="
+# The disk's write speed, the floor of a run whose file is large.
+dd if=/dev/zero of="$out/dd.bin" bs=16M count=128 oflag=direct 2>&1 | tail -1 | tee "$out/disk.txt"
+rm -f "$out/dd.bin"
+stage_run() {  # name, scenario, options...
+  local name=$1 scenario=$2
+  shift 2
+  /usr/bin/time -f "%e s wall, %M KiB peak" build/gpu/rbmc run "$scenario" --backend cuda -o "$out/stage.h5" --overwrite \
+    --no-progress --timings "$@" 2>&1 | tee "$out/stages-$name.txt"
+  ls -l "$out/stage.h5" | awk '{print "file bytes", $5}' | tee -a "$out/stages-$name.txt"
+  rm -f "$out/stage.h5"
+}
+stage_run tumbling_box configs/tumbling_box.toml --samples 1000000
+stage_run tossed_box configs/tossed_box.toml --samples 1000000
+sed "s/^duration = .*/duration = 1.0/" bench/scenarios/free_body.toml >"$out/free1000.toml"
+stage_run free_body_1e7 "$out/free1000.toml" --samples 10000000
+build/gpu/bench/rbmc_kernel_bench 10000000 1000 1 | tee "$out/kernel-1e7.md"
+
 echo "== peers on the same GPU (N = $n, 1000 steps) =="
 PYTHONUNBUFFERED=1 timeout 300 python3 bench/peers/jax_rk4.py --n "$n" --steps 1000 2>&1 | tail -2 | tee "$out/jax.txt"
 PYTHONUNBUFFERED=1 timeout 300 python3 bench/peers/jax_rk4.py --n "$n" --steps 1000 --float32 2>&1 | tail -2 | tee -a "$out/jax.txt"

@@ -38,6 +38,14 @@ __global__ void gather_rows_kernel(const Scalar* __restrict__ data, std::size_t 
   gather_element(data, n, columns, rows, e / columns, e % columns, out);
 }
 
+template <class Scalar>
+__global__ void gather_columns_kernel(const Scalar* __restrict__ data, std::size_t n, std::size_t columns,
+                                      const std::uint32_t* __restrict__ rows, std::size_t n_rows, Scalar* __restrict__ out) {
+  const std::size_t e = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (e >= n_rows * columns) return;
+  gather_column_element(data, n, rows, n_rows, e % n_rows, e / n_rows, out);  // consecutive threads: consecutive rows
+}
+
 // Element e of the column-major buffer belongs to column e / n.
 struct ColumnOf {
   std::size_t n;
@@ -84,13 +92,23 @@ cudaError_t launch_gather_rows(const Scalar* data, std::size_t n, std::size_t co
   return cudaGetLastError();
 }
 
+template <class Scalar>
+cudaError_t launch_gather_columns(const Scalar* data, std::size_t n, std::size_t columns, const std::uint32_t* rows,
+                                  std::size_t n_rows, Scalar* out, cudaStream_t stream) {
+  if (n_rows == 0 || columns == 0) return cudaSuccess;
+  gather_columns_kernel<Scalar><<<blocks_for(n_rows * columns), kBlockSize, 0, stream>>>(data, n, columns, rows, n_rows, out);
+  return cudaGetLastError();
+}
+
 #define RBMC_INSTANTIATE(Scalar)                                                                                      \
   template cudaError_t launch_compute_quantities<Scalar>(const Scalar*, const Scalar*, const Quaternion<Scalar>*, int, \
                                                          std::size_t, const SharedModel<Scalar>&, Scalar*,             \
                                                          cudaStream_t);                                                \
   template cudaError_t reduce_column_moments<Scalar>(const Scalar*, std::size_t, std::size_t, Moments*, cudaStream_t); \
   template cudaError_t launch_gather_rows<Scalar>(const Scalar*, std::size_t, std::size_t, const std::uint32_t*,       \
-                                                  std::size_t, Scalar*, cudaStream_t);
+                                                  std::size_t, Scalar*, cudaStream_t);                                 \
+  template cudaError_t launch_gather_columns<Scalar>(const Scalar*, std::size_t, std::size_t, const std::uint32_t*,    \
+                                                     std::size_t, Scalar*, cudaStream_t);
 RBMC_INSTANTIATE(float)
 RBMC_INSTANTIATE(double)
 #undef RBMC_INSTANTIATE

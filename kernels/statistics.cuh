@@ -31,4 +31,9 @@ template <class Scalar>
 cudaError_t launch_gather_rows(const Scalar* data, std::size_t n, std::size_t columns, const std::uint32_t* rows,
                                std::size_t n_rows, Scalar* out, cudaStream_t stream);
 
+// out[c · n_rows + r] = data[c · n + rows[r]] for r < n_rows (sample_layout.hpp gather_column_element).
+template <class Scalar>
+cudaError_t launch_gather_columns(const Scalar* data, std::size_t n, std::size_t columns, const std::uint32_t* rows,
+                                  std::size_t n_rows, Scalar* out, cudaStream_t stream);
+
 }  // namespace rbmc::kernels

@@ -1,4 +1,5 @@
 #include "host/analysis/compare_results.hpp"
+#include "host/scenario/output_schema.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -46,45 +47,33 @@ double sd_of(const std::vector<double>& x) {
   return std::sqrt(m2 / (n - 1));
 }
 
-// One compared dataset: its name, component labels, and whether it is an input.
+// One compared dataset: its name, a label per component (none for a scalar), and whether it is an input.
 struct Compared {
   std::string dataset;
-  std::string components;  // one letter per component ("" for a scalar)
+  std::vector<std::string> components;
   bool input;
 };
 
+// The datasets both files hold that the schema marks as compared (host/scenario/output_schema.hpp);
+// a file written with [output] samples may hold fewer.
 std::vector<Compared> compared_datasets(const ResultsReader& a, const ResultsReader& b) {
-  std::vector<Compared> list = {
-      {"samples/body/mass", "", true},
-      {"samples/body/center_of_mass", "xyz", true},
-      {"samples/initial/position", "xyz", true},
-      {"samples/initial/orientation", "wxyz", true},
-      {"samples/initial/velocity", "xyz", true},
-      {"samples/initial/angular_velocity", "xyz", true},
-      {"samples/final/position", "xyz", false},
-      {"samples/final/orientation", "wxyz", false},
-      {"samples/final/velocity", "xyz", false},
-      {"samples/final/angular_velocity", "xyz", false},
-      {"samples/final/time", "", false},
-  };
-  // The inertia's six independent entries of the nine stored.
-  list.insert(list.begin() + 2, {"samples/body/inertia", "abcdefghi", true});
-  if (a.has("samples/params") && b.has("samples/params"))
+  std::vector<Compared> list;
+  const auto both = [&](const std::string& d) { return a.has(d) && b.has(d); };
+  for (const SampleDataset& d : common_sample_datasets())
+    if (d.compared && both(d.path)) list.push_back({d.path, d.components, d.role == SampleRole::input});
+  if (both("samples/params"))
     for (const std::string& p : a.children("samples/params"))
-      if (b.has("samples/params/" + p)) list.push_back({"samples/params/" + p, "?", true});
-  if (a.has("samples/final/reaction_force") && b.has("samples/final/reaction_force"))
-    list.push_back({"samples/final/reaction_force", "xyz", false});
-  if (a.has("samples/events") && b.has("samples/events"))
+      if (b.has("samples/params/" + p)) list.push_back({"samples/params/" + p, {}, true});
+  if (both("samples/final/reaction_force")) list.push_back({"samples/final/reaction_force", {"x", "y", "z"}, false});
+  if (both("samples/events"))
     for (const std::string& e : a.children("samples/events"))
-      if (b.has("samples/events/" + e + "/time")) list.push_back({"samples/events/" + e + "/time", "", false});
+      if (both("samples/events/" + e + "/time")) list.push_back({"samples/events/" + e + "/time", {}, false});
   return list;
 }
 
 std::string component_label(const Compared& d, std::size_t dim, std::size_t k) {
-  static const char* kInertia[9] = {"xx", "xy", "xz", "yx", "yy", "yz", "zx", "zy", "zz"};
   if (dim == 1) return "";
-  if (d.components == "abcdefghi") return std::string("[") + kInertia[k] + "]";
-  if (d.components.size() == dim) return std::string("[") + d.components[k] + "]";
+  if (d.components.size() == dim) return "[" + d.components[k] + "]";
   return "[" + std::to_string(k) + "]";
 }
 
@@ -167,6 +156,9 @@ NumericalTolerance numerical_tolerance(const std::string& path_a, const std::str
   for (const std::string& path : {path_a, path_b}) {
     const ResultsReader r(path);
     t.epsilon = std::max(t.epsilon, unit_roundoff(r.string_attribute("", "precision")));
+    // Values stored in float32 ([output] storage) carry single precision's rounding, whatever the arithmetic.
+    if (r.has_attribute("", "storage") && r.string_attribute("", "storage").rfind("float32", 0) == 0)
+      t.epsilon = std::max(t.epsilon, unit_roundoff("float"));
     const bool adaptive = r.has_attribute("", "integrator") && r.string_attribute("", "integrator") == "dopri5";
     double steps = r.has_attribute("", "n_steps") ? r.number_attribute("", "n_steps") : 0;
     if (adaptive) {

@@ -1,4 +1,5 @@
 #include "host/analysis/results_info.hpp"
+#include "host/scenario/output_schema.hpp"
 
 #include <algorithm>
 #include <array>
@@ -68,20 +69,14 @@ void print_results_info(const std::string& path, std::FILE* out) {
   // The final states as a table over the samples that have them.
   std::fprintf(out, "  final state  %-22s %12s %12s %12s %12s %12s %12s %12s%s\n", "", "mean", "sd", "min", "5 %",
                "median", "95 %", "max", stride > 1 ? (" (every " + std::to_string(stride) + "th sample)").c_str() : "");
-  const struct {
-    const char* dataset;
-    const char* label;
-    const char* components;
-    const char* units;
-  } rows[] = {{"samples/final/position", "position", "xyz", "m"},
-              {"samples/final/velocity", "velocity", "xyz", "m/s"},
-              {"samples/final/angular_velocity", "angular_velocity", "xyz", "rad/s"},
-              {"samples/final/time", "time", "", "s"}};
-  for (const auto& row : rows) {
-    const std::size_t dim = std::max<std::size_t>(1, std::string(row.components).size());
+  // The final state's datasets the file keeps, labelled from the schema (host/scenario/output_schema.hpp).
+  for (const SampleDataset& row : common_sample_datasets()) {
+    if (row.role != SampleRole::result || !row.compared || row.path == "samples/final/orientation" || !r.has(row.path))
+      continue;
+    const std::size_t dim = std::max<std::size_t>(1, row.components.size());
     std::vector<std::vector<double>> values(dim);
     for (std::uint64_t first = 0; first < prefix; first += kBlock) {
-      const std::vector<double> a = r.doubles(row.dataset, first, block(first)).data;
+      const std::vector<double> a = r.doubles(row.path, first, block(first)).data;
       const std::vector<std::uint8_t> status = r.uint8s("samples/status", first, block(first)).data;
       for (std::uint64_t i = (stride - first % stride) % stride; i < status.size(); i += stride)
         for (std::size_t c = 0; c < dim && status[i] != kStatusNotRun; ++c)
@@ -93,7 +88,8 @@ void print_results_info(const std::string& path, std::FILE* out) {
       double mean = 0, var = 0;
       for (double x : v) mean += x / double(v.size());
       for (double x : v) var += (x - mean) * (x - mean) / double(v.size() > 1 ? v.size() - 1 : 1);
-      std::string label = std::string(row.label) + (dim > 1 ? std::string(".") + row.components[c] : "") + " (" + row.units + ")";
+      const std::string name = row.path.substr(std::string("samples/final/").size());
+      const std::string label = name + (dim > 1 ? "." + row.components[c] : "") + " (" + row.units + ")";
       if (v.empty()) {
         std::fprintf(out, "               %-22s (no finite values)\n", label.c_str());
         continue;

@@ -81,7 +81,19 @@ class CpuBackend final : public Backend {
         moments[c] = m;
       }
     });
-    gather(quantities_, n, columns, rows, values);
+    // The quantile rows' values, column by column: contiguous copies when every row is asked for.
+    values.resize(rows.size() * columns);
+    const std::size_t n_rows = rows.size();
+    parallel_for(columns, threads_, [&](std::size_t begin, std::size_t end) {
+      for (std::size_t c = begin; c < end; ++c) {
+        if (n_rows == n) {
+          std::copy(quantities_.begin() + std::ptrdiff_t(c * n), quantities_.begin() + std::ptrdiff_t((c + 1) * n),
+                    values.begin() + std::ptrdiff_t(c * n));
+          continue;
+        }
+        for (std::size_t r = 0; r < n_rows; ++r) gather_column_element(quantities_.data(), n, rows.data(), n_rows, r, c, values.data());
+      }
+    });
   }
 
   void gather_trajectories(const std::vector<std::uint32_t>& rows, std::vector<double>& trajectories,

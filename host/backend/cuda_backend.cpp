@@ -107,8 +107,21 @@ class CudaBackend final : public Backend {
     moments.resize(columns);
     RBMC_CUDA_CHECK(cudaMemcpyAsync(moments.data(), d_moments_.data(), columns * sizeof(Moments), cudaMemcpyDeviceToHost,
                                     stream_));
-    gather_to_host(d_quantities_.data(), n, columns, rows, values);
-    RBMC_CUDA_CHECK(cudaStreamSynchronize(stream_));  // the moments' copy, when no row is gathered
+    // The quantile rows' values, column by column ((columns, rows), as RunStatistics::add takes them).
+    values.assign(rows.size() * columns, 0.0);
+    if (!rows.empty()) {
+      d_rows_.reserve(rows.size());
+      d_gathered_.reserve(rows.size() * columns);
+      RBMC_CUDA_CHECK(cudaMemcpyAsync(d_rows_.data(), rows.data(), rows.size() * sizeof(std::uint32_t),
+                                      cudaMemcpyHostToDevice, stream_));
+      RBMC_CUDA_CHECK(kernels::launch_gather_columns<Scalar>(d_quantities_.data(), n, columns, d_rows_.data(), rows.size(),
+                                                             d_gathered_.data(), stream_));
+      staging_gathered_.resize(rows.size() * columns);
+      RBMC_CUDA_CHECK(cudaMemcpyAsync(staging_gathered_.data(), d_gathered_.data(),
+                                      staging_gathered_.size() * sizeof(Scalar), cudaMemcpyDeviceToHost, stream_));
+    }
+    RBMC_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    std::copy(staging_gathered_.begin(), staging_gathered_.begin() + std::ptrdiff_t(values.size()), values.begin());
   }
 
   // Only the retained rows' trajectories cross to the host.

@@ -61,7 +61,7 @@ void RunStatistics::add(const std::vector<Moments>& moments, const std::vector<d
       std::vector<double>& column = values_[c];
       column.reserve(column.size() + n_rows);
       for (std::size_t r = 0; r < n_rows; ++r) {
-        const double v = values[r * columns + c];
+        const double v = values[c * n_rows + r];
         if (std::isfinite(v)) column.push_back(v);  // as the moments: infinities counted apart
       }
     }
@@ -71,20 +71,23 @@ void RunStatistics::add(const std::vector<Moments>& moments, const std::vector<d
 
 std::array<double, kQuantileProbabilities.size()> RunStatistics::quantiles(std::size_t column) const {
   // The two order statistics each quantile interpolates, by selection rather than a full sort:
-  // O(m) per probability instead of O(m log m), which matters over T × 12 columns.
+  // O(m) per probability instead of O(m log m), which matters over T × 12 columns. The
+  // probabilities ascend, so each selection searches only above the previous one's.
   std::vector<double> x = values_[column];
   std::array<double, kQuantileProbabilities.size()> q{};
+  if (x.empty()) {
+    q.fill(NAN);
+    return q;
+  }
+  std::size_t from = 0;  // x[from..) holds the values not below the previous selection
   for (std::size_t j = 0; j < q.size(); ++j) {
-    if (x.empty()) {
-      q[j] = NAN;
-      continue;
-    }
     const double h = double(x.size() - 1) * kQuantileProbabilities[j];
-    const std::size_t lo = std::size_t(std::floor(h));
-    std::nth_element(x.begin(), x.begin() + std::ptrdiff_t(lo), x.end());
+    const std::size_t lo = std::max(from, std::size_t(std::floor(h)));
+    std::nth_element(x.begin() + std::ptrdiff_t(from), x.begin() + std::ptrdiff_t(lo), x.end());
     const double below = x[lo];
     const double above = lo + 1 < x.size() ? *std::min_element(x.begin() + std::ptrdiff_t(lo) + 1, x.end()) : below;
     q[j] = below + (h - double(lo)) * (above - below);  // as quantile_of_sorted
+    from = lo;
   }
   return q;
 }

@@ -52,8 +52,8 @@ class RunStatistics {
   bool exact() const { return fraction_ >= 1; }
   // The rows of a batch (global indices `index`) whose quantity values the quantiles need.
   std::vector<std::uint32_t> quantile_rows(const std::uint64_t* index, std::size_t n) const;
-  // One batch's moments ((times, quantity::count)) and its quantile rows' values
-  // ((rows, times, quantity::count)).
+  // One batch's moments ((times, quantity::count)) and its quantile rows' values, column by
+  // column ((times × quantity::count, rows)).
   void add(const std::vector<Moments>& moments, const std::vector<double>& values, std::size_t n_rows);
 
   const std::vector<Moments>& moments() const { return moments_; }

@@ -12,6 +12,7 @@
 #include "../host/test_scenarios.hpp"
 #include "host/io/results_reader.hpp"
 #include "host/scenario/scenario.hpp"
+#include "host/util/stage_timings.hpp"
 
 namespace rbmc {
 namespace {
@@ -436,6 +437,32 @@ TEST(Cli, CompareAndInfo) {
   EXPECT_NE(r.out.find("position.z (m)"), std::string::npos) << r.out;
   dir.write("junk.h5", "not an HDF5 file");
   EXPECT_EQ(rbmc(dir, "info junk.h5").code, 5);
+}
+
+}  // namespace
+}  // namespace rbmc
+
+namespace rbmc {
+namespace {
+
+// A file that keeps only some per-sample datasets, in float32, is compared and summarised on what
+// it holds; --timings prints every stage.
+TEST(Cli, CompareInfoAndTimingsOnAFileThatKeepsFewDatasets) {
+  test::TempDir dir;
+  dir.write("box.toml", test::valid_scenario_text(200) +
+                            "[output]\nsamples = [\"final/position\", \"final/velocity\", \"body\"]\nstorage = \"float32\"\n");
+  Outcome r = rbmc(dir, "run box.toml -o a.h5 --backend cpu --threads 1 --timings --no-progress");
+  ASSERT_EQ(r.code, 0) << r.err;
+  for (const char* stage : kStageNames) EXPECT_NE(r.out.find(std::string("\n  ") + stage + " "), std::string::npos) << stage;
+  ASSERT_EQ(rbmc(dir, "run box.toml -o b.h5 --backend cpu --threads 2 --batch-size 13 --no-progress").code, 0);
+  r = rbmc(dir, "compare a.h5 b.h5");
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("position"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("angular_velocity"), std::string::npos) << r.out;  // not in the files
+  r = rbmc(dir, "info a.h5");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("velocity.z (m/s)"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("time (s)"), std::string::npos) << r.out;
 }
 
 }  // namespace

@@ -152,6 +152,15 @@ RBMC_HD inline void gather_element(const Stored* data, std::size_t n, std::size_
   out[r * columns + c] = Out(data[c * n + rows[r]]);
 }
 
+// Element (r, c) of a column-major gather of the given rows: out[c · n_rows + r] = data[c · n +
+// rows[r]]. The quantities' values for the quantiles come back this way, column by column, so
+// each (time, quantity) column reaches the host contiguous.
+template <class Stored, class Out>
+RBMC_HD inline void gather_column_element(const Stored* data, std::size_t n, const std::uint32_t* rows, std::size_t n_rows,
+                                          std::size_t r, std::size_t c, Out* out) {
+  out[c * n_rows + r] = Out(data[c * n + rows[r]]);
+}
+
 // Loads sample i, integrates it and stores its result: the whole per-sample path of a batch.
 // trajectory, when not null, receives the states at the output times (output_times.hpp layout).
 // Variant: GeneralVariant, or FreeBodyRk4Variant where is_free_body_rk4() holds.
