@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "host/errors.hpp"
+#include "host/io/run_journal.hpp"
 #include "host/run/run_driver.hpp"
 #include "host/scenario/scenario.hpp"
 
@@ -110,7 +111,22 @@ void add_run_command(CLI::App& app) {
     if (run->count("--only") && args->only.empty()) throw UsageError("--only: give the samples, e.g. 17,42,1000-1010");
     if (!args->only.empty())
       o.only = parse_sample_selection(args->only, o.samples ? *o.samples : scenario.run.n_samples);
-    const RunSummary summary = run_scenario(scenario, o);
+    // A run that fails (a full disk, a device error) after finishing batches keeps them in its
+    // journal: say so, in the error's own type.
+    const auto kept_hint = [&o] {
+      return std::filesystem::exists(RunJournal::path_for(o.output))
+                 ? "; the batches finished before the failure are kept in " + RunJournal::path_for(o.output) +
+                       ": fix the cause and rerun with --resume to complete the run"
+                 : std::string();
+    };
+    RunSummary summary;
+    try {
+      summary = run_scenario(scenario, o);
+    } catch (const Hdf5Error& e) {
+      throw Hdf5Error(e.what() + kept_hint());
+    } catch (const CudaError& e) {
+      throw CudaError(e.what() + kept_hint());
+    }
     print_summary(scenario, summary);
     if (args->timings) print_timings(summary);
   });

@@ -25,6 +25,7 @@ struct ResultsMetadata {
   const Scenario* scenario = nullptr;
   std::uint64_t n_samples = 0;  // rows in the file
   unsigned threads = 1;         // for compressing trajectory chunks
+  std::size_t batch_size = 0;   // samples per batch
 };
 
 // One batch as the backends produce it: structure-of-arrays columns of n rows each

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "host/io/output_lock.hpp"
+#include "host/io/run_journal.hpp"
 #include "host/io/results_reader.hpp"
 #include "host/sampling/sampling_plan.hpp"
 #include "host/util/parallel_for.hpp"
@@ -173,6 +174,61 @@ SuspendedRun read_suspended_run(const std::string& path, const Scenario& s, cons
   return state;
 }
 
+// What ties a journal to its run: a resume must have the same scenario, seed, rows, precision,
+// backend and selection; the batch size is on a line of its own (batch_size_of).
+std::string run_identity(const Scenario& s, const ResultsMetadata& meta, const std::vector<std::uint64_t>& only) {
+  std::uint64_t selection = 1469598103934665603ull;  // FNV-1a of the --only indices
+  for (std::uint64_t k : only) selection = (selection ^ k) * 1099511628211ull;
+  return "seed " + std::to_string(s.run.seed) + "\nrows " + std::to_string(meta.n_samples) + "\nrun " +
+         std::to_string(s.run.n_samples) + "\nonly " + std::to_string(only.empty() ? 0 : selection) + "\nprecision " +
+         meta.precision + "\nbackend " + meta.backend + "\nbatch_size " + std::to_string(meta.batch_size) +
+         "\nscenario\n" + s.text;
+}
+
+std::string strip_batch_size(const std::string& identity) {
+  const std::size_t at = identity.find("\nbatch_size ");
+  if (at == std::string::npos) return identity;
+  return identity.substr(0, at) + identity.substr(identity.find('\n', at + 1));
+}
+
+std::size_t batch_size_of(const std::string& identity, std::size_t otherwise) {
+  const std::size_t at = identity.find("\nbatch_size ");
+  if (at == std::string::npos) return otherwise;
+  const std::size_t v = std::size_t(std::strtoull(identity.c_str() + at + 12, nullptr, 10));
+  return v > 0 ? v : otherwise;
+}
+
+// Removes OUT.partial-<pid> and OUT.writing-<pid> files a killed run left (the caller holds the
+// output's lock, so no live process is writing them).
+void remove_leftover_temporaries(const std::string& output) {
+  namespace fs = std::filesystem;
+  const fs::path out(output);
+  const fs::path dir = out.parent_path().empty() ? fs::path(".") : out.parent_path();
+  const std::string name = out.filename().string();
+  std::error_code e;
+  for (const auto& entry : fs::directory_iterator(dir, e)) {
+    const std::string f = entry.path().filename().string();
+    for (const char* kind : {".partial-", ".writing-"}) {
+      const std::string prefix = name + kind;
+      if (f.size() > prefix.size() && f.compare(0, prefix.size(), prefix) == 0 &&
+          f.find_first_not_of("0123456789", prefix.size()) == std::string::npos) {
+        std::error_code ignored;
+        fs::remove(entry.path(), ignored);
+      }
+    }
+  }
+}
+
+// Adds a batch's statuses and step counts to the run's totals.
+void count_batch(const HostBatch& batch, std::size_t n, std::uint64_t redrawn, RunTotals& totals) {
+  totals.n_redrawn += redrawn;
+  for (std::size_t i = 0; i < n; ++i) {
+    ++totals.status_counts[std::min<int>(batch.status[i], kSampleStatusCount - 1)];
+    totals.steps += std::uint64_t(batch.outputs[output_column::steps * n + i]);
+    totals.rejected_steps += std::uint64_t(batch.outputs[output_column::rejected_steps * n + i]);
+  }
+}
+
 class ProgressBar {
  public:
   ProgressBar(bool enabled, std::uint64_t total)
@@ -259,9 +315,14 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
   if (options.resume && fs::exists(options.output) && !options.overwrite)
     throw UsageError("--resume: " + options.output + " exists, a complete results file; pass --overwrite to replace it "
                      "with the resumed run, or choose another -o");
-  if (!options.resume && fs::exists(partial) && !options.overwrite)
-    throw UsageError(partial + " holds an interrupted run of this output: complete it with --resume, or pass "
-                     "--overwrite to start afresh and discard it");
+  const std::string journal_path = RunJournal::path_for(options.output);
+  for (const std::string& kept : {partial, journal_path})
+    if (!options.resume && fs::exists(kept) && !options.overwrite)
+      throw UsageError(kept + " holds an interrupted run of this output: complete it with --resume, or pass "
+                       "--overwrite to start afresh and discard it");
+  // Under the lock no other process writes this output: temporary files beside it are a killed
+  // run's leftovers.
+  remove_leftover_temporaries(options.output);
   for (std::uint64_t k : options.only)
     if (k >= scenario.run.n_samples) throw UsageError("--only: sample " + std::to_string(k) + " is beyond the run");
   const auto start = Clock::now();
@@ -282,8 +343,15 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
   const auto global_index = [&](std::uint64_t row) { return options.only.empty() ? row : options.only[row]; };
   // A resumed run continues an interrupted one: the same scenario, samples, seed and precision.
   std::optional<SuspendedRun> suspended;
-  if (options.resume) suspended = read_suspended_run(ResultsWriter::suspended_path(options.output), scenario, meta,
-                                                     n_total, global_index);
+  const std::string identity = run_identity(scenario, meta, options.only);
+  // A journal left by a killed run (OUT.journal) holds the batches it finished after its partial
+  // file's (if any): a resume replays them.
+  const std::optional<std::string> journal_identity = options.resume ? RunJournal::read_identity(journal_path) : std::nullopt;
+  if (journal_identity && strip_batch_size(*journal_identity) != strip_batch_size(identity))
+    throw UsageError("--resume: the interrupted run (" + journal_path + ") had another scenario, seed, sample count, "
+                     "--only selection, precision or backend; resume with the same scenario and options");
+  if (options.resume && (!journal_identity || fs::exists(partial)))
+    suspended = read_suspended_run(partial, scenario, meta, n_total, global_index);
   std::unique_ptr<ResultsWriter> writer =
       suspended ? std::make_unique<ResultsWriter>(options.output, meta, ResultsWriter::Resume{})
                 : std::make_unique<ResultsWriter>(options.output, options.overwrite, meta);
@@ -297,6 +365,7 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
   // The same batches as before the interruption: the statistics merge in the same order, so the
   // file equals an uninterrupted run's.
   if (suspended && options.batch_size == 0) batch_size = std::size_t(suspended->batch_size);
+  if (journal_identity && options.batch_size == 0) batch_size = batch_size_of(*journal_identity, batch_size);
   RunStatistics statistics(scenario, n_total, threads);
   TrajectorySelector selector(scenario);
   BatchIntegration how{scenario.integration(), scenario.shared_model(), statistics.enabled(), selector.active(), {}};
@@ -323,15 +392,53 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
     writing.wait();
   };
   ProgressBar progress(options.progress, n_total);
+  std::unique_ptr<RunJournal> journal;
   // On SIGINT or SIGTERM, between batches: the file so far is kept for --resume.
   const auto suspend = [&](std::uint64_t rows_done) {
     wait_for_writing();
     totals.wall_seconds = wall_before + std::chrono::duration<double>(Clock::now() - start).count();
     writer->suspend({rows_done, batch_size, totals, statistics.save()});
+    journal->remove();  // OUT.partial holds everything it held
     throw Interrupted("interrupted after " + std::to_string(rows_done) + " of " + std::to_string(n_total) +
                       " samples; they are kept in " + ResultsWriter::suspended_path(options.output) +
                       " (not a complete results file): rerun with --resume to complete it");
   };
+  // Replay: the journal's batches after start_row, as the killed run finished them; their inputs
+  // are drawn again from the samples' streams.
+  std::uint64_t journal_bytes = 0;
+  if (journal_identity) {
+    StageTimings replay_seconds;
+    journal_bytes = RunJournal::for_each_record(journal_path, [&](const JournalBatch& record) {
+      if (record.first + record.n <= start_row) return true;  // already in the partial file
+      if (record.first != start_row || record.n == 0 || start_row + record.n > n_total) return false;
+      HostBatch& batch = batches[0];
+      const std::size_t n = std::size_t(record.n);
+      batch.resize(n, scenario.model_parameters.n, plan.n_parameter_values(), scenario.events.n);
+      if (record.outputs.size() != batch.outputs.size() || record.status.size() != n) return false;
+      batch.index.resize(n);
+      for (std::size_t i = 0; i < n; ++i) batch.index[i] = global_index(record.first + i);
+      sample_batch(plan, batch.index.data(), n, threads, batch);
+      batch.outputs = record.outputs;
+      batch.status = record.status;
+      batch.kept = record.kept;
+      batch.trajectories = record.trajectories;
+      count_batch(batch, n, record.redrawn, totals);
+      if (statistics.enabled()) statistics.add(record.moments, record.quantile_values, std::size_t(record.quantile_rows));
+      selector.set_taken(writer->n_trajectories() + batch.kept.size());
+      const bool kept = !batch.kept.empty();
+      writer->write_batch({record.first, n, batch.inputs.data(), batch.outputs.data(), batch.status.data(),
+                           batch.params.data(), kept ? &batch.kept : nullptr, kept ? &batch.trajectories : nullptr,
+                           batch.index.data()},
+                          replay_seconds);
+      start_row += record.n;
+      return true;
+    });
+  }
+  // From here every finished batch is journalled, so that a kill -9 loses only the batches in flight.
+  meta.batch_size = batch_size;
+  const std::string this_run = run_identity(scenario, meta, options.only);
+  journal = journal_identity ? std::make_unique<RunJournal>(journal_path, this_run, journal_bytes)
+                             : std::make_unique<RunJournal>(journal_path, this_run);
   int current = 0;
   for (std::uint64_t first = start_row; first < n_total; first += batch_size, current ^= 1) {
     if (interrupt_requested()) suspend(first);
@@ -352,12 +459,7 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
     } catch (const BatchAbandoned&) {
       suspend(first);  // the batches before this one are kept; this one is integrated again on --resume
     }
-    totals.n_redrawn += redrawn;
-    for (std::size_t i = 0; i < n; ++i) {
-      ++totals.status_counts[std::min<int>(batch.status[i], kSampleStatusCount - 1)];
-      totals.steps += std::uint64_t(batch.outputs[output_column::steps * n + i]);
-      totals.rejected_steps += std::uint64_t(batch.outputs[output_column::rejected_steps * n + i]);
-    }
+    count_batch(batch, n, redrawn, totals);
     // Stage: statistics, reduced by the backend and merged into the run's.
     if (statistics.enabled()) {
       const std::vector<std::uint32_t> rows = statistics.quantile_rows(batch.index.data(), n);
@@ -380,7 +482,13 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
     const bool kept = !batch.kept.empty();
     const BatchView view{first, n, batch.inputs.data(), batch.outputs.data(), batch.status.data(), batch.params.data(),
                          kept ? &batch.kept : nullptr, kept ? &batch.trajectories : nullptr, batch.index.data()};
-    writing.submit([&writer, &writer_seconds, view] { writer->write_batch(view, writer_seconds); });
+    const std::size_t quantile_rows = statistics.enabled() ? batch.quantities.size() / statistics.n_columns() : 0;
+    writing.submit([&writer, &writer_seconds, &journal, &batch, view, redrawn, quantile_rows] {
+      writer->write_batch(view, writer_seconds);
+      const StageClock clock(&writer_seconds, Stage::write);
+      journal->append({view.first, view.n, redrawn, batch.outputs, batch.status, batch.kept, batch.trajectories,
+                       batch.moments, batch.quantities, quantile_rows});
+    });
     progress.update(first + n);
     if (options.after_batch) options.after_batch(first + n);
   }
@@ -394,6 +502,7 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
   totals.stage_seconds += writer_seconds;
   totals.wall_seconds = wall_before + std::chrono::duration<double>(Clock::now() - start).count();
   writer->finish(totals);
+  journal->remove();
   // A fresh run with --overwrite replaced an interrupted one: its partial file is discarded.
   if (!options.resume) {
     std::error_code ignored;

@@ -49,6 +49,7 @@ class RunStatistics {
 
   bool enabled() const { return n_times_ > 0; }
   int n_times() const { return n_times_; }
+  std::size_t n_columns() const { return moments_.size(); }  // output times × quantity::count
   bool exact() const { return fraction_ >= 1; }
   // The rows of a batch (global indices `index`) whose quantity values the quantiles need.
   std::vector<std::uint32_t> quantile_rows(const std::uint64_t* index, std::size_t n) const;

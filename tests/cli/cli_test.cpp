@@ -2,7 +2,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
+#include <random>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -11,6 +13,7 @@
 
 #include "../host/test_scenarios.hpp"
 #include "host/io/results_reader.hpp"
+#include "host/io/run_journal.hpp"
 #include "host/scenario/scenario.hpp"
 #include "host/util/stage_timings.hpp"
 
@@ -173,14 +176,27 @@ TEST(Cli, ValidateSaysWhenThereIsNoGpuAndJudgesFloatOnTheCpu) {
 }
 
 // A full disk, simulated by a file-size limit (SIGXFSZ ignored, so writes fail with EFBIG):
-// exit code 5, a message, and neither the results file nor its temporary left behind.
-TEST(Cli, FullDiskLeavesNoFile) {
+// exit code 5, a message, no results file and no temporary; the batches finished before the disk
+// filled stay in the journal (smaller than the results file), and once there is room --resume
+// completes the run from them.
+TEST(Cli, FullDiskLeavesNoFileAndKeepsTheFinishedBatches) {
   test::TempDir dir;
   dir.write("box.toml", test::valid_scenario_text(50000, 0.01, 0.01));
-  const Outcome r = rbmc(dir, "run box.toml -o out.h5 --backend cpu", "trap '' XFSZ; ulimit -f 256;");
+  Outcome r = rbmc(dir, "run box.toml -o out.h5 --backend cpu --batch-size 4096", "trap '' XFSZ; ulimit -f 4096;");
   EXPECT_EQ(r.code, 5) << r.err;
   EXPECT_NE(r.err.find("rbmc: error:"), std::string::npos);
-  EXPECT_TRUE(only_logs_in(dir, {"box.toml"}));
+  EXPECT_NE(r.err.find("--resume"), std::string::npos) << r.err;
+  EXPECT_TRUE(only_logs_in(dir, {"box.toml", "out.h5.journal"}));
+  std::uint64_t kept = 0;
+  RunJournal::for_each_record(dir.file("out.h5.journal"), [&](const JournalBatch& b) {
+    kept += b.n;
+    return true;
+  });
+  EXPECT_GE(kept, 4096u);
+  r = rbmc(dir, "run box.toml -o out.h5 --backend cpu --resume");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(ResultsReader(dir.file("out.h5")).number_attribute("", "n_status_ok"), 50000);
+  EXPECT_TRUE(only_logs_in(dir, {"box.toml", "out.h5"}));
 }
 
 // SIGINT during a run: exit code 130, and no file that looks complete (none at all).
@@ -463,6 +479,88 @@ TEST(Cli, CompareInfoAndTimingsOnAFileThatKeepsFewDatasets) {
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("velocity.z (m/s)"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("time (s)"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace rbmc
+
+namespace rbmc {
+namespace {
+
+// The datasets a kill must not change: every per-sample dataset and the kept trajectories bit for
+// bit, the statistics' moments and quantiles to rounding (the merge of batches is the same).
+void expect_same_results(const std::string& path, const std::string& reference, const std::string& when) {
+  const ResultsReader a(path), b(reference);
+  EXPECT_EQ(a.number_attribute("", "complete"), 1) << when;
+  EXPECT_EQ(a.uint64s("samples/index").data, b.uint64s("samples/index").data) << when;
+  EXPECT_EQ(a.uint8s("samples/status").data, b.uint8s("samples/status").data) << when;
+  for (const char* d : {"samples/body/inertia", "samples/initial/angular_velocity", "samples/final/position",
+                        "samples/final/orientation", "samples/final/velocity", "samples/final/angular_velocity",
+                        "samples/final/time", "trajectories/angular_velocity", "trajectories/orientation"})
+    EXPECT_EQ(a.doubles(d).data, b.doubles(d).data) << d << " " << when;
+  EXPECT_EQ(a.uint64s("trajectories/sample_index").data, b.uint64s("trajectories/sample_index").data) << when;
+  for (const char* d : {"statistics/angular_velocity/mean", "statistics/angular_velocity/sd",
+                        "statistics/attitude_angle/quantiles", "statistics/kinetic_energy/mean"}) {
+    const std::vector<double> x = a.doubles(d).data, y = b.doubles(d).data;
+    ASSERT_EQ(x.size(), y.size()) << d;
+    for (std::size_t i = 0; i < x.size(); ++i)
+      EXPECT_NEAR(x[i], y[i], 1e-12 * (1 + std::abs(y[i]))) << d << "[" << i << "] " << when;
+  }
+}
+
+// Fault injection: SIGKILL at random moments of a run (batches of 64 samples, statistics and kept
+// trajectories). After each kill there is either no OUT or a complete one; the journal (or partial
+// file) it leaves lets --resume finish a file equal to an uninterrupted run's. RBMC_KILL_TESTS=100
+// runs 100 kills (bench/RESULTS.md reports them); the suite runs 6.
+TEST(Cli, KillNineAtRandomMomentsLosesOnlyTheBatchesInFlight) {
+  test::TempDir dir;
+  dir.write("box.toml", test::valid_scenario_text(6000, 2.0, 0.002) +
+                            "[output]\ninterval = 0.05\ntrajectories = { every = 7 }\n");
+  const std::string options = " -o out.h5 --backend cpu --threads 2 --batch-size 64 --no-progress";
+  const auto start = std::chrono::steady_clock::now();
+  ASSERT_EQ(rbmc(dir, "run box.toml" + options).code, 0);
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  fs::rename(dir.file("out.h5"), dir.file("reference.h5"));
+  const char* requested = std::getenv("RBMC_KILL_TESTS");
+  const int kills = requested != nullptr ? std::max(1, std::atoi(requested)) : 6;
+  std::mt19937 random(20261122);
+  std::uniform_real_distribution<double> moment(0.0, 1.1 * wall);
+  int complete = 0, resumed = 0, fresh = 0;
+  std::uint64_t recovered_rows = 0;
+  for (int k = 0; k < kills; ++k) {
+    const double at = moment(random);
+    const std::string when = "kill " + std::to_string(k) + " at " + std::to_string(at) + " s";
+    ASSERT_EQ(run_script(dir, "\"$RBMC\" run box.toml" + options + " >/dev/null 2>&1 & pid=$!; sleep " +
+                                  std::to_string(at) + "; kill -9 $pid 2>/dev/null; wait $pid; true"),
+              0);
+    if (fs::exists(dir.file("out.h5"))) {
+      ++complete;  // the kill came after the run finished
+    } else if (fs::exists(dir.file("out.h5.journal")) || fs::exists(dir.file("out.h5.partial"))) {
+      ++resumed;
+      // The batches finished before the kill are in the journal, whole: --resume replays them
+      // rather than integrating them again.
+      RunJournal::for_each_record(dir.file("out.h5.journal"), [&](const JournalBatch& b) {
+        recovered_rows += b.n;
+        return true;
+      });
+      const Outcome r = rbmc(dir, "run box.toml" + options + " --resume");
+      ASSERT_EQ(r.code, 0) << r.err << when;
+    } else {
+      ++fresh;  // killed before its journal existed: nothing was finished
+      ASSERT_EQ(rbmc(dir, "run box.toml" + options).code, 0) << when;
+    }
+    expect_same_results(dir.file("out.h5"), dir.file("reference.h5"), when);
+    EXPECT_FALSE(fs::exists(dir.file("out.h5.journal"))) << when;
+    EXPECT_FALSE(fs::exists(dir.file("out.h5.partial"))) << when;
+    for (const auto& e : fs::directory_iterator(dir.path()))
+      EXPECT_EQ(e.path().filename().string().find(".partial-"), std::string::npos) << e.path() << " " << when;
+    fs::remove(dir.file("out.h5"));
+  }
+  std::printf("[ kills    ] %d SIGKILLs over a %.2f s run: %d after it finished, %d resumed (%.0f finished samples "
+              "recovered per resume on average), %d restarted\n",
+              kills, wall, complete, resumed, resumed > 0 ? double(recovered_rows) / resumed : 0.0, fresh);
+  EXPECT_GT(resumed, 0);
+  EXPECT_GT(recovered_rows, 0u);
 }
 
 }  // namespace

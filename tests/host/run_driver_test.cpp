@@ -692,3 +692,47 @@ TEST(RunDriverOutput, StageTimingsAreRecorded) {
 
 }  // namespace
 }  // namespace rbmc
+
+namespace rbmc {
+namespace {
+
+// The bytes of a dataset's storage in a file.
+std::uint64_t stored_bytes(const std::string& file, const std::string& dataset) {
+  h5::Handle f(H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose, "open");
+  h5::Handle d(H5Dopen2(f.get(), dataset.c_str(), H5P_DEFAULT), H5Dclose, "open " + dataset);
+  return H5Dget_storage_size(d.get());
+}
+
+// A partial file is no bigger than 1.2 times the finished file plus its resume state (the
+// statistics' moments and quantile values, docs/output-format.md), and the resumed file is the
+// finished file's size: no dead space.
+TEST(RunDriver, APartialFileIsTheFinishedFilesSizePlusItsResumeState) {
+  test::TempDir dir;
+  const std::string text = test::valid_scenario_text(4000, 0.5, 0.01) +
+                           "[output]\ninterval = 0.05\ntrajectories = { every = 3 }\n";
+  const Scenario s = parse_scenario(text, "box.toml");
+  run_scenario(s, cpu_options(dir.file("whole.h5"), 2, 500));
+  RunOptions o = cpu_options(dir.file("r.h5"), 2, 500);
+  o.after_batch = [](std::uint64_t rows) {
+    if (rows == 3000) interrupt_requested() = true;
+  };
+  EXPECT_THROW(run_scenario(s, o), Interrupted);
+  interrupt_requested() = false;
+  const std::string partial = dir.file("r.h5.partial");
+  h5::initialize();
+  std::uint64_t resume_state = 0;
+  for (const char* d : {"resume/values", "resume/moments", "resume/value_counts", "resume/totals"})
+    resume_state += stored_bytes(partial, d);
+  const double whole = double(fs::file_size(dir.file("whole.h5")));
+  EXPECT_LE(double(fs::file_size(partial) - resume_state), 1.2 * whole)
+      << fs::file_size(partial) << " bytes, of which resume state " << resume_state;
+  EXPECT_FALSE(fs::exists(dir.file("r.h5.journal")));  // the partial file holds all it held
+  o.after_batch = nullptr;
+  o.resume = true;
+  run_scenario(s, o);
+  EXPECT_LE(double(fs::file_size(dir.file("r.h5"))), 1.01 * whole);
+  EXPECT_GE(double(fs::file_size(dir.file("r.h5"))), 0.99 * whole);
+}
+
+}  // namespace
+}  // namespace rbmc

@@ -1,0 +1,189 @@
+#include "host/io/run_journal.hpp"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+#include <type_traits>
+
+#include "host/errors.hpp"
+
+namespace rbmc {
+
+namespace {
+
+constexpr char kMagic[8] = {'R', 'B', 'M', 'C', 'J', 'N', 'L', '1'};
+constexpr std::uint64_t kRecordMagic = 0x434552424d43524aull;  // "JRCMBREC", little-endian
+
+// FNV-1a, 64 bits: enough to tell a record cut short or overwritten from a whole one.
+std::uint64_t checksum(const unsigned char* data, std::size_t n) {
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  for (std::size_t i = 0; i < n; ++i) h = (h ^ data[i]) * 0x100000001b3ull;
+  return h;
+}
+
+class Payload {
+ public:
+  template <class T>
+  void put(const T& v) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    const auto* p = reinterpret_cast<const unsigned char*>(&v);
+    bytes.insert(bytes.end(), p, p + sizeof(T));
+  }
+  template <class T>
+  void put_array(const std::vector<T>& v) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    put<std::uint64_t>(v.size());
+    const auto* p = reinterpret_cast<const unsigned char*>(v.data());
+    bytes.insert(bytes.end(), p, p + v.size() * sizeof(T));
+  }
+  std::vector<unsigned char> bytes;
+};
+
+class Reader {
+ public:
+  Reader(const unsigned char* data, std::size_t n) : data_(data), n_(n) {}
+  template <class T>
+  bool get(T& v) {
+    if (at_ + sizeof(T) > n_) return false;
+    std::memcpy(&v, data_ + at_, sizeof(T));
+    at_ += sizeof(T);
+    return true;
+  }
+  template <class T>
+  bool get_array(std::vector<T>& v) {
+    std::uint64_t count = 0;
+    if (!get(count) || count > (n_ - at_) / sizeof(T)) return false;
+    v.resize(std::size_t(count));
+    std::memcpy(v.data(), data_ + at_, std::size_t(count) * sizeof(T));
+    at_ += std::size_t(count) * sizeof(T);
+    return true;
+  }
+  bool done() const { return at_ == n_; }
+
+ private:
+  const unsigned char* data_;
+  std::size_t n_, at_ = 0;
+};
+
+}  // namespace
+
+RunJournal::RunJournal(std::string path, const std::string& identity) : path_(std::move(path)) {
+  file_ = std::fopen(path_.c_str(), "wb");
+  if (file_ == nullptr) throw Hdf5Error("creating " + path_ + ": " + std::strerror(errno));
+  const std::uint64_t length = identity.size();
+  if (std::fwrite(kMagic, 1, sizeof kMagic, file_) != sizeof kMagic || std::fwrite(&length, sizeof length, 1, file_) != 1 ||
+      std::fwrite(identity.data(), 1, identity.size(), file_) != identity.size() || std::fflush(file_) != 0) {
+    give_up(std::strerror(errno));
+    return;
+  }
+  valid_bytes_ = sizeof kMagic + sizeof length + identity.size();
+}
+
+RunJournal::RunJournal(std::string path, const std::string&, std::uint64_t valid_bytes) : path_(std::move(path)) {
+  // A record cut short by the kill is cut off, and appending continues after the last whole one.
+  if (::truncate(path_.c_str(), off_t(valid_bytes)) != 0) throw Hdf5Error("truncating " + path_ + ": " + std::strerror(errno));
+  file_ = std::fopen(path_.c_str(), "ab");
+  if (file_ == nullptr) throw Hdf5Error("opening " + path_ + ": " + std::strerror(errno));
+  valid_bytes_ = valid_bytes;
+}
+
+RunJournal::~RunJournal() {
+  if (file_ != nullptr) std::fclose(file_);
+}
+
+void RunJournal::give_up(const std::string& why) {
+  if (file_ != nullptr) std::fclose(file_);
+  file_ = nullptr;
+  // The records written so far stay, whole: a record cut short by the failure is cut off.
+  if (valid_bytes_ > 0 && ::truncate(path_.c_str(), off_t(valid_bytes_)) == 0) {
+    std::fprintf(stderr,
+                 "rbmc: warning: cannot write the journal %s (%s): it keeps the batches finished so far, and the run "
+                 "goes on without it (a kill -9 from now on loses the batches finished after this)\n",
+                 path_.c_str(), why.c_str());
+    return;
+  }
+  std::error_code ignored;
+  std::filesystem::remove(path_, ignored);
+  std::fprintf(stderr, "rbmc: warning: cannot write the journal %s (%s); the run goes on without it\n", path_.c_str(),
+               why.c_str());
+}
+
+void RunJournal::append(const JournalBatch& b) {
+  if (file_ == nullptr) return;
+  Payload p;
+  p.put(b.first);
+  p.put(b.n);
+  p.put(b.redrawn);
+  p.put(b.quantile_rows);
+  p.put_array(b.outputs);
+  p.put_array(b.status);
+  p.put_array(b.kept);
+  p.put_array(b.trajectories);
+  p.put_array(b.moments);
+  p.put_array(b.quantile_values);
+  const std::uint64_t header[2] = {kRecordMagic, p.bytes.size()}, sum = checksum(p.bytes.data(), p.bytes.size());
+  // Whole records only reach the file in order; fflush hands each to the kernel, which keeps it
+  // through the process's death (a power cut is another matter: docs/output-format.md).
+  if (std::fwrite(header, sizeof header, 1, file_) != 1 || std::fwrite(p.bytes.data(), 1, p.bytes.size(), file_) != p.bytes.size() ||
+      std::fwrite(&sum, sizeof sum, 1, file_) != 1 || std::fflush(file_) != 0) {
+    give_up(std::strerror(errno));
+    return;
+  }
+  valid_bytes_ += sizeof header + p.bytes.size() + sizeof sum;
+}
+
+void RunJournal::remove() {
+  if (file_ != nullptr) std::fclose(file_);
+  file_ = nullptr;
+  std::error_code ignored;
+  std::filesystem::remove(path_, ignored);
+}
+
+std::optional<std::string> RunJournal::read_identity(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) return std::nullopt;
+  char magic[8];
+  std::uint64_t length = 0;
+  std::optional<std::string> identity;
+  if (std::fread(magic, 1, 8, f) == 8 && std::memcmp(magic, kMagic, 8) == 0 && std::fread(&length, sizeof length, 1, f) == 1 &&
+      length < (std::uint64_t(1) << 30)) {
+    std::string text(std::size_t(length), '\0');
+    if (std::fread(text.data(), 1, text.size(), f) == text.size()) identity = std::move(text);
+  }
+  std::fclose(f);
+  return identity;
+}
+
+std::uint64_t RunJournal::for_each_record(const std::string& path, const std::function<bool(const JournalBatch&)>& each) {
+  const std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"), std::fclose);
+  std::FILE* f = file.get();
+  if (f == nullptr) return 0;
+  std::uint64_t length = 0, valid = 0;
+  char magic[8];
+  if (std::fread(magic, 1, 8, f) != 8 || std::fread(&length, sizeof length, 1, f) != 1 || std::fseek(f, long(length), SEEK_CUR) != 0)
+    return 0;
+  valid = 16 + length;
+  std::vector<unsigned char> payload;
+  for (;;) {
+    std::uint64_t header[2], sum = 0;
+    if (std::fread(header, sizeof header, 1, f) != 1 || header[0] != kRecordMagic || header[1] > (std::uint64_t(1) << 40)) break;
+    payload.resize(std::size_t(header[1]));
+    if (std::fread(payload.data(), 1, payload.size(), f) != payload.size() || std::fread(&sum, sizeof sum, 1, f) != 1 ||
+        sum != checksum(payload.data(), payload.size()))
+      break;  // cut short by the kill: dropped
+    Reader r(payload.data(), payload.size());
+    JournalBatch b;
+    if (!r.get(b.first) || !r.get(b.n) || !r.get(b.redrawn) || !r.get(b.quantile_rows) || !r.get_array(b.outputs) ||
+        !r.get_array(b.status) || !r.get_array(b.kept) || !r.get_array(b.trajectories) || !r.get_array(b.moments) ||
+        !r.get_array(b.quantile_values) || !r.done())
+      break;
+    if (!each(b)) break;
+    valid += sizeof header + header[1] + sizeof sum;
+  }
+  return valid;
+}
+
+}  // namespace rbmc

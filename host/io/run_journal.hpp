@@ -1,0 +1,73 @@
+// OUT.journal: an append-only record of every batch a run has finished, so that a run killed by
+// SIGKILL, a crash or a pre-emption loses only the batches in flight. The results file under
+// construction is not safe to reopen after such a death (HDF5 updates its metadata in place);
+// the journal is: each record is written whole at the end of the file and carries its length and
+// a checksum, so a record cut short by the kill is recognised and dropped.
+//
+// A record holds what cannot be recomputed cheaply: the batch's outputs, statuses, kept
+// trajectories and statistics (moments and quantile values). Inputs are drawn again from the
+// samples' Philox streams on --resume. docs/output-format.md, "What a crash leaves".
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "rbmc/stats/moments.hpp"
+
+namespace rbmc {
+
+// One finished batch, rows [first, first + n) of the file.
+struct JournalBatch {
+  std::uint64_t first = 0, n = 0;
+  std::uint64_t redrawn = 0;                // bodies the validity policy redrew
+  std::vector<double> outputs;              // (output columns, n)
+  std::vector<std::uint8_t> status;         // (n,)
+  std::vector<std::uint32_t> kept;          // rows whose trajectories the file keeps
+  std::vector<double> trajectories;         // (kept, output times, 13)
+  std::vector<Moments> moments;             // (output times × quantity::count,)
+  std::vector<double> quantile_values;      // (output times × quantity::count, quantile rows)
+  std::uint64_t quantile_rows = 0;
+};
+
+class RunJournal {
+ public:
+  static std::string path_for(const std::string& output) { return output + ".journal"; }
+
+  // Starts a journal at path (replacing one there) whose identity line ties it to one run: the
+  // same scenario text, seed, rows, precision, backend and batch size.
+  RunJournal(std::string path, const std::string& identity);
+  // Continues the journal at path after its last complete record (a cut-short tail is dropped).
+  RunJournal(std::string path, const std::string& identity, std::uint64_t valid_bytes);
+  RunJournal(const RunJournal&) = delete;
+  RunJournal& operator=(const RunJournal&) = delete;
+  ~RunJournal();
+
+  // Appends one record. A failure to write (a full disk) stops the journal where its last whole
+  // record ends and warns once on stderr: the run goes on, and the journal still holds the
+  // batches finished until then.
+  void append(const JournalBatch& batch);
+  // Removes the journal file: the run is finished, or suspended into OUT.partial.
+  void remove();
+  bool active() const { return file_ != nullptr; }
+
+  // A journal on disk: its identity line, or nothing when the file does not exist or has no
+  // readable header.
+  static std::optional<std::string> read_identity(const std::string& path);
+  // Calls each(batch) for every complete record in order, one in memory at a time, until it
+  // returns false; returns the bytes up to the end of the last record it took (where appending
+  // continues).
+  static std::uint64_t for_each_record(const std::string& path, const std::function<bool(const JournalBatch&)>& each);
+
+ private:
+  void give_up(const std::string& why);
+
+  std::string path_;
+  std::FILE* file_ = nullptr;
+  std::uint64_t valid_bytes_ = 0;  // up to the end of the last whole record
+};
+
+}  // namespace rbmc

@@ -1,0 +1,91 @@
+// The journal keeps whole records only: a record cut short (a kill in the middle of a write) or
+// damaged is dropped with everything after it, and appending continues after the last whole one.
+#include "host/io/run_journal.hpp"
+
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "test_scenarios.hpp"
+
+namespace rbmc {
+namespace {
+
+JournalBatch batch(std::uint64_t first, std::uint64_t n) {
+  JournalBatch b;
+  b.first = first;
+  b.n = n;
+  b.redrawn = first % 3;
+  for (std::uint64_t i = 0; i < n; ++i) {
+    b.outputs.push_back(double(first + i) * 0.5);
+    b.status.push_back(std::uint8_t(i % 2));
+  }
+  b.kept = {0, 2};
+  b.trajectories = {1.0, 2.0, 3.0};
+  b.moments = {Moments::of(double(first))};
+  b.quantile_values = {double(first), double(first + 1)};
+  b.quantile_rows = 2;
+  return b;
+}
+
+std::vector<JournalBatch> read_all(const std::string& path, std::uint64_t* valid = nullptr) {
+  std::vector<JournalBatch> out;
+  const std::uint64_t v = RunJournal::for_each_record(path, [&](const JournalBatch& b) {
+    out.push_back(b);
+    return true;
+  });
+  if (valid != nullptr) *valid = v;
+  return out;
+}
+
+TEST(RunJournal, KeepsWholeRecordsAndDropsACutShortTail) {
+  test::TempDir dir;
+  const std::string path = dir.file("out.h5.journal");
+  {
+    RunJournal j(path, "identity\nscenario\n[run]");
+    for (std::uint64_t k = 0; k < 3; ++k) j.append(batch(k * 10, 10));
+  }
+  EXPECT_EQ(RunJournal::read_identity(path), "identity\nscenario\n[run]");
+  std::uint64_t valid = 0;
+  std::vector<JournalBatch> all = read_all(path, &valid);
+  ASSERT_EQ(all.size(), 3u);
+  EXPECT_EQ(valid, std::filesystem::file_size(path));
+  EXPECT_EQ(all[2].first, 20u);
+  EXPECT_EQ(all[2].outputs, batch(20, 10).outputs);
+  EXPECT_EQ(all[1].moments[0].mean, 10.0);
+  EXPECT_EQ(all[1].quantile_values, (std::vector<double>{10.0, 11.0}));
+  // A kill in the middle of the third record's write.
+  std::filesystem::resize_file(path, std::filesystem::file_size(path) - 7);
+  all = read_all(path, &valid);
+  ASSERT_EQ(all.size(), 2u);
+  // Appending after the last whole record: the cut-short bytes are cut off first.
+  {
+    RunJournal j(path, "", valid);
+    j.append(batch(20, 5));
+  }
+  all = read_all(path);
+  ASSERT_EQ(all.size(), 3u);
+  EXPECT_EQ(all[2].n, 5u);
+  // A damaged byte inside the second record: it and what follows are dropped.
+  {
+    std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(std::streamoff(valid - 20));
+    f.put('\x7f');
+  }
+  EXPECT_EQ(read_all(path).size(), 1u);
+  EXPECT_FALSE(RunJournal::read_identity(dir.file("missing")).has_value());
+}
+
+TEST(RunJournal, RemoveDeletesTheFile) {
+  test::TempDir dir;
+  const std::string path = dir.file("j");
+  RunJournal j(path, "x");
+  j.append(batch(0, 1));
+  j.remove();
+  EXPECT_FALSE(std::filesystem::exists(path));
+  EXPECT_FALSE(j.active());
+}
+
+}  // namespace
+}  // namespace rbmc
