@@ -91,6 +91,8 @@ void add_run_command(CLI::App& app) {
   run->add_flag("--overwrite", args->options.overwrite, "Replace an existing results file");
   run->add_flag("--resume", args->options.resume,
                 "Complete the interrupted run kept in OUTPUT.partial (same scenario and options)");
+  run->add_flag_callback("--no-journal", [args] { args->options.journal = false; },
+                         "Do not journal finished batches (faster; a kill -9 then loses all but a SIGINT-saved partial file)");
   run->add_flag("--timings", args->timings, "Print the wall time of each stage of the run (also in the file's /timings)");
   run->add_flag_callback("--no-progress", [args] { args->options.progress = false; }, "No progress bar");
   run->callback([args, run] {

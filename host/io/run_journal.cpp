@@ -17,30 +17,45 @@ namespace {
 constexpr char kMagic[8] = {'R', 'B', 'M', 'C', 'J', 'N', 'L', '1'};
 constexpr std::uint64_t kRecordMagic = 0x434552424d43524aull;  // "JRCMBREC", little-endian
 
-// FNV-1a, 64 bits: enough to tell a record cut short or overwritten from a whole one.
-std::uint64_t checksum(const unsigned char* data, std::size_t n) {
-  std::uint64_t h = 0xcbf29ce484222325ull;
-  for (std::size_t i = 0; i < n; ++i) h = (h ^ data[i]) * 0x100000001b3ull;
-  return h;
-}
-
-class Payload {
+// A checksum of 8-byte words (FNV-1a's multiply over words, then the tail bytes): enough to tell
+// a record cut short or overwritten from a whole one, at memory speed.
+class Checksum {
  public:
-  template <class T>
-  void put(const T& v) {
-    static_assert(std::is_trivially_copyable_v<T>);
-    const auto* p = reinterpret_cast<const unsigned char*>(&v);
-    bytes.insert(bytes.end(), p, p + sizeof(T));
+  void add(const void* data, std::size_t n) {
+    const auto* p = static_cast<const unsigned char*>(data);
+    std::size_t i = 0;
+    // Bytes carried over from the previous piece first, so that pieces hash as one stream.
+    while (fill_ > 0 && fill_ < 8 && i < n) carry_[fill_++] = p[i++];
+    if (fill_ == 8) {
+      mix(carry_);
+      fill_ = 0;
+    }
+    for (; i + 8 <= n; i += 8) mix(p + i);
+    while (i < n) carry_[fill_++] = p[i++];
   }
-  template <class T>
-  void put_array(const std::vector<T>& v) {
-    static_assert(std::is_trivially_copyable_v<T>);
-    put<std::uint64_t>(v.size());
-    const auto* p = reinterpret_cast<const unsigned char*>(v.data());
-    bytes.insert(bytes.end(), p, p + v.size() * sizeof(T));
+  std::uint64_t value() const {
+    std::uint64_t h = h_;
+    for (std::size_t i = 0; i < fill_; ++i) h = (h ^ carry_[i]) * 0x100000001b3ull;
+    return h ^ (h >> 29);
   }
-  std::vector<unsigned char> bytes;
+
+ private:
+  void mix(const unsigned char* w) {
+    std::uint64_t x;
+    std::memcpy(&x, w, 8);
+    h_ = (h_ ^ x) * 0x100000001b3ull;
+    h_ ^= h_ >> 32;
+  }
+  std::uint64_t h_ = 0xcbf29ce484222325ull;
+  unsigned char carry_[8] = {};
+  std::size_t fill_ = 0;
 };
+
+std::uint64_t checksum(const unsigned char* data, std::size_t n) {
+  Checksum c;
+  c.add(data, n);
+  return c.value();
+}
 
 class Reader {
  public:
@@ -111,31 +126,37 @@ void RunJournal::give_up(const std::string& why) {
                why.c_str());
 }
 
-void RunJournal::append(const JournalBatch& b) {
+void RunJournal::append(const JournalBatchView& b) {
   if (file_ == nullptr) return;
-  Payload p;
-  p.put(b.first);
-  p.put(b.n);
-  p.put(b.redrawn);
-  p.put(b.quantile_rows);
-  p.put_array(b.outputs);
-  p.put_array(b.status);
-  p.put_array(b.kept);
-  p.put_array(b.trajectories);
-  p.put_array(b.moments);
-  p.put_array(b.quantile_values);
-  const std::uint64_t header[2] = {kRecordMagic, p.bytes.size()}, sum = checksum(p.bytes.data(), p.bytes.size());
+  // The payload, written piece by piece from the driver's buffers: four counts, then each array
+  // as its element count and its bytes.
+  const std::uint64_t scalars[4] = {b.first, b.n, b.redrawn, b.quantile_rows};
+  const JournalArray* arrays[6] = {&b.outputs, &b.status, &b.kept, &b.trajectories, &b.moments, &b.quantile_values};
+  std::uint64_t payload = sizeof scalars;
+  for (const JournalArray* a : arrays) payload += sizeof(std::uint64_t) + a->count * a->element_size;
+  const std::uint64_t header[2] = {kRecordMagic, payload};
+  Checksum sum;
+  bool ok = std::fwrite(header, sizeof header, 1, file_) == 1 && std::fwrite(scalars, sizeof scalars, 1, file_) == 1;
+  sum.add(scalars, sizeof scalars);
+  for (const JournalArray* a : arrays) {
+    const std::size_t bytes = std::size_t(a->count * a->element_size);
+    ok = ok && std::fwrite(&a->count, sizeof a->count, 1, file_) == 1 &&
+         (bytes == 0 || std::fwrite(a->data, 1, bytes, file_) == bytes);
+    sum.add(&a->count, sizeof a->count);
+    if (bytes > 0) sum.add(a->data, bytes);
+  }
   // Whole records only reach the file in order; fflush hands each to the kernel, which keeps it
   // through the process's death (a power cut is another matter: docs/output-format.md).
-  if (std::fwrite(header, sizeof header, 1, file_) != 1 || std::fwrite(p.bytes.data(), 1, p.bytes.size(), file_) != p.bytes.size() ||
-      std::fwrite(&sum, sizeof sum, 1, file_) != 1 || std::fflush(file_) != 0) {
+  const std::uint64_t value = sum.value();
+  if (!ok || std::fwrite(&value, sizeof value, 1, file_) != 1 || std::fflush(file_) != 0) {
     give_up(std::strerror(errno));
     return;
   }
-  valid_bytes_ += sizeof header + p.bytes.size() + sizeof sum;
+  valid_bytes_ += sizeof header + payload + sizeof value;
 }
 
 void RunJournal::remove() {
+  if (path_.empty()) return;
   if (file_ != nullptr) std::fclose(file_);
   file_ = nullptr;
   std::error_code ignored;

@@ -33,10 +33,28 @@ struct JournalBatch {
   std::uint64_t quantile_rows = 0;
 };
 
+// A contiguous array the journal writes as it is (no copy).
+struct JournalArray {
+  const void* data = nullptr;
+  std::uint64_t count = 0, element_size = 0;
+  template <class T>
+  static JournalArray of(const std::vector<T>& v) {
+    return {v.data(), v.size(), sizeof(T)};
+  }
+};
+
+// What append writes of a batch, read in place from the driver's buffers.
+struct JournalBatchView {
+  std::uint64_t first = 0, n = 0, redrawn = 0, quantile_rows = 0;
+  JournalArray outputs, status, kept, trajectories, moments, quantile_values;  // as in JournalBatch
+};
+
 class RunJournal {
  public:
   static std::string path_for(const std::string& output) { return output + ".journal"; }
 
+  // No journal: append and remove do nothing.
+  RunJournal() = default;
   // Starts a journal at path (replacing one there) whose identity line ties it to one run: the
   // same scenario text, seed, rows, precision, backend and batch size.
   RunJournal(std::string path, const std::string& identity);
@@ -49,7 +67,7 @@ class RunJournal {
   // Appends one record. A failure to write (a full disk) stops the journal where its last whole
   // record ends and warns once on stderr: the run goes on, and the journal still holds the
   // batches finished until then.
-  void append(const JournalBatch& batch);
+  void append(const JournalBatchView& batch);
   // Removes the journal file: the run is finished, or suspended into OUT.partial.
   void remove();
   bool active() const { return file_ != nullptr; }

@@ -437,8 +437,13 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
   // From here every finished batch is journalled, so that a kill -9 loses only the batches in flight.
   meta.batch_size = batch_size;
   const std::string this_run = run_identity(scenario, meta, options.only);
-  journal = journal_identity ? std::make_unique<RunJournal>(journal_path, this_run, journal_bytes)
-                             : std::make_unique<RunJournal>(journal_path, this_run);
+  if (!options.journal) {
+    std::error_code ignored;
+    fs::remove(journal_path, ignored);  // replayed into this run: the partial file takes over on SIGINT
+  }
+  journal = !options.journal     ? std::make_unique<RunJournal>()
+            : journal_identity ? std::make_unique<RunJournal>(journal_path, this_run, journal_bytes)
+                               : std::make_unique<RunJournal>(journal_path, this_run);
   int current = 0;
   for (std::uint64_t first = start_row; first < n_total; first += batch_size, current ^= 1) {
     if (interrupt_requested()) suspend(first);
@@ -486,8 +491,9 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
     writing.submit([&writer, &writer_seconds, &journal, &batch, view, redrawn, quantile_rows] {
       writer->write_batch(view, writer_seconds);
       const StageClock clock(&writer_seconds, Stage::write);
-      journal->append({view.first, view.n, redrawn, batch.outputs, batch.status, batch.kept, batch.trajectories,
-                       batch.moments, batch.quantities, quantile_rows});
+      journal->append({view.first, view.n, redrawn, quantile_rows, JournalArray::of(batch.outputs),
+                       JournalArray::of(batch.status), JournalArray::of(batch.kept), JournalArray::of(batch.trajectories),
+                       JournalArray::of(batch.moments), JournalArray::of(batch.quantities)});
     });
     progress.update(first + n);
     if (options.after_batch) options.after_batch(first + n);

@@ -27,6 +27,9 @@ struct RunOptions {
   bool progress = true;        // a progress bar on stderr when it is a terminal
   std::vector<std::uint64_t> only;  // run just these global sample indices (ascending, unique)
   bool resume = false;  // continue the interrupted run kept at ResultsWriter::suspended_path(output)
+  // Journal every finished batch (RunJournal) so that a kill -9 loses only the batches in flight;
+  // off: a kill loses everything since the last SIGINT-saved partial file.
+  bool journal = true;
   // Called after each batch is integrated (its write may still be in flight), with the rows done
   // so far (for embedding: progress, or a request to stop through interrupt_requested()).
   std::function<void(std::uint64_t rows_done)> after_batch;

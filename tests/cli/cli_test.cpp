@@ -565,3 +565,21 @@ TEST(Cli, KillNineAtRandomMomentsLosesOnlyTheBatchesInFlight) {
 
 }  // namespace
 }  // namespace rbmc
+
+namespace rbmc {
+namespace {
+
+// --no-journal: nothing beside OUT while the run goes, and so nothing to resume after a kill.
+TEST(Cli, WithoutTheJournalAKillLeavesNothingToResume) {
+  test::TempDir dir;
+  dir.write("box.toml", test::valid_scenario_text(100000, 3.0, 0.01));
+  ASSERT_EQ(run_script(dir, "\"$RBMC\" run box.toml -o out.h5 --backend cpu --threads 1 --batch-size 256 --no-journal "
+                            "--no-progress >/dev/null 2>&1 & pid=$!; sleep 1; ls > during.txt; kill -9 $pid; wait $pid; true"),
+            0);
+  EXPECT_EQ(slurp(dir.file("during.txt")).find("out.h5.journal"), std::string::npos) << slurp(dir.file("during.txt"));
+  EXPECT_FALSE(fs::exists(dir.file("out.h5")));
+  EXPECT_EQ(rbmc(dir, "run box.toml -o out.h5 --backend cpu --resume").code, 2);
+}
+
+}  // namespace
+}  // namespace rbmc

@@ -29,6 +29,12 @@ JournalBatch batch(std::uint64_t first, std::uint64_t n) {
   return b;
 }
 
+JournalBatchView view_of(const JournalBatch& b) {
+  return {b.first, b.n, b.redrawn, b.quantile_rows, JournalArray::of(b.outputs), JournalArray::of(b.status),
+          JournalArray::of(b.kept), JournalArray::of(b.trajectories), JournalArray::of(b.moments),
+          JournalArray::of(b.quantile_values)};
+}
+
 std::vector<JournalBatch> read_all(const std::string& path, std::uint64_t* valid = nullptr) {
   std::vector<JournalBatch> out;
   const std::uint64_t v = RunJournal::for_each_record(path, [&](const JournalBatch& b) {
@@ -44,7 +50,7 @@ TEST(RunJournal, KeepsWholeRecordsAndDropsACutShortTail) {
   const std::string path = dir.file("out.h5.journal");
   {
     RunJournal j(path, "identity\nscenario\n[run]");
-    for (std::uint64_t k = 0; k < 3; ++k) j.append(batch(k * 10, 10));
+    for (std::uint64_t k = 0; k < 3; ++k) j.append(view_of(batch(k * 10, 10)));
   }
   EXPECT_EQ(RunJournal::read_identity(path), "identity\nscenario\n[run]");
   std::uint64_t valid = 0;
@@ -62,7 +68,7 @@ TEST(RunJournal, KeepsWholeRecordsAndDropsACutShortTail) {
   // Appending after the last whole record: the cut-short bytes are cut off first.
   {
     RunJournal j(path, "", valid);
-    j.append(batch(20, 5));
+    j.append(view_of(batch(20, 5)));
   }
   all = read_all(path);
   ASSERT_EQ(all.size(), 3u);
@@ -81,7 +87,7 @@ TEST(RunJournal, RemoveDeletesTheFile) {
   test::TempDir dir;
   const std::string path = dir.file("j");
   RunJournal j(path, "x");
-  j.append(batch(0, 1));
+  j.append(view_of(batch(0, 1)));
   j.remove();
   EXPECT_FALSE(std::filesystem::exists(path));
   EXPECT_FALSE(j.active());
