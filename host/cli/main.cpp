@@ -44,6 +44,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", RBMC_VERSION);
   app.require_subcommand(1);
   rbmc::cli::add_run_command(app);
+  rbmc::cli::add_merge_command(app);
   rbmc::cli::add_check_command(app);
   rbmc::cli::add_info_command(app);
   rbmc::cli::add_compare_command(app);

@@ -6,10 +6,13 @@
 #include <map>
 #include <memory>
 #include <thread>
+#include <tuple>
 
 #include "host/errors.hpp"
 #include "host/io/run_journal.hpp"
+#include "host/run/merge_shards.hpp"
 #include "host/run/run_driver.hpp"
+#include "host/util/parallel_for.hpp"
 #include "host/scenario/scenario.hpp"
 
 namespace rbmc::cli {
@@ -22,6 +25,7 @@ struct RunArguments {
   std::uint64_t samples = 0, seed = 0;
   std::string backend = "auto", precision = "double", only;
   bool timings = false;
+  std::string shard;
 };
 
 void print_summary(const Scenario& s, const RunSummary& r) {
@@ -88,6 +92,8 @@ void add_run_command(CLI::App& app) {
   run->add_option("--batch-size", args->options.batch_size, "Samples per batch (0 = the backend's choice)")
       ->check(CLI::NonNegativeNumber);
   run->add_option("--only", args->only, "Run just these samples by global index, e.g. 17,42,1000-1010");
+  run->add_option("--shard", args->shard,
+                  "Run the i-th (from 0) of n contiguous parts of the run, e.g. 0/4; rbmc merge joins the parts");
   run->add_flag("--overwrite", args->options.overwrite, "Replace an existing results file");
   run->add_flag("--resume", args->options.resume,
                 "Complete the interrupted run kept in OUTPUT.partial (same scenario and options)");
@@ -113,6 +119,7 @@ void add_run_command(CLI::App& app) {
     if (run->count("--only") && args->only.empty()) throw UsageError("--only: give the samples, e.g. 17,42,1000-1010");
     if (!args->only.empty())
       o.only = parse_sample_selection(args->only, o.samples ? *o.samples : scenario.run.n_samples);
+    if (run->count("--shard")) std::tie(o.shard_index, o.shard_count) = parse_shard(args->shard);
     // A run that fails (a full disk, a device error) after finishing batches keeps them in its
     // journal: say so, in the error's own type.
     const auto kept_hint = [&o] {
@@ -131,6 +138,28 @@ void add_run_command(CLI::App& app) {
     }
     print_summary(scenario, summary);
     if (args->timings) print_timings(summary);
+  });
+}
+
+void add_merge_command(CLI::App& app) {
+  struct Arguments {
+    std::string output;
+    std::vector<std::string> shards;
+    bool overwrite = false;
+    unsigned threads = 0;
+  };
+  auto args = std::make_shared<Arguments>();
+  CLI::App* merge = app.add_subcommand(
+      "merge", "Join the parts of a run (rbmc run --shard i/n) into the file one run would have written");
+  merge->add_option("output", args->output, "Merged results file")->required();
+  merge->add_option("shards", args->shards, "The parts' files, every part of the run once, in any order")->required();
+  merge->add_flag("--overwrite", args->overwrite, "Replace an existing merged file");
+  merge->add_option("--threads", args->threads, "Threads for the quantiles and compression (0 = all cores)");
+  merge->callback([args] {
+    const MergeSummary m = merge_shards(args->shards, args->output, args->overwrite,
+                                        args->threads == 0 ? default_thread_count() : args->threads);
+    std::printf("rbmc merge: %llu parts, %llu samples\n  wrote        %s\n", static_cast<unsigned long long>(m.n_shards),
+                static_cast<unsigned long long>(m.n_samples), m.output.c_str());
   });
 }
 

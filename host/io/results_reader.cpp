@@ -81,8 +81,9 @@ Array<T> ResultsReader::read(const std::string& dataset, hid_t memory_type, std:
 Array<double> ResultsReader::doubles(const std::string& d, std::uint64_t first, std::optional<std::uint64_t> count) const {
   return read<double>(d, H5T_NATIVE_DOUBLE, first, count);
 }
-Array<std::uint64_t> ResultsReader::uint64s(const std::string& d) const {
-  return read<std::uint64_t>(d, H5T_NATIVE_UINT64, 0, std::nullopt);
+Array<std::uint64_t> ResultsReader::uint64s(const std::string& d, std::uint64_t first,
+                                            std::optional<std::uint64_t> count) const {
+  return read<std::uint64_t>(d, H5T_NATIVE_UINT64, first, count);
 }
 Array<std::uint8_t> ResultsReader::uint8s(const std::string& d, std::uint64_t first,
                                           std::optional<std::uint64_t> count) const {

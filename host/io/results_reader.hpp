@@ -26,7 +26,8 @@ class ResultsReader {
   // A dataset whole, or rows [first, first + count) of its first axis (clipped to its extent).
   Array<double> doubles(const std::string& dataset, std::uint64_t first = 0,
                         std::optional<std::uint64_t> count = std::nullopt) const;
-  Array<std::uint64_t> uint64s(const std::string& dataset) const;
+  Array<std::uint64_t> uint64s(const std::string& dataset, std::uint64_t first = 0,
+                               std::optional<std::uint64_t> count = std::nullopt) const;
   Array<std::uint8_t> uint8s(const std::string& dataset, std::uint64_t first = 0,
                              std::optional<std::uint64_t> count = std::nullopt) const;
   // A string attribute of the root group or of a dataset ("" for the root).

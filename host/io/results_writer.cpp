@@ -10,6 +10,7 @@
 #include <filesystem>
 
 #include "host/io/h5_write.hpp"
+#include "host/io/results_reader.hpp"
 #include "host/io/trajectory_chunks.hpp"
 #include "host/scenario/output_schema.hpp"
 #include "rbmc/sample/sample_layout.hpp"
@@ -123,6 +124,12 @@ ResultsWriter::ResultsWriter(std::string path, bool overwrite, const ResultsMeta
   write_scalar_attribute<std::uint64_t>(root, "n_samples", H5T_NATIVE_UINT64, meta.n_samples);
   // A file may hold a subset of a run (--only): the run's own size, for aligning files.
   write_scalar_attribute<std::uint64_t>(root, "n_samples_in_run", H5T_NATIVE_UINT64, s.run.n_samples);
+  if (meta.shard_count > 0) {
+    // One part of a run (rbmc run --shard): rbmc merge joins the parts into the run's file.
+    write_scalar_attribute<std::uint64_t>(root, "shard_index", H5T_NATIVE_UINT64, meta.shard_index);
+    write_scalar_attribute<std::uint64_t>(root, "shard_count", H5T_NATIVE_UINT64, meta.shard_count);
+    write_scalar_attribute<std::uint64_t>(root, "first_sample", H5T_NATIVE_UINT64, meta.first_sample);
+  }
   write_string_attribute(root, "scenario", s.text);
   write_string_attribute(root, "scenario_name", s.name);
   write_string_attribute(root, "scenario_path", s.path);
@@ -406,16 +413,12 @@ void ResultsWriter::suspend(const SuspendedRun& state) {
   write_scalar_attribute<std::uint64_t>(group.get(), "rows_done", H5T_NATIVE_UINT64, state.rows_done);
   write_scalar_attribute<std::uint64_t>(group.get(), "batch_size", H5T_NATIVE_UINT64, state.batch_size);
   write_scalar_attribute<std::uint64_t>(group.get(), "n_trajectories", H5T_NATIVE_UINT64, n_trajectories_);
-  write_scalar_attribute<std::uint64_t>(group.get(), "quantile_samples", H5T_NATIVE_UINT64,
-                                        state.statistics.quantile_samples);
+
   std::vector<double> totals{double(state.totals.n_redrawn), double(state.totals.steps),
                              double(state.totals.rejected_steps), state.totals.wall_seconds};
   for (std::uint64_t c : state.totals.status_counts) totals.push_back(double(c));
   write_array(group.get(), "totals", totals, {hsize_t(totals.size())});
-  write_array(group.get(), "moments", state.statistics.moments, {hsize_t(state.statistics.moments.size())});
-  write_array(group.get(), "values", state.statistics.values, {hsize_t(state.statistics.values.size())});
-  std::vector<double> counts(state.statistics.value_counts.begin(), state.statistics.value_counts.end());
-  write_array(group.get(), "value_counts", counts, {hsize_t(counts.size())});
+  write_statistics_state(group.get(), state.statistics);
   group.close("closing /resume");
   write_scalar_attribute<std::uint64_t>(root, "complete", H5T_NATIVE_UINT64, 0);
   for (Dataset& d : datasets_) d.id.close("closing " + d.name);
@@ -585,8 +588,31 @@ herr_t copy_root_member(hid_t location, const char* name, const H5L_info_t*, voi
 
 }  // namespace
 
-void ResultsWriter::finish(const RunTotals& totals) {
+void write_statistics_state(hid_t group, const StatisticsState& state) {
+  write_scalar_attribute<std::uint64_t>(group, "quantile_samples", H5T_NATIVE_UINT64, state.quantile_samples);
+  write_array(group, "moments", state.moments, {hsize_t(state.moments.size())});
+  write_array(group, "values", state.values, {hsize_t(state.values.size())});
+  std::vector<double> counts(state.value_counts.begin(), state.value_counts.end());
+  write_array(group, "value_counts", counts, {hsize_t(counts.size())});
+}
+
+StatisticsState read_statistics_state(const ResultsReader& r, const std::string& group) {
+  StatisticsState state;
+  state.moments = r.doubles(group + "/moments").data;
+  state.values = r.doubles(group + "/values").data;
+  for (double c : r.doubles(group + "/value_counts").data) state.value_counts.push_back(std::uint64_t(c));
+  state.quantile_samples = std::uint64_t(r.number_attribute(group, "quantile_samples"));
+  return state;
+}
+
+void ResultsWriter::finish(const RunTotals& totals, const StatisticsState* shard_state) {
   flush_trajectories();
+  if (shard_state != nullptr && !shard_state->moments.empty()) {
+    h5::Handle group = create_group(file_.get(), "shard_state");
+    write_string_attribute(group.get(), "description",
+                           "this part's statistics state (moments, quantile values), which rbmc merge merges exactly");
+    write_statistics_state(group.get(), *shard_state);
+  }
   for (Dataset& d : datasets_) d.id.close("closing " + d.name);
   datasets_.clear();
   if (resumed_) {

@@ -26,6 +26,8 @@ struct ResultsMetadata {
   std::uint64_t n_samples = 0;  // rows in the file
   unsigned threads = 1;         // for compressing trajectory chunks
   std::size_t batch_size = 0;   // samples per batch
+  // A shard (rbmc run --shard i/n): the rows are samples [first_sample, first_sample + n_samples).
+  std::uint64_t shard_index = 0, shard_count = 0, first_sample = 0;
 };
 
 // One batch as the backends produce it: structure-of-arrays columns of n rows each
@@ -62,6 +64,11 @@ struct SuspendedRun {
   StatisticsState statistics;
 };
 
+// The statistics' state as a group's datasets (moments, values, value_counts) and attribute
+// (quantile_samples): an interrupted run's /resume, a shard's /shard_state.
+void write_statistics_state(hid_t group, const StatisticsState& state);
+StatisticsState read_statistics_state(const class ResultsReader& r, const std::string& group);
+
 class ResultsWriter {
  public:
   struct Resume {};
@@ -80,8 +87,9 @@ class ResultsWriter {
   void write_batch(const BatchView& batch, StageTimings& timings);
   // The statistics at the output times, once every batch is in.
   void write_statistics(const RunStatistics& stats);
-  // Writes the run's totals, closes the file and renames it to the target path.
-  void finish(const RunTotals& totals);
+  // Writes the run's totals, closes the file and renames it to the target path. A shard also
+  // keeps its statistics' state (group /shard_state) for rbmc merge.
+  void finish(const RunTotals& totals, const StatisticsState* shard_state = nullptr);
   // Records the state of an interrupted run, closes the file and renames it to
   // suspended_path(path): a valid file marked complete = 0 whose rows past rows_done read status
   // not_run, never at the target path.

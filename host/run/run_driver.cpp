@@ -155,6 +155,8 @@ SuspendedRun read_suspended_run(const std::string& path, const Scenario& s, cons
     differs("sample count or --only selection");
   if (r.string_attribute("", "precision") != meta.precision) differs("precision");
   if (r.string_attribute("", "backend") != meta.backend) differs("backend");
+  if ((r.has_attribute("", "first_sample") ? std::uint64_t(r.number_attribute("", "first_sample")) : 0) != meta.first_sample)
+    differs("--shard part");
   SuspendedRun state;
   state.rows_done = std::uint64_t(r.number_attribute("resume", "rows_done"));
   state.batch_size = std::uint64_t(r.number_attribute("resume", "batch_size"));
@@ -167,10 +169,7 @@ SuspendedRun read_suspended_run(const std::string& path, const Scenario& s, cons
   state.totals.rejected_steps = std::uint64_t(totals[2]);
   state.totals.wall_seconds = totals[3];
   for (int c = 0; c < kSampleStatusCount; ++c) state.totals.status_counts[std::size_t(c)] = std::uint64_t(totals[4 + std::size_t(c)]);
-  state.statistics.moments = r.doubles("resume/moments").data;
-  state.statistics.values = r.doubles("resume/values").data;
-  for (double c : r.doubles("resume/value_counts").data) state.statistics.value_counts.push_back(std::uint64_t(c));
-  state.statistics.quantile_samples = std::uint64_t(r.number_attribute("resume", "quantile_samples"));
+  state.statistics = read_statistics_state(r, "resume");
   return state;
 }
 
@@ -179,7 +178,8 @@ SuspendedRun read_suspended_run(const std::string& path, const Scenario& s, cons
 std::string run_identity(const Scenario& s, const ResultsMetadata& meta, const std::vector<std::uint64_t>& only) {
   std::uint64_t selection = 1469598103934665603ull;  // FNV-1a of the --only indices
   for (std::uint64_t k : only) selection = (selection ^ k) * 1099511628211ull;
-  return "seed " + std::to_string(s.run.seed) + "\nrows " + std::to_string(meta.n_samples) + "\nrun " +
+  return "seed " + std::to_string(s.run.seed) + "\nfirst " + std::to_string(meta.first_sample) + "\nrows " +
+         std::to_string(meta.n_samples) + "\nrun " +
          std::to_string(s.run.n_samples) + "\nonly " + std::to_string(only.empty() ? 0 : selection) + "\nprecision " +
          meta.precision + "\nbackend " + meta.backend + "\nbatch_size " + std::to_string(meta.batch_size) +
          "\nscenario\n" + s.text;
@@ -288,6 +288,29 @@ std::vector<std::uint64_t> parse_sample_selection(const std::string& text, std::
   return out;
 }
 
+ShardRange shard_range(std::uint64_t index, std::uint64_t count, std::uint64_t n_samples) {
+  // ⌊i N / n⌋ without overflow for N ≤ 2^40 and n ≤ 2^20.
+  const auto boundary = [&](std::uint64_t i) {
+    return (n_samples / count) * i + (n_samples % count) * i / count;
+  };
+  return {boundary(index), boundary(index + 1) - boundary(index)};
+}
+
+std::pair<std::uint64_t, std::uint64_t> parse_shard(const std::string& text) {
+  const std::size_t slash = text.find('/');
+  const auto number = [&](const std::string& s) -> std::uint64_t {
+    if (s.empty() || s.size() > 7 || s.find_first_not_of("0123456789") != std::string::npos)
+      throw UsageError("--shard " + text + ": give i/n, the i-th (from 0) of n parts, e.g. --shard 0/4");
+    return std::stoull(s);
+  };
+  if (slash == std::string::npos) number("");
+  const std::uint64_t i = number(text.substr(0, slash)), n = number(text.substr(slash + 1));
+  if (n == 0 || n > (1u << 20)) throw UsageError("--shard " + text + ": n must be from 1 to 1048576");
+  if (i >= n) throw UsageError("--shard " + text + ": i counts from 0 and must be below n (the last part is " +
+                               std::to_string(n - 1) + "/" + std::to_string(n) + ")");
+  return {i, n};
+}
+
 RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
   if (options.samples && scenario.design.kind == Design::Kind::grid) {
     // A grid runs every point the same number of times: --samples sets that number.
@@ -325,6 +348,13 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
   remove_leftover_temporaries(options.output);
   for (std::uint64_t k : options.only)
     if (k >= scenario.run.n_samples) throw UsageError("--only: sample " + std::to_string(k) + " is beyond the run");
+  if (options.shard_count > 0 && !options.only.empty()) throw UsageError("--shard and --only cannot be combined");
+  const ShardRange shard = options.shard_count > 0
+                               ? shard_range(options.shard_index, options.shard_count, scenario.run.n_samples)
+                               : ShardRange{0, scenario.run.n_samples};
+  if (shard.count == 0)
+    throw UsageError("--shard " + std::to_string(options.shard_index) + "/" + std::to_string(options.shard_count) +
+                     ": the run has only " + std::to_string(scenario.run.n_samples) + " samples, so this part is empty");
   const auto start = Clock::now();
 
   const SamplingPlan plan(scenario);
@@ -338,9 +368,12 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
   meta.threads = threads;
   meta.scenario = &scenario;
   // The rows of the file: every sample, or the ones asked for by global index.
-  const std::uint64_t n_total = options.only.empty() ? scenario.run.n_samples : options.only.size();
+  const std::uint64_t n_total = options.only.empty() ? shard.count : options.only.size();
   meta.n_samples = n_total;
-  const auto global_index = [&](std::uint64_t row) { return options.only.empty() ? row : options.only[row]; };
+  meta.shard_index = options.shard_index;
+  meta.shard_count = options.shard_count;
+  meta.first_sample = shard.first;
+  const auto global_index = [&](std::uint64_t row) { return options.only.empty() ? shard.first + row : options.only[row]; };
   // A resumed run continues an interrupted one: the same scenario, samples, seed and precision.
   std::optional<SuspendedRun> suspended;
   const std::string identity = run_identity(scenario, meta, options.only);
@@ -366,7 +399,9 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
   // file equals an uninterrupted run's.
   if (suspended && options.batch_size == 0) batch_size = std::size_t(suspended->batch_size);
   if (journal_identity && options.batch_size == 0) batch_size = batch_size_of(*journal_identity, batch_size);
-  RunStatistics statistics(scenario, n_total, threads);
+  // A shard's quantile subsample is the whole run's (its fraction from the run's size), so that
+  // merged shards hold the same values as one run.
+  RunStatistics statistics(scenario, options.shard_count > 0 ? scenario.run.n_samples : n_total, threads);
   TrajectorySelector selector(scenario);
   BatchIntegration how{scenario.integration(), scenario.shared_model(), statistics.enabled(), selector.active(), {}};
   how.stop = &interrupt_requested();  // SIGINT or SIGTERM abandons the batch in flight
@@ -507,7 +542,9 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
   totals.stage_seconds = driver_seconds;
   totals.stage_seconds += writer_seconds;
   totals.wall_seconds = wall_before + std::chrono::duration<double>(Clock::now() - start).count();
-  writer->finish(totals);
+  // A shard keeps its statistics' state, which rbmc merge needs to merge them exactly.
+  const StatisticsState merge_state = options.shard_count > 0 ? statistics.save() : StatisticsState{};
+  writer->finish(totals, options.shard_count > 0 ? &merge_state : nullptr);
   journal->remove();
   // A fresh run with --overwrite replaced an interrupted one: its partial file is discarded.
   if (!options.resume) {

@@ -26,6 +26,8 @@ struct RunOptions {
   std::size_t batch_size = 0;  // 0 = the backend's maximum
   bool progress = true;        // a progress bar on stderr when it is a terminal
   std::vector<std::uint64_t> only;  // run just these global sample indices (ascending, unique)
+  // --shard i/n: run the i-th of n contiguous parts of the run (0 ≤ i < n); rbmc merge joins them.
+  std::uint64_t shard_index = 0, shard_count = 0;  // count 0: not a shard
   bool resume = false;  // continue the interrupted run kept at ResultsWriter::suspended_path(output)
   // Journal every finished batch (RunJournal) so that a kill -9 loses only the batches in flight;
   // off: a kill loses everything since the last SIGINT-saved partial file.
@@ -34,6 +36,15 @@ struct RunOptions {
   // so far (for embedding: progress, or a request to stop through interrupt_requested()).
   std::function<void(std::uint64_t rows_done)> after_batch;
 };
+
+// The rows [first, first + count) of shard i of n of a run of n_samples: contiguous parts whose
+// sizes differ by at most one.
+struct ShardRange {
+  std::uint64_t first = 0, count = 0;
+};
+ShardRange shard_range(std::uint64_t index, std::uint64_t count, std::uint64_t n_samples);
+// "i/n" → (i, n), or UsageError.
+std::pair<std::uint64_t, std::uint64_t> parse_shard(const std::string& text);
 
 // "17,42,1000-1010": indices and inclusive ranges, returned ascending without repeats. Throws
 // UsageError naming the bad item, or an index not below n_samples.

@@ -117,6 +117,21 @@ StatisticsState RunStatistics::save() const {
   return s;
 }
 
+void RunStatistics::absorb(const StatisticsState& s) {
+  if (s.moments.size() != kSavedPerMoment * moments_.size() || s.value_counts.size() != values_.size())
+    throw std::runtime_error("the part's statistics do not match this scenario's output times");
+  std::size_t at = 0;
+  for (std::size_t c = 0; c < moments_.size(); ++c) {
+    const double* m = &s.moments[kSavedPerMoment * c];
+    moments_[c] = merge(moments_[c], Moments{m[0], m[1], m[2], m[3], m[4], m[5]});
+    if (at + s.value_counts[c] > s.values.size()) throw std::runtime_error("the part's quantile values are truncated");
+    values_[c].insert(values_[c].end(), s.values.begin() + std::ptrdiff_t(at),
+                      s.values.begin() + std::ptrdiff_t(at + s.value_counts[c]));
+    at += s.value_counts[c];
+  }
+  quantile_samples_ += s.quantile_samples;
+}
+
 void RunStatistics::restore(const StatisticsState& s) {
   if (s.moments.size() != kSavedPerMoment * moments_.size() || s.value_counts.size() != values_.size())
     throw std::runtime_error("the saved statistics do not match this scenario's output times");

@@ -69,6 +69,9 @@ class RunStatistics {
 
   StatisticsState save() const;
   void restore(const StatisticsState& state);  // throws std::runtime_error when it does not fit
+  // Merges another part's statistics after this one's (rbmc merge): the moments by the pairwise
+  // update, the quantile values appended. Throws std::runtime_error when it does not fit.
+  void absorb(const StatisticsState& state);
 
  private:
   int n_times_ = 0;

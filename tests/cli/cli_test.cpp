@@ -583,3 +583,34 @@ TEST(Cli, WithoutTheJournalAKillLeavesNothingToResume) {
 
 }  // namespace
 }  // namespace rbmc
+
+namespace rbmc {
+namespace {
+
+// rbmc run --shard i/n and rbmc merge, as a scheduler's array job would run them; bad parts and
+// bad --shard values exit 2 with nothing written.
+TEST(Cli, ShardsAndMerge) {
+  test::TempDir dir;
+  dir.write("box.toml", test::valid_scenario_text(300) + "[output]\ninterval = 0.1\ntrajectories = { limit = 20 }\n");
+  ASSERT_EQ(rbmc(dir, "run box.toml -o whole.h5 --backend cpu --no-progress").code, 0);
+  for (const char* i : {"0", "1", "2", "3"})
+    ASSERT_EQ(rbmc(dir, std::string("run box.toml -o part") + i + ".h5 --backend cpu --no-progress --shard " + i + "/4").code, 0);
+  Outcome r = rbmc(dir, "merge merged.h5 part3.h5 part1.h5 part0.h5 part2.h5");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("4 parts, 300 samples"), std::string::npos) << r.out;
+  r = rbmc(dir, "compare whole.h5 merged.h5");
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_EQ(ResultsReader(dir.file("merged.h5")).doubles("samples/final/position").data,
+            ResultsReader(dir.file("whole.h5")).doubles("samples/final/position").data);
+  r = rbmc(dir, "merge other.h5 part0.h5 part1.h5 part2.h5");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("part 3/4 is missing"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir.file("other.h5")));
+  EXPECT_EQ(rbmc(dir, "merge merged.h5 part0.h5 part1.h5 part2.h5 part3.h5").code, 2);  // exists: --overwrite
+  for (const char* bad : {"--shard 4/4", "--shard 1", "--shard 0/4 --only 1-3", "--shard 0/1000"})
+    EXPECT_EQ(rbmc(dir, std::string("run box.toml -o bad.h5 --backend cpu ") + bad).code, 2) << bad;
+  EXPECT_FALSE(fs::exists(dir.file("bad.h5")));
+}
+
+}  // namespace
+}  // namespace rbmc

@@ -1,0 +1,131 @@
+// Shards of a run (rbmc run --shard i/n), merged, equal the run itself; parts that do not belong
+// together are refused before anything is written.
+#include "host/run/merge_shards.hpp"
+
+#include <cmath>
+#include <filesystem>
+
+#include <gtest/gtest.h>
+
+#include "host/errors.hpp"
+#include "host/io/results_reader.hpp"
+#include "host/run/run_driver.hpp"
+#include "test_scenarios.hpp"
+
+namespace rbmc {
+namespace {
+
+namespace fs = std::filesystem;
+
+RunOptions options_for(const std::string& output, std::uint64_t shard = 0, std::uint64_t of = 0) {
+  RunOptions o;
+  o.output = output;
+  o.backend = BackendChoice::cpu;
+  o.threads = 2;
+  o.batch_size = 37;
+  o.progress = false;
+  o.shard_index = shard;
+  o.shard_count = of;
+  return o;
+}
+
+TEST(ShardRange, PartsCoverTheRunOnceWithSizesWithinOne) {
+  for (const std::uint64_t n_samples : {1ull, 7ull, 1000ull, 1099511627776ull})
+    for (const std::uint64_t parts : {1ull, 3ull, 7ull, 1000ull}) {
+      std::uint64_t next = 0, smallest = ~0ull, largest = 0;
+      for (std::uint64_t i = 0; i < parts; ++i) {
+        const ShardRange r = shard_range(i, parts, n_samples);
+        ASSERT_EQ(r.first, next);
+        next += r.count;
+        smallest = std::min(smallest, r.count);
+        largest = std::max(largest, r.count);
+      }
+      EXPECT_EQ(next, n_samples);
+      EXPECT_LE(largest - smallest, 1u);
+    }
+  EXPECT_EQ(parse_shard("2/5"), (std::pair<std::uint64_t, std::uint64_t>{2, 5}));
+  for (const char* bad : {"5/5", "1/0", "a/3", "3", "-1/4", "1/"}) EXPECT_THROW(parse_shard(bad), UsageError) << bad;
+}
+
+// Three parts with statistics, a trajectory limit that the first part alone fills, and a
+// quantile subsample (1 MiB of quantile memory): merged, they are the one run's file.
+TEST(MergeShards, PartsMergedEqualTheWholeRun) {
+  test::TempDir dir;
+  const std::string text = test::valid_scenario_text(600, 0.5, 0.01) +
+                           "[output]\ninterval = 0.01\ntrajectories = { every = 3, limit = 150 }\nquantile_memory_mb = 1\n";
+  const Scenario s = parse_scenario(text, "box.toml");
+  run_scenario(s, options_for(dir.file("whole.h5")));
+  std::vector<std::string> parts;
+  for (std::uint64_t i = 0; i < 3; ++i) {
+    parts.push_back(dir.file("part" + std::to_string(i) + ".h5"));
+    run_scenario(s, options_for(parts.back(), i, 3));
+  }
+  const MergeSummary m = merge_shards({parts[2], parts[0], parts[1]}, dir.file("merged.h5"), false, 2);
+  EXPECT_EQ(m.n_samples, 600u);
+  const ResultsReader whole(dir.file("whole.h5")), merged(dir.file("merged.h5"));
+  EXPECT_EQ(merged.number_attribute("", "complete"), 1);
+  EXPECT_FALSE(merged.has_attribute("", "shard_count"));
+  EXPECT_FALSE(merged.has("shard_state"));
+  EXPECT_EQ(merged.uint64s("samples/index").data, whole.uint64s("samples/index").data);
+  EXPECT_EQ(merged.uint8s("samples/status").data, whole.uint8s("samples/status").data);
+  for (const char* d : {"samples/body/mass", "samples/body/inertia", "samples/initial/orientation", "samples/final/position",
+                        "samples/final/angular_velocity", "samples/final/steps", "samples/params/body.mass",
+                        "trajectories/position", "trajectories/angular_velocity"})
+    EXPECT_EQ(merged.doubles(d).data, whole.doubles(d).data) << d;
+  EXPECT_EQ(merged.uint64s("trajectories/sample_index").data.size(), 150u);
+  EXPECT_EQ(merged.uint64s("trajectories/sample_index").data, whole.uint64s("trajectories/sample_index").data);
+  EXPECT_EQ(merged.number_attribute("", "total_steps"), whole.number_attribute("", "total_steps"));
+  EXPECT_EQ(merged.number_attribute("", "n_status_ok"), 600);
+  // The statistics: exact or subsampled, the same values, so the same quantiles; the moments
+  // merged in another order, so equal to rounding.
+  EXPECT_EQ(merged.string_attribute("statistics", "quantile_method"), whole.string_attribute("statistics", "quantile_method"));
+  EXPECT_EQ(merged.number_attribute("statistics", "quantile_samples"), whole.number_attribute("statistics", "quantile_samples"));
+  EXPECT_LT(whole.number_attribute("statistics", "quantile_samples"), 600);  // a subsample
+  for (const char* q : {"angular_velocity", "attitude_angle", "kinetic_energy"}) {
+    const std::string g = std::string("statistics/") + q;
+    EXPECT_EQ(merged.doubles(g + "/quantiles").data, whole.doubles(g + "/quantiles").data) << q;
+    const std::vector<double> a = merged.doubles(g + "/mean").data, b = whole.doubles(g + "/mean").data,
+                              sa = merged.doubles(g + "/sd").data, sb = whole.doubles(g + "/sd").data;
+    ASSERT_EQ(a.size(), b.size());
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      EXPECT_NEAR(a[i], b[i], 1e-13 * (std::abs(b[i]) + sb[i]) + 1e-300) << q << " mean " << i;
+      EXPECT_NEAR(sa[i], sb[i], 1e-10 * sb[i] + 1e-300) << q << " sd " << i;
+    }
+  }
+}
+
+TEST(MergeShards, RefusesPartsThatDoNotMakeOneRun) {
+  test::TempDir dir;
+  const std::string text = test::valid_scenario_text(90, 0.2, 0.01);
+  const Scenario s = parse_scenario(text, "box.toml");
+  for (std::uint64_t i = 0; i < 3; ++i) run_scenario(s, options_for(dir.file("p" + std::to_string(i) + ".h5"), i, 3));
+  RunOptions other = options_for(dir.file("seed.h5"), 2, 3);
+  other.seed = 99;
+  run_scenario(s, other);
+  run_scenario(s, options_for(dir.file("whole.h5")));
+  RunOptions cut = options_for(dir.file("cut.h5"), 2, 3);
+  cut.batch_size = 10;  // interrupted after the first of three batches
+  cut.after_batch = [](std::uint64_t) { interrupt_requested() = true; };
+  EXPECT_THROW(run_scenario(s, cut), Interrupted);
+  interrupt_requested() = false;
+  const auto refusal = [&](const std::vector<std::string>& names) {
+    std::vector<std::string> paths;
+    for (const std::string& n : names) paths.push_back(dir.file(n));
+    try {
+      merge_shards(paths, dir.file("out.h5"), false, 1);
+    } catch (const UsageError& e) {
+      return std::string(e.what());
+    }
+    return std::string("merged");
+  };
+  EXPECT_NE(refusal({"p0.h5", "p1.h5"}).find("part 2/3 is missing"), std::string::npos);
+  EXPECT_NE(refusal({"p0.h5", "p1.h5", "p1.h5"}).find("given twice"), std::string::npos);
+  EXPECT_NE(refusal({"p0.h5", "p1.h5", "seed.h5"}).find("another seed"), std::string::npos);
+  EXPECT_NE(refusal({"p0.h5", "p1.h5", "whole.h5"}).find("is not a shard"), std::string::npos);
+  EXPECT_NE(refusal({"p0.h5", "p1.h5", "cut.h5.partial"}).find("incomplete"), std::string::npos);
+  EXPECT_FALSE(fs::exists(dir.file("out.h5")));
+  EXPECT_EQ(refusal({"p1.h5", "p0.h5", "p2.h5"}), "merged");
+}
+
+}  // namespace
+}  // namespace rbmc
