@@ -127,9 +127,9 @@ std::unique_ptr<Backend> make_cpu_backend(Precision precision, unsigned threads)
   return std::make_unique<CpuBackend<double>>(threads);
 }
 
-std::unique_ptr<Backend> make_backend(BackendChoice choice, Precision precision, unsigned threads) {
+std::unique_ptr<Backend> make_backend(BackendChoice choice, Precision precision, unsigned threads, int device) {
   if (choice == BackendChoice::cuda || (choice == BackendChoice::automatic && cuda_device_available()))
-    return make_cuda_backend(precision);
+    return make_cuda_backend(precision, device);
   return make_cpu_backend(precision, threads);
 }
 

@@ -195,7 +195,12 @@ class CudaBackend final : public Backend {
 
 }  // namespace
 
-std::unique_ptr<Backend> make_cuda_backend(Precision precision) {
+std::unique_ptr<Backend> make_cuda_backend(Precision precision, int device) {
+  if (device >= 0 && cuda_device_available()) {
+    int count = 0;
+    RBMC_CUDA_CHECK(cudaGetDeviceCount(&count));
+    RBMC_CUDA_CHECK(cudaSetDevice(device % count));  // ranks of a node share its GPUs round-robin
+  }
   if (precision == Precision::float32) return std::make_unique<CudaBackend<float>>();
   return std::make_unique<CudaBackend<double>>();
 }

@@ -10,6 +10,7 @@
 
 #include "host/errors.hpp"
 #include "host/io/run_journal.hpp"
+#include "host/mpi/mpi_run.hpp"
 #include "host/run/merge_shards.hpp"
 #include "host/run/run_driver.hpp"
 #include "host/util/parallel_for.hpp"
@@ -128,6 +129,17 @@ void add_run_command(CLI::App& app) {
                        ": fix the cause and rerun with --resume to complete the run"
                  : std::string();
     };
+    if (launched_under_mpi()) {
+      // One rank of an MPI run: the ranks split the run, rank 0 merges and reports.
+      const MpiRunOutcome outcome = run_under_mpi(scenario, o);
+      if (outcome.summary) {
+        print_summary(scenario, *outcome.summary);
+        if (args->timings) print_timings(*outcome.summary);
+      }
+      std::fflush(stdout);
+      if (outcome.exit_code != 0) std::exit(outcome.exit_code);
+      return;
+    }
     RunSummary summary;
     try {
       summary = run_scenario(scenario, o);

@@ -25,13 +25,15 @@ class Checksum {
     const auto* p = static_cast<const unsigned char*>(data);
     std::size_t i = 0;
     // Bytes carried over from the previous piece first, so that pieces hash as one stream.
-    while (fill_ > 0 && fill_ < 8 && i < n) carry_[fill_++] = p[i++];
-    if (fill_ == 8) {
+    if (fill_ > 0) {
+      while (fill_ < 8 && i < n) carry_[fill_++] = p[i++];
+      if (fill_ < 8) return;
       mix(carry_);
       fill_ = 0;
     }
     for (; i + 8 <= n; i += 8) mix(p + i);
-    while (i < n) carry_[fill_++] = p[i++];
+    fill_ = n - i;  // fewer than 8
+    std::memcpy(carry_, p + i, fill_);
   }
   std::uint64_t value() const {
     std::uint64_t h = h_;

@@ -358,7 +358,7 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
   const auto start = Clock::now();
 
   const SamplingPlan plan(scenario);
-  std::unique_ptr<Backend> backend = make_backend(options.backend, options.precision, options.threads);
+  std::unique_ptr<Backend> backend = make_backend(options.backend, options.precision, options.threads, options.device);
   const unsigned threads = options.threads == 0 ? default_thread_count() : options.threads;
 
   ResultsMetadata meta;

@@ -22,6 +22,7 @@ struct RunOptions {
   std::optional<std::uint64_t> samples, seed;  // override the scenario's run.samples, run.seed
   BackendChoice backend = BackendChoice::automatic;
   unsigned threads = 0;  // CPU backend; 0 = all cores
+  int device = -1;       // CUDA backend: which GPU (modulo the devices present); -1: the current one
   Precision precision = Precision::float64;
   std::size_t batch_size = 0;  // 0 = the backend's maximum
   bool progress = true;        // a progress bar on stderr when it is a terminal

@@ -1,0 +1,125 @@
+// mpirun -n R rbmc run: ranks split the run and rank 0 writes the one file, equal to a single
+// process's; an interrupted MPI run resumes under another rank count; a failing rank ends them
+// all. Skipped (GTEST_SKIP) in a build without MPI.
+#include <sys/wait.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "../host/test_scenarios.hpp"
+#include "host/io/results_reader.hpp"
+
+namespace rbmc {
+namespace {
+
+namespace fs = std::filesystem;
+
+#ifdef RBMC_MPIEXEC
+constexpr const char* kMpiexec = RBMC_MPIEXEC;
+#else
+constexpr const char* kMpiexec = "";
+#endif
+
+// Runs a bash script in dir with $RBMC and $MPIRUN (oversubscribed: CI has 2 cores; allowed as
+// root, as CI runs); returns its exit status.
+int script(const test::TempDir& dir, const std::string& body) {
+  const std::string path = dir.path().string() + ".sh";
+  std::ofstream(path) << "cd '" << dir.path().string() << "' || exit 99\nRBMC='" RBMC_EXE "'\n"
+                      << "export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1\n"
+                      << "MPIRUN='" << kMpiexec << "'\n"
+                      << body << "\n";
+  const int status = std::system(("bash '" + path + "'").c_str());
+  fs::remove(path);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void expect_same_file(const std::string& path, const std::string& reference) {
+  const ResultsReader a(path), b(reference);
+  EXPECT_EQ(a.number_attribute("", "complete"), 1);
+  EXPECT_EQ(a.uint64s("samples/index").data, b.uint64s("samples/index").data);
+  EXPECT_EQ(a.uint8s("samples/status").data, b.uint8s("samples/status").data);
+  for (const char* d : {"samples/body/inertia", "samples/final/position", "samples/final/orientation",
+                        "samples/final/angular_velocity", "trajectories/angular_velocity"})
+    EXPECT_EQ(a.doubles(d).data, b.doubles(d).data) << d;
+  EXPECT_EQ(a.uint64s("trajectories/sample_index").data, b.uint64s("trajectories/sample_index").data);
+  for (const char* d : {"statistics/angular_velocity/mean", "statistics/kinetic_energy/sd"}) {
+    const std::vector<double> x = a.doubles(d).data, y = b.doubles(d).data;
+    ASSERT_EQ(x.size(), y.size());
+    for (std::size_t i = 0; i < x.size(); ++i) EXPECT_NEAR(x[i], y[i], 1e-12 * (1 + std::abs(y[i]))) << d;
+  }
+  EXPECT_EQ(a.doubles("statistics/attitude_angle/quantiles").data, b.doubles("statistics/attitude_angle/quantiles").data);
+  EXPECT_EQ(a.number_attribute("", "total_steps"), b.number_attribute("", "total_steps"));
+}
+
+const std::string kScenario = "[output]\ninterval = 0.1\ntrajectories = { every = 5, limit = 40 }\n";
+
+TEST(Mpi, RanksWriteTheFileOneProcessWrites) {
+  if (std::string(kMpiexec).empty()) GTEST_SKIP() << "built without MPI";
+  test::TempDir dir;
+  dir.write("box.toml", test::valid_scenario_text(700) + kScenario);
+  ASSERT_EQ(script(dir, "\"$RBMC\" run box.toml -o one.h5 --backend cpu --no-progress >/dev/null"), 0);
+  for (const int ranks : {1, 2, 3}) {
+    const std::string out = "mpi" + std::to_string(ranks) + ".h5";
+    ASSERT_EQ(script(dir, "$MPIRUN -n " + std::to_string(ranks) + " \"$RBMC\" run box.toml -o " + out +
+                              " --backend cpu --threads 1 --batch-size 50 >log.txt 2>&1"),
+              0)
+        << slurp(dir.file("log.txt"));
+    EXPECT_NE(slurp(dir.file("log.txt")).find(std::to_string(ranks) + " MPI ranks"), std::string::npos)
+        << slurp(dir.file("log.txt"));
+    expect_same_file(dir.file(out), dir.file("one.h5"));
+    for (const auto& e : fs::directory_iterator(dir.path()))
+      EXPECT_EQ(e.path().filename().string().find(".part-"), std::string::npos) << e.path();
+  }
+  // Nothing is replaced without --overwrite: every rank stops, rank 0 says why.
+  EXPECT_NE(script(dir, "$MPIRUN -n 2 \"$RBMC\" run box.toml -o mpi2.h5 --backend cpu >log.txt 2>&1"), 0);
+  EXPECT_NE(slurp(dir.file("log.txt")).find("exists; pass --overwrite"), std::string::npos) << slurp(dir.file("log.txt"));
+}
+
+// SIGINT to mpirun (which forwards it to every rank): each rank keeps its part; --resume under
+// another number of ranks completes the run into the single process's file.
+TEST(Mpi, AnInterruptedRunResumesUnderAnotherRankCount) {
+  if (std::string(kMpiexec).empty()) GTEST_SKIP() << "built without MPI";
+  test::TempDir dir;
+  dir.write("box.toml", test::valid_scenario_text(80000, 1.0, 0.001) + kScenario);  // about 4 s on 2 cores
+  ASSERT_EQ(script(dir, "\"$RBMC\" run box.toml -o one.h5 --backend cpu --no-progress >/dev/null"), 0);
+  script(dir, "$MPIRUN -n 3 \"$RBMC\" run box.toml -o out.h5 --backend cpu --threads 1 --batch-size 1000 >log.txt 2>&1 & "
+              "pid=$!; sleep 1; kill -INT $pid; wait $pid; true");
+  ASSERT_FALSE(fs::exists(dir.file("out.h5"))) << "the run ended before the interrupt: make it longer";
+  EXPECT_NE(slurp(dir.file("log.txt")).find("--resume"), std::string::npos) << slurp(dir.file("log.txt"));
+  ASSERT_EQ(script(dir, "$MPIRUN -n 2 \"$RBMC\" run box.toml -o out.h5 --backend cpu --threads 1 --batch-size 1000 "
+                        "--resume >log.txt 2>&1"),
+            0)
+      << slurp(dir.file("log.txt"));
+  expect_same_file(dir.file("out.h5"), dir.file("one.h5"));
+  for (const auto& e : fs::directory_iterator(dir.path()))
+    EXPECT_EQ(e.path().filename().string().find(".part-"), std::string::npos) << e.path();
+}
+
+// A rank that fails (here its part's path is a directory) ends every rank with its error; no file
+// at OUT, and the other ranks' work kept for --resume.
+TEST(Mpi, AFailingRankEndsEveryRank) {
+  if (std::string(kMpiexec).empty()) GTEST_SKIP() << "built without MPI";
+  test::TempDir dir;
+  dir.write("box.toml", test::valid_scenario_text(3000, 2.0, 0.002) + kScenario);
+  fs::create_directory(dir.file("out.h5.part-1-of-3"));
+  const int code = script(dir, "$MPIRUN -n 3 \"$RBMC\" run box.toml -o out.h5 --backend cpu --threads 1 --overwrite "
+                               ">log.txt 2>&1");
+  EXPECT_NE(code, 0);
+  EXPECT_NE(slurp(dir.file("log.txt")).find("(rank 1 of 3)"), std::string::npos) << slurp(dir.file("log.txt"));
+  EXPECT_FALSE(fs::exists(dir.file("out.h5")));
+}
+
+}  // namespace
+}  // namespace rbmc
