@@ -1,6 +1,9 @@
 // rbmc's command line: each error type maps to a message on stderr and its own exit code
 // (documented in README.md).
 #include <csignal>
+#include <string>
+
+#include <hdf5.h>
 #include <cstdio>
 
 #include <CLI/CLI.hpp>
@@ -30,6 +33,30 @@ enum ExitCode : int {
 
 extern "C" void on_signal(int) { rbmc::interrupt_requested() = true; }
 
+// rbmc --version: what a bug report needs to name this build.
+std::string version_text() {
+  unsigned major = 0, minor = 0, release = 0;
+  H5get_libversion(&major, &minor, &release);
+  std::string text = std::string("rbmc ") + RBMC_VERSION + "\n  commit       " + RBMC_COMMIT;
+#ifdef RBMC_HAVE_CUDA
+  text += std::string("\n  CUDA         built for architectures ") + RBMC_CUDA_ARCHITECTURES;
+#else
+  text += "\n  CUDA         not built (CPU backend only)";
+#endif
+  text += "\n  HDF5         " + std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(release);
+#ifdef RBMC_HAVE_MPI
+  text += "\n  MPI          yes (mpirun -n R rbmc run)";
+#else
+  text += "\n  MPI          no";
+#endif
+#ifdef RBMC_HAVE_LIBDEFLATE
+  text += "\n  compression  libdeflate";
+#else
+  text += "\n  compression  zlib";
+#endif
+  return text;
+}
+
 int fail(int code, const char* what) {
   std::fprintf(stderr, "rbmc: error: %s\n", what);
   return code;
@@ -41,7 +68,7 @@ int main(int argc, char** argv) {
   std::signal(SIGINT, on_signal);
   std::signal(SIGTERM, on_signal);
   CLI::App app("rbmc: GPU-batched Monte Carlo simulation of rigid-body dynamics", "rbmc");
-  app.set_version_flag("--version", RBMC_VERSION);
+  app.set_version_flag("--version", version_text);
   app.require_subcommand(1);
   rbmc::cli::add_run_command(app);
   rbmc::cli::add_merge_command(app);
@@ -49,6 +76,22 @@ int main(int argc, char** argv) {
   rbmc::cli::add_info_command(app);
   rbmc::cli::add_compare_command(app);
   rbmc::cli::add_validate_command(app);
+  // `rbmc help [COMMAND]`: the same as --help.
+  CLI::App* help = app.add_subcommand("help", "Print this help, or a command's: rbmc help run");
+  std::string help_topic;
+  help->add_option("command", help_topic, "A command");
+  help->callback([&app, &help_topic] {
+    CLI::App* topic = &app;
+    if (!help_topic.empty()) {
+      try {
+        topic = app.get_subcommand(help_topic);
+      } catch (const CLI::Error&) {
+        throw rbmc::UsageError("help: there is no command '" + help_topic + "' (rbmc help lists them)");
+      }
+    }
+    const std::string name = help_topic.empty() ? "rbmc" : "rbmc " + help_topic;
+    std::fputs(app.get_formatter()->make_help(topic, name, CLI::AppFormatMode::Normal).c_str(), stdout);
+  });
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -345,10 +345,18 @@ TEST(Cli, VersionAndHelp) {
   test::TempDir dir;
   const Outcome v = rbmc(dir, "--version");
   EXPECT_EQ(v.code, 0);
-  EXPECT_FALSE(v.out.empty());
+  // What a bug report needs: the version, the commit, CUDA, HDF5's version and the options.
+  for (const char* line : {"rbmc 0.", "commit ", "CUDA ", "HDF5         1.", "MPI ", "compression "})
+    EXPECT_NE(v.out.find(line), std::string::npos) << line << " in " << v.out;
   const Outcome h = rbmc(dir, "run --help");
   EXPECT_EQ(h.code, 0);
   EXPECT_NE(h.out.find("--precision"), std::string::npos);
+  const Outcome help = rbmc(dir, "help run");
+  EXPECT_EQ(help.code, 0);
+  EXPECT_NE(help.out.find("Usage: rbmc run"), std::string::npos) << help.out;
+  EXPECT_NE(help.out.find("--precision"), std::string::npos);
+  EXPECT_NE(rbmc(dir, "help").out.find("merge"), std::string::npos);
+  EXPECT_EQ(rbmc(dir, "help nonsense").code, 2);
 }
 
 }  // namespace
