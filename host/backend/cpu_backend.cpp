@@ -1,5 +1,8 @@
 // The CPU backend: every core runs the core's per-sample function over a share of the batch.
+#include <algorithm>
 #include <fstream>
+#include <memory>
+#include <optional>
 
 #include "host/backend/backend.hpp"
 #include "host/util/parallel_for.hpp"
@@ -41,7 +44,8 @@ class CpuBackend final : public Backend {
     n_ = n;
     const int n_times = shared_.output_times.n;
     const bool states = n_times > 0 && (how.statistics || how.keep_states);
-    // States at the output times, structure of arrays (output_times.hpp); every entry is written.
+    // States at the output times, sample by sample (TrajectoryLayout::by_sample: the integration's
+    // stores stay in the sample's own pages); every entry is written.
     trajectory_.resize(states ? n * kTrajectoryColumns * std::size_t(n_times) : 0);
     double* trajectory = states ? trajectory_.data() : nullptr;
     // The free-body variant where it applies: the same numbers without the general dispatch.
@@ -51,9 +55,11 @@ class CpuBackend final : public Backend {
         // One relaxed load a sample: a request to stop is seen within one sample's integration.
         if (how.stop != nullptr && how.stop->load(std::memory_order_relaxed)) throw BatchAbandoned();
         if (free_body)
-          run_sample_in_batch<Scalar, FreeBodyRk4Variant>(inputs, outputs, trajectory, status, n, i, shared_, settings);
+          run_sample_in_batch<Scalar, FreeBodyRk4Variant>(inputs, outputs, trajectory, status, n, i, shared_, settings,
+                                                          TrajectoryLayout::by_sample);
         else
-          run_sample_in_batch<Scalar>(inputs, outputs, trajectory, status, n, i, shared_, settings);
+          run_sample_in_batch<Scalar>(inputs, outputs, trajectory, status, n, i, shared_, settings,
+                                      TrajectoryLayout::by_sample);
       }
     });
   }
@@ -68,10 +74,32 @@ class CpuBackend final : public Backend {
     std::vector<Quaternion<Scalar>> nominal;
     for (const Quaternion<double>& q : how.nominal_attitudes) nominal.push_back({Scalar(q.w), Scalar(q.x), Scalar(q.y), Scalar(q.z)});
     quantities_.resize(n * columns);
-    parallel_for(n, threads_, [&](std::size_t begin, std::size_t end) {
-      for (std::size_t i = begin; i < end; ++i)
-        compute_sample_quantities(load_sample_inputs<Scalar>(inputs_, n, i, shared_.parameters.n), shared_,
-                                  trajectory_.data(), nominal.data(), n_times, n, i, quantities_.data());
+    // Blocks of samples, time by time: each time's 12 quantity columns are written for a block of
+    // consecutive samples at once (structure of arrays, as the moments and quantiles read them),
+    // from the block's states, which lie sample by sample.
+    constexpr std::size_t kBlock = 32;
+    const std::size_t n_blocks = (n + kBlock - 1) / kBlock, state_block = std::size_t(n_times) * kTrajectoryColumns;
+    parallel_for(n_blocks, threads_, [&](std::size_t first_block, std::size_t end_block) {
+      std::unique_ptr<std::optional<SampleModel<Scalar>>[]> own(new std::optional<SampleModel<Scalar>>[kBlock]);
+      std::vector<FreeBodyModel<Scalar>> model(kBlock);
+      for (std::size_t b = first_block; b < end_block; ++b) {
+        const std::size_t first = b * kBlock, count = std::min(kBlock, n - first);
+        for (std::size_t j = 0; j < count; ++j) {
+          const SampleInputs<Scalar> in = load_sample_inputs<Scalar>(inputs_, n, first + j, shared_.parameters.n);
+          own[j].emplace(shared_, in.model_values);
+          model[j] = make_free_body_model(in.body, in.gravity_w);
+        }
+        for (int k = 0; k < n_times; ++k)
+          for (std::size_t j = 0; j < count; ++j) {
+            const std::size_t i = first + j;
+            StateVector<Scalar> y;
+            const double* x = &trajectory_[i * state_block + std::size_t(k) * kTrajectoryColumns];
+            for (int c = 0; c < kTrajectoryColumns; ++c) y(c) = Scalar(x[c]);
+            Scalar q[quantity::count];
+            sample_quantities_at(*own[j], model[j], unpack(y), nominal[std::size_t(k)], q);
+            for (int c = 0; c < quantity::count; ++c) quantities_[(std::size_t(k) * quantity::count + std::size_t(c)) * n + i] = q[c];
+          }
+      }
     });
     moments.assign(columns, Moments{});
     parallel_for(columns, threads_, [&](std::size_t begin, std::size_t end) {
@@ -99,19 +127,17 @@ class CpuBackend final : public Backend {
   void gather_trajectories(const std::vector<std::uint32_t>& rows, std::vector<double>& trajectories,
                            StageTimings& timings) override {
     const StageClock clock(&timings, Stage::gather);
-    gather(trajectory_, n_, std::size_t(shared_.output_times.n) * kTrajectoryColumns, rows, trajectories);
-  }
-
- private:
-  void gather(const std::vector<double>& data, std::size_t n, std::size_t columns, const std::vector<std::uint32_t>& rows,
-              std::vector<double>& out) const {
-    out.resize(rows.size() * columns);
+    // The states lie sample by sample: a kept row is one contiguous block.
+    const std::size_t block = std::size_t(shared_.output_times.n) * kTrajectoryColumns;
+    trajectories.resize(rows.size() * block);
     parallel_for(rows.size(), threads_, [&](std::size_t begin, std::size_t end) {
       for (std::size_t r = begin; r < end; ++r)
-        for (std::size_t c = 0; c < columns; ++c) gather_element(data.data(), n, columns, rows.data(), r, c, out.data());
+        std::copy_n(trajectory_.begin() + std::ptrdiff_t(rows[r] * block), block,
+                    trajectories.begin() + std::ptrdiff_t(r * block));
     });
   }
 
+ private:
   // What the last integrate kept for the later primitives.
   SharedModel<Scalar> shared_{};
   const double* inputs_ = nullptr;

@@ -161,14 +161,25 @@ RBMC_HD inline void gather_column_element(const Stored* data, std::size_t n, con
   out[c * n_rows + r] = Out(data[c * n + rows[r]]);
 }
 
+// How a batch's states at the output times lie in memory. By column (the GPU's, coalesced): the
+// output_times.hpp layout, component c at time k of sample i at [(k · 13 + c) · n + i]. By sample
+// (the CPU's: one sample's stores and loads stay within a few pages): [(i · T + k) · 13 + c].
+enum class TrajectoryLayout { by_column, by_sample };
+
 // Loads sample i, integrates it and stores its result: the whole per-sample path of a batch.
-// trajectory, when not null, receives the states at the output times (output_times.hpp layout).
+// trajectory, when not null, receives the states at the output times, in the given layout.
 // Variant: GeneralVariant, or FreeBodyRk4Variant where is_free_body_rk4() holds.
 template <class Scalar, class Variant = GeneralVariant, class StoredIn, class StoredOut>
 RBMC_HD inline void run_sample_in_batch(const StoredIn* inputs, StoredOut* outputs, StoredOut* trajectory,
                                         std::uint8_t* status, std::size_t n, std::size_t i,
-                                        const SharedModel<Scalar>& shared, const IntegrationSettings<Scalar>& how) {
-  TrajectorySink<Scalar, StoredOut> sink{shared.output_times, trajectory, n, i, 0};
+                                        const SharedModel<Scalar>& shared, const IntegrationSettings<Scalar>& how,
+                                        TrajectoryLayout layout = TrajectoryLayout::by_column) {
+  // By sample: the sample's own block, written as a one-sample batch.
+  const std::size_t block = std::size_t(shared.output_times.n) * kTrajectoryColumns;
+  TrajectorySink<Scalar, StoredOut> sink =
+      layout == TrajectoryLayout::by_sample
+          ? TrajectorySink<Scalar, StoredOut>{shared.output_times, trajectory != nullptr ? trajectory + i * block : nullptr, 1, 0, 0}
+          : TrajectorySink<Scalar, StoredOut>{shared.output_times, trajectory, n, i, 0};
   const SampleResult<Scalar> r =
       run_sample<Scalar, Variant>(load_sample_inputs<Scalar>(inputs, n, i, shared.parameters.n), shared, how, sink);
   store_sample_result(outputs, n, i, r, shared.events.n);

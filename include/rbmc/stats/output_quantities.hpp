@@ -29,11 +29,36 @@ enum : int {
 // (1e100² × 1e9 samples = 1e209). A float quantity overflows at its own range first.
 inline constexpr double kOverflowingQuantity = 1e100;
 
+// One sample's quantities in its state x at one output time, into q[quantity::count]: own and
+// model are the sample's loads and mass properties, nominal_q the nominal sample's attitude then.
+// A NaN state (the sample had stopped) gives NaN; a quantity that overflowed from a finite state
+// gives +∞.
+template <class Scalar>
+RBMC_HD inline void sample_quantities_at(const SampleModel<Scalar>& own, const FreeBodyModel<Scalar>& model,
+                                         const RigidBodyState<Scalar>& x, const Quaternion<Scalar>& nominal_q,
+                                         Scalar* q) {
+  for (int c = 0; c < 3; ++c) {
+    q[quantity::position + c] = x.p_w(c);
+    q[quantity::velocity + c] = x.v_w(c);
+    q[quantity::angular_velocity + c] = x.omega_b(c);
+  }
+  q[quantity::attitude_angle] = angle_between(x.q_wb, nominal_q);
+  q[quantity::kinetic_energy] = kinetic_energy(model, x);
+  q[quantity::potential_energy] = potential_energy(*own.loads, model, x);
+  // A finite state whose quantity overflowed (ω² of a diverging sample: ∞, or ∞ · 0 = NaN), or
+  // is so large that its square cannot be summed into a variance (beyond kOverflowingQuantity),
+  // is marked +∞: the statistics count it apart. NaN stays "the sample had stopped".
+  const bool state_finite = is_finite(x);
+  for (int c = 0; c < quantity::count; ++c) {
+    const Scalar magnitude = q[c] < Scalar(0) ? -q[c] : q[c];
+    const bool overflowed = !(magnitude <= Scalar(kOverflowingQuantity));  // NaN too
+    if (state_finite && overflowed) q[c] = Eigen::NumTraits<Scalar>::infinity();
+  }
+}
+
 // Sample i's quantities at each of n_times output times, from its trajectory (output_times.hpp
 // layout: component c at time k at trajectory[(k · 13 + c) · n + i]) into quantities[(k ·
-// quantity::count + c) · n + i]. A time after the sample stopped (a NaN state) gives NaN; a
-// quantity that overflowed from a finite state gives +∞.
-// nominal_q: the nominal sample's attitude at each output time.
+// quantity::count + c) · n + i]. nominal_q: the nominal sample's attitude at each output time.
 template <class Scalar, class Stored>
 RBMC_HD inline void compute_sample_quantities(const SampleInputs<Scalar>& in, const SharedModel<Scalar>& shared,
                                               const Stored* trajectory, const Quaternion<Scalar>* nominal_q,
@@ -43,26 +68,9 @@ RBMC_HD inline void compute_sample_quantities(const SampleInputs<Scalar>& in, co
   for (int k = 0; k < n_times; ++k) {
     StateVector<Scalar> y;
     for (int c = 0; c < kTrajectoryColumns; ++c) y(c) = Scalar(trajectory[(std::size_t(k) * kTrajectoryColumns + c) * n + i]);
-    const RigidBodyState<Scalar> x = unpack(y);
     Scalar q[quantity::count];
-    for (int c = 0; c < 3; ++c) {
-      q[quantity::position + c] = x.p_w(c);
-      q[quantity::velocity + c] = x.v_w(c);
-      q[quantity::angular_velocity + c] = x.omega_b(c);
-    }
-    q[quantity::attitude_angle] = angle_between(x.q_wb, nominal_q[k]);
-    q[quantity::kinetic_energy] = kinetic_energy(model, x);
-    q[quantity::potential_energy] = potential_energy(*own.loads, model, x);
-    // A finite state whose quantity overflowed (ω² of a diverging sample: ∞, or ∞ · 0 = NaN), or
-    // is so large that its square cannot be summed into a variance (beyond kOverflowingQuantity),
-    // is marked +∞: the statistics count it apart. NaN stays "the sample had stopped".
-    const bool state_finite = is_finite(x);
-    for (int c = 0; c < quantity::count; ++c) {
-      const Scalar magnitude = q[c] < Scalar(0) ? -q[c] : q[c];
-      const bool overflowed = !(magnitude <= Scalar(kOverflowingQuantity));  // NaN too
-      const Scalar v = state_finite && overflowed ? Eigen::NumTraits<Scalar>::infinity() : q[c];
-      quantities[(std::size_t(k) * quantity::count + c) * n + i] = Stored(v);
-    }
+    sample_quantities_at(own, model, unpack(y), nominal_q[k], q);
+    for (int c = 0; c < quantity::count; ++c) quantities[(std::size_t(k) * quantity::count + c) * n + i] = Stored(q[c]);
   }
 }
 
