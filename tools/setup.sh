@@ -17,6 +17,7 @@ packages=(
   googletest libgtest-dev        # tests
   libbenchmark-dev               # bench/
   python3-h5py python3-numpy python3-matplotlib   # tools/plot_results.py
+  python3-xarray python3-h5netcdf python3-pandas  # the xarray test (tests/tools/xarray_test.py)
 )
 
 # --bench: also the benchmarks' optional peers (MuJoCo; Boost.Odeint comes with libboost-dev).

@@ -61,9 +61,12 @@ std::vector<Compared> compared_datasets(const ResultsReader& a, const ResultsRea
   const auto both = [&](const std::string& d) { return a.has(d) && b.has(d); };
   for (const SampleDataset& d : common_sample_datasets())
     if (d.compared && both(d.path)) list.push_back({d.path, d.components, d.role == SampleRole::input});
+  // A group's coordinates (dimension scales: sample, xyz, ...) are not quantities.
+  const auto is_coordinate = [&](const std::string& path) { return a.has_attribute(path, "CLASS"); };
   if (both("samples/params"))
     for (const std::string& p : a.children("samples/params"))
-      if (b.has("samples/params/" + p)) list.push_back({"samples/params/" + p, {}, true});
+      if (b.has("samples/params/" + p) && !is_coordinate("samples/params/" + p))
+        list.push_back({"samples/params/" + p, {}, true});
   if (both("samples/final/reaction_force")) list.push_back({"samples/final/reaction_force", {"x", "y", "z"}, false});
   if (both("samples/events"))
     for (const std::string& e : a.children("samples/events"))

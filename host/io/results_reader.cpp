@@ -69,6 +69,15 @@ Array<T> ResultsReader::read(const std::string& dataset, hid_t memory_type, std:
     n *= d;
   }
   out.data.resize(n);
+  // An enum (samples/status) converts only to an enum: read it as its own native type, whose
+  // values are the integers asked for when the sizes agree.
+  h5::Handle file_type(H5Dget_type(ds.get()), H5Tclose, "H5Dget_type " + dataset);
+  h5::Handle native_enum;
+  if (H5Tget_class(file_type.get()) == H5T_ENUM && H5Tget_class(memory_type) == H5T_INTEGER) {
+    native_enum = h5::Handle(H5Tget_native_type(file_type.get(), H5T_DIR_DEFAULT), H5Tclose, "H5Tget_native_type");
+    if (H5Tget_size(native_enum.get()) != sizeof(T)) throw Hdf5Error(dataset + " is an enum of another size");
+    memory_type = native_enum.get();
+  }
   if (n > 0) {
     h5::Handle memory(H5Screate_simple(rank, dims.data(), nullptr), H5Sclose, "H5Screate_simple");
     h5::check_status(H5Dread(ds.get(), memory_type, rank > 0 ? memory.get() : H5S_ALL, rank > 0 ? space.get() : H5S_ALL,

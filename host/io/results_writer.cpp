@@ -9,6 +9,7 @@
 #include <ctime>
 #include <filesystem>
 
+#include "host/io/dimension_scales.hpp"
 #include "host/io/h5_write.hpp"
 #include "host/io/results_reader.hpp"
 #include "host/io/trajectory_chunks.hpp"
@@ -95,6 +96,72 @@ void write_design(hid_t root, const Scenario& s) {
 }
 
 
+// Named dimensions for xarray (host/io/dimension_scales.hpp): each per-sample group's `sample`
+// coordinate and its rows' axes (xyz, wxyz, row and column), and the trajectories' sample, time
+// and component. Creates the scales a file lacks and uses those it has.
+void attach_sample_dimensions(hid_t file, const std::vector<SampleDataset>& schema, std::uint64_t n_rows) {
+  DimensionScales scales(file);
+  for (const SampleDataset& d : schema) {
+    h5::Handle ds(H5Dopen2(file, d.path.c_str(), H5P_DEFAULT), H5Dclose, "opening " + d.path);
+    const std::string group = d.path.substr(0, d.path.rfind('/'));
+    DimensionScales::attach(ds.get(), 0, scales.samples(group, n_rows, false));
+    if (d.row_shape.size() == 1) DimensionScales::attach(ds.get(), 1, scales.component(group, d.components, d.row_shape[0]));
+    if (d.row_shape.size() == 2) {  // the inertia tensor
+      DimensionScales::attach(ds.get(), 1, scales.labels(group, "row", {"x", "y", "z"}));
+      DimensionScales::attach(ds.get(), 2, scales.labels(group, "column", {"x", "y", "z"}));
+    }
+  }
+  if (H5Lexists(file, "trajectories", H5P_DEFAULT) <= 0 || H5Lexists(file, "trajectories/sample_index", H5P_DEFAULT) <= 0)
+    return;
+  // `sample` here: the kept samples' global indices.
+  const hid_t sample = scales.samples("trajectories", 0, true), time = scales.existing("trajectories/time", "time");
+  h5::Handle kept(H5Dopen2(file, "trajectories/sample_index", H5P_DEFAULT), H5Dclose, "opening trajectories/sample_index");
+  DimensionScales::attach(kept.get(), 0, sample);
+  for (const TrajectoryPart& part : trajectory_parts()) {
+    const std::string path = std::string("trajectories/") + part.name;
+    h5::Handle ds(H5Dopen2(file, path.c_str(), H5P_DEFAULT), H5Dclose, "opening " + path);
+    DimensionScales::attach(ds.get(), 0, sample);
+    DimensionScales::attach(ds.get(), 1, time);
+    const std::vector<std::string> labels = part.dim == 4 ? std::vector<std::string>{"w", "x", "y", "z"}
+                                                          : std::vector<std::string>{"x", "y", "z"};
+    DimensionScales::attach(ds.get(), 2, scales.component("trajectories", labels, hsize_t(part.dim)));
+  }
+}
+
+// The statistics' named dimensions: time, then quantile, then xyz, in each quantity's group.
+void attach_statistics_dimensions(hid_t file, const std::vector<double>& times) {
+  if (H5Lexists(file, "statistics", H5P_DEFAULT) <= 0) return;
+  DimensionScales scales(file);
+  for (const QuantityInfo& info : statistics_quantities()) {
+    const std::string path = std::string("statistics/") + info.name;
+    const hid_t time = scales.numbers(path, "time", times);
+    const hid_t quantile =
+        scales.numbers(path, "quantile", std::vector<double>(kQuantileProbabilities.begin(), kQuantileProbabilities.end()));
+    const hid_t xyz = info.dim > 1 ? scales.labels(path, "xyz", {"x", "y", "z"}) : -1;
+    for (const char* name : {"count", "non_finite_count", "mean", "sd", "min", "max", "quantiles", "quantile_rank_error_95"}) {
+      const std::string d = path + "/" + name;
+      if (H5Lexists(file, d.c_str(), H5P_DEFAULT) <= 0) continue;
+      h5::Handle ds(H5Dopen2(file, d.c_str(), H5P_DEFAULT), H5Dclose, "opening " + d);
+      unsigned axis = 0;
+      DimensionScales::attach(ds.get(), axis++, time);
+      if (std::string(name) == "quantiles") DimensionScales::attach(ds.get(), axis++, quantile);
+      if (info.dim > 1 && std::string(name) != "count") DimensionScales::attach(ds.get(), axis, xyz);
+    }
+  }
+}
+
+// samples/status's type: an enum over uint8 naming every status code and not_run.
+h5::Handle status_enum_type() {
+  h5::Handle type(H5Tenum_create(H5T_STD_U8LE), H5Tclose, "H5Tenum_create");
+  for (int c = 0; c < kSampleStatusCount; ++c) {
+    const std::uint8_t v = std::uint8_t(c);
+    h5::check_status(H5Tenum_insert(type.get(), status_name(static_cast<SampleStatus>(c)), &v), "H5Tenum_insert");
+  }
+  const std::uint8_t not_run = kStatusNotRun;
+  h5::check_status(H5Tenum_insert(type.get(), "not_run", &not_run), "H5Tenum_insert");
+  return type;
+}
+
 }  // namespace
 
 ResultsWriter::ResultsWriter(std::string path, bool overwrite, const ResultsMetadata& meta)
@@ -111,6 +178,7 @@ ResultsWriter::ResultsWriter(std::string path, bool overwrite, const ResultsMeta
     throw UsageError("output directory " + parent.string() + " does not exist");
   temporary_path_ = path_ + ".partial-" + std::to_string(::getpid());
   h5::initialize();
+  status_type_ = status_enum_type();
   file_ = h5::Handle(H5Fcreate(temporary_path_.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose,
                      "creating " + temporary_path_);
 
@@ -157,7 +225,19 @@ ResultsWriter::ResultsWriter(std::string path, bool overwrite, const ResultsMeta
   if (s.design.kind == Design::Kind::grid) create_group(root, "samples/grid");
   if (s.conserves_energy() || s.conserves_momentum()) create_group(root, "samples/diagnostics");
   // The per-sample datasets, from the one table that declares them (host/scenario/output_schema.hpp).
-  for (const SampleDataset& d : schema_) create(d.path, stored_type(d.type), std::vector<hsize_t>(d.row_shape.begin(), d.row_shape.end()), d.units, d.description);
+  for (const SampleDataset& d : schema_) {
+    const hid_t type = d.source == SampleSource::status ? status_type_.get() : stored_type(d.type);
+    const hid_t id = create(d.path, type, std::vector<hsize_t>(d.row_shape.begin(), d.row_shape.end()), d.units,
+                            d.description).id.get();
+    sample_scales_.insert(d.path.substr(0, d.path.rfind('/')) + "/sample");
+    if (d.source == SampleSource::status) {
+      // CF's flag attributes: xarray and netCDF tools name the codes.
+      std::string meanings;
+      for (int c = 0; c < kSampleStatusCount; ++c) meanings += std::string(c ? " " : "") + status_name(static_cast<SampleStatus>(c));
+      write_string_attribute(id, "flag_meanings", meanings + " not_run (codes 0.." + std::to_string(kSampleStatusCount - 1) +
+                                                      ", and " + std::to_string(kStatusNotRun) + ")");
+    }
+  }
   if (s.output.storage == OutputSettings::Storage::float32)
     write_string_attribute(root, "storage", "float32: real per-sample and trajectory values rounded to single precision");
   if (s.output_times.n > 0) {
@@ -178,11 +258,11 @@ ResultsWriter::ResultsWriter(std::string path, bool overwrite, const ResultsMeta
     if (s.output.trajectories.kind != TrajectoryRetention::Kind::none) {
       // Retained samples are appended as the run finds them: extendible, chunked, compressed.
       create("trajectories/sample_index", H5T_NATIVE_UINT64, {}, "1", "global index of each trajectory's sample", true);
-      for (const TrajectoryPart& part : trajectory_parts())
-        create_trajectory_part(part, n_times, 0);
+      for (const TrajectoryPart& part : trajectory_parts()) create_trajectory_part(part, n_times, 0);
       write_string_attribute(group.get(), "retained", retention_text(s.output.trajectories));
     }
   }
+  attach_sample_dimensions(root, schema_, n_rows_);
   write_design(root, s);
   if (s.design.kind == Design::Kind::grid) {
     write_scalar_attribute<std::uint64_t>(root, "grid_points", H5T_NATIVE_UINT64, s.design.n_points());
@@ -224,7 +304,7 @@ ResultsWriter::Dataset& ResultsWriter::create(const std::string& name, hid_t typ
   if (name == "samples/status") {
     // Rows not written yet (an interrupted run's) read as "not_run", never as "ok".
     const std::uint8_t not_run = kStatusNotRun;
-    h5::check_status(H5Pset_fill_value(plist.get(), H5T_NATIVE_UINT8, &not_run), "H5Pset_fill_value");
+    h5::check_status(H5Pset_fill_value(plist.get(), type, &not_run), "H5Pset_fill_value");  // the enum's not_run
   }
   if (extendible) {
     h5::check_status(H5Pset_shuffle(plist.get()), "H5Pset_shuffle");
@@ -304,6 +384,7 @@ void ResultsWriter::write_batch(const BatchView& b, StageTimings& timings) {
       for (std::size_t j = 0; j < n_axes; ++j) coordinates[i * n_axes + j] = double(c[j]);
     }
   }
+  for (const std::string& scale : sample_scales_) write_rows(dataset(scale), H5T_NATIVE_UINT64, b.first, b.n, index.data());
   // Every dataset's rows, from the batch's structure-of-arrays columns, as its schema entry says.
   for (const SampleDataset& d : schema_) {
     Dataset& out = dataset(d.path);
@@ -315,7 +396,7 @@ void ResultsWriter::write_batch(const BatchView& b, StageTimings& timings) {
     };
     switch (d.source) {
       case SampleSource::index: write_rows(out, H5T_NATIVE_UINT64, b.first, b.n, index.data()); continue;
-      case SampleSource::status: write_rows(out, H5T_NATIVE_UINT8, b.first, b.n, b.status); continue;
+      case SampleSource::status: write_rows(out, status_type_.get(), b.first, b.n, b.status); continue;
       case SampleSource::params: from_columns(b.params); break;
       case SampleSource::inputs: from_columns(b.inputs); break;
       case SampleSource::outputs: from_columns(b.outputs); break;  // HDF5 converts counts to int64
@@ -344,8 +425,8 @@ void ResultsWriter::write_batch(const BatchView& b, StageTimings& timings) {
 ResultsWriter::Dataset& ResultsWriter::dataset(const std::string& name) {
   for (Dataset& d : datasets_)
     if (d.name == name) return d;
-  if (!resumed_) throw Hdf5Error("internal error: no dataset " + name);
-  // A resumed file: its datasets exist; open this one and learn its row shape.
+  if (H5Lexists(file_.get(), name.c_str(), H5P_DEFAULT) <= 0) throw Hdf5Error("internal error: no dataset " + name);
+  // A resumed file's datasets, or a dimension scale: open it and learn its row shape.
   h5::Handle ds(H5Dopen2(file_.get(), name.c_str(), H5P_DEFAULT), H5Dclose, "opening " + name + " in " + temporary_path_);
   h5::Handle space(H5Dget_space(ds.get()), H5Sclose, "H5Dget_space " + name);
   const int rank = H5Sget_simple_extent_ndims(space.get());
@@ -382,6 +463,8 @@ ResultsWriter::ResultsWriter(std::string path, const ResultsMetadata& meta, Resu
   }
   fs::permissions(temporary_path_, fs::perms::owner_read | fs::perms::owner_write, fs::perm_options::add, e);
   h5::initialize();
+  status_type_ = status_enum_type();
+  for (const SampleDataset& d : schema_) sample_scales_.insert(d.path.substr(0, d.path.rfind('/')) + "/sample");
   file_ = h5::Handle(H5Fopen(temporary_path_.c_str(), H5F_ACC_RDWR, H5P_DEFAULT), H5Fclose, "opening " + temporary_path_);
   // The trajectories kept before the interruption: the retention limit and n_trajectories go on
   // from them, and new ones are appended after them.
@@ -449,6 +532,7 @@ void ResultsWriter::append_trajectories(const std::uint64_t* index, const std::v
     std::vector<std::uint64_t> sample_index(n);
     for (std::size_t r = 0; r < n; ++r) sample_index[r] = index[kept[r]];
     append_rows(dataset("trajectories/sample_index"), H5T_NATIVE_UINT64, n, sample_index.data());
+    append_rows(dataset("trajectories/sample"), H5T_NATIVE_UINT64, n, sample_index.data());  // its coordinate
   }
   const std::vector<TrajectoryPart>& parts = trajectory_parts();
   for (std::size_t p = 0; p < parts.size(); ++p) {
@@ -517,6 +601,12 @@ void ResultsWriter::write_statistics(const RunStatistics& stats) {
       if (dim > 1) d.push_back(hsize_t(dim));
       return d;
     };
+    // Units and meaning on each array (the named dimensions: attach_statistics_dimensions).
+    const auto describe = [&](const char* name, const std::string& units, const std::string& description) {
+      h5::Handle ds(H5Dopen2(g.get(), name, H5P_DEFAULT), H5Dclose, std::string("opening ") + name);
+      write_string_attribute(ds.get(), "units", units);
+      write_string_attribute(ds.get(), "description", description);
+    };
     write_counts(g.get(), "count", count, {hsize_t(n_times)},
                  "samples with a finite value at each output time (stopped samples have none)");
     write_counts(g.get(), "non_finite_count", non_finite, shape({hsize_t(n_times)}),
@@ -528,8 +618,16 @@ void ResultsWriter::write_statistics(const RunStatistics& stats) {
     write_array(g.get(), "max", hi, shape({hsize_t(n_times)}));
     write_array(g.get(), "quantiles", quantiles, shape({hsize_t(n_times), hsize_t(n_p)}));
     if (!stats.exact()) write_array(g.get(), "quantile_rank_error_95", rank_error, shape({hsize_t(n_times)}));
+    const std::string of = std::string(" of ") + info.description + " over the samples with a finite value, at each output time";
+    describe("mean", info.units, "mean" + of);
+    describe("sd", info.units, "standard deviation (n - 1)" + of);
+    describe("min", info.units, "minimum" + of);
+    describe("max", info.units, "maximum" + of);
+    describe("quantiles", info.units, "quantiles at the probabilities of the quantile coordinate" + of);
+    if (!stats.exact()) describe("quantile_rank_error_95", "1", "95 % bound on each quantile's rank error (a subsample's)");
   }
   group.close("closing /statistics");
+  attach_statistics_dimensions(file_.get(), times);
 }
 
 namespace {
@@ -639,6 +737,12 @@ void ResultsWriter::finish_resumed(const RunTotals& totals) {
     h5::check_status(H5Aiterate2(file_.get(), H5_INDEX_NAME, H5_ITER_NATIVE, nullptr, copy_root_attribute, &to),
                      "copying the attributes of " + temporary_path_);
     write_totals(to, totals, *scenario_, n_rows_, n_trajectories_);
+    // The copies' scale references point into the partial file: attached afresh.
+    DimensionScales::drop_all_attachments(to);
+    attach_sample_dimensions(to, schema_, n_rows_);
+    std::vector<double> times(std::size_t(scenario_->output_times.n));
+    for (std::size_t k = 0; k < times.size(); ++k) times[k] = scenario_->output_times.at(int(k));
+    attach_statistics_dimensions(to, times);
     close_into_place(out, writing, path_);
   } catch (...) {
     std::error_code ignored;

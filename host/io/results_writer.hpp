@@ -6,6 +6,7 @@
 #pragma once
 
 #include <array>
+#include <set>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -127,6 +128,8 @@ class ResultsWriter {
   std::vector<double> scratch_;
   const Scenario* scenario_;
   std::vector<SampleDataset> schema_;  // the per-sample datasets this file keeps
+  std::set<std::string> sample_scales_;  // each group's `sample` coordinate (host/io/dimension_scales.hpp)
+  h5::Handle status_type_;              // samples/status: an HDF5 enum of the status names
   unsigned threads_;
   std::vector<TrajectoryChunks> trajectory_chunks_;  // in trajectory_parts() order
   std::vector<double> part_rows_;
