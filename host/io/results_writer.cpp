@@ -92,6 +92,67 @@ void write_design(hid_t root, const Scenario& s) {
     write_string_attribute(ds.get(), "description",
                            "correlation of the listed inputs' components (multivariate normal), in that order");
   }
+  // Each dispersion, structured: /design/dispersions/<key path> with its distribution and
+  // parameters (per component), so that a script reads them without parsing the TOML text.
+  if (!s.dispersions.empty()) {
+    h5::Handle all = create_group(design.get(), "dispersions");
+    write_string_attribute(all.get(), "description",
+                           "every dispersed input by key path: its distribution, parameters per component, and nominal value");
+    for (const Dispersion& d : s.dispersions) {
+      h5::Handle g = create_group(all.get(), d.info.key_path);
+      const std::size_t dim = std::size_t(d.info.dim);
+      const auto vector = [&](const char* name, const std::array<double, 3>& v) {
+        write_array(g.get(), name, std::vector<double>(v.begin(), v.begin() + std::ptrdiff_t(dim)), {hsize_t(dim)});
+      };
+      write_string_attribute(g.get(), "units", d.info.units);
+      vector("nominal", d.nominal);
+      switch (d.kind) {
+        case DistributionKind::normal:
+          write_string_attribute(g.get(), "distribution", "normal");
+          vector("mean", d.a);
+          vector("sigma", d.b);
+          break;
+        case DistributionKind::uniform:
+          write_string_attribute(g.get(), "distribution", "uniform");
+          vector("low", d.a);
+          vector("high", d.b);
+          break;
+        case DistributionKind::truncated_normal:
+          write_string_attribute(g.get(), "distribution", "truncated_normal");
+          vector("mean", d.a);
+          vector("sigma", d.b);
+          vector("low", d.lo);
+          vector("high", d.hi);
+          break;
+        case DistributionKind::lognormal:
+          write_string_attribute(g.get(), "distribution", "lognormal");
+          vector("median", d.a);
+          vector("sigma_ln", d.b);
+          break;
+        case DistributionKind::fixed:
+          write_string_attribute(g.get(), "distribution", "fixed");
+          vector("value", d.a);
+          break;
+        case DistributionKind::discrete: {
+          write_string_attribute(g.get(), "distribution", "discrete");
+          std::vector<double> values, weights;
+          for (std::size_t k = 0; k < d.values.size(); ++k) {
+            values.insert(values.end(), d.values[k].begin(), d.values[k].begin() + std::ptrdiff_t(dim));
+            weights.push_back(d.cumulative[k] - (k > 0 ? d.cumulative[k - 1] : 0.0));
+          }
+          write_matrix(g.get(), "values", values, hsize_t(d.values.size()), hsize_t(dim));
+          write_array(g.get(), "weights", weights, {hsize_t(weights.size())});
+          break;
+        }
+        case DistributionKind::uniform_rotation: write_string_attribute(g.get(), "distribution", "uniform_rotation"); break;
+        case DistributionKind::random_axis:
+          write_string_attribute(g.get(), "distribution", "random_axis");
+          if (d.b[0] > 0) write_scalar_attribute<double>(g.get(), "angle_sigma", H5T_NATIVE_DOUBLE, d.b[0]);
+          else write_scalar_attribute<double>(g.get(), "max_angle", H5T_NATIVE_DOUBLE, d.a[0]);
+          break;
+      }
+    }
+  }
   design.close("closing /design");
 }
 
@@ -199,6 +260,9 @@ ResultsWriter::ResultsWriter(std::string path, bool overwrite, const ResultsMeta
     write_scalar_attribute<std::uint64_t>(root, "first_sample", H5T_NATIVE_UINT64, meta.first_sample);
   }
   write_string_attribute(root, "scenario", s.text);
+  // What ran, where the command line changed the text above (its samples and seed then differ
+  // from n_samples_in_run and seed, which are the ones used).
+  write_string_attribute(root, "overrides", meta.overrides);
   write_string_attribute(root, "scenario_name", s.name);
   write_string_attribute(root, "scenario_path", s.path);
   write_string_attribute(root, "created", iso8601_utc_now());

@@ -27,6 +27,7 @@ struct ResultsMetadata {
   std::uint64_t n_samples = 0;  // rows in the file
   unsigned threads = 1;         // for compressing trajectory chunks
   std::size_t batch_size = 0;   // samples per batch
+  std::string overrides;        // the command line's changes to the scenario text ("--samples 1000 --seed 7")
   // A shard (rbmc run --shard i/n): the rows are samples [first_sample, first_sample + n_samples).
   std::uint64_t shard_index = 0, shard_count = 0, first_sample = 0;
 };

@@ -366,6 +366,10 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
   meta.device = backend->device();
   meta.precision = precision_name(options.precision);
   meta.threads = threads;
+  if (options.samples) meta.overrides += "--samples " + std::to_string(*options.samples);
+  if (options.seed) meta.overrides += std::string(meta.overrides.empty() ? "" : " ") + "--seed " + std::to_string(*options.seed);
+  if (!options.only.empty()) meta.overrides += std::string(meta.overrides.empty() ? "" : " ") + "--only (" +
+                                               std::to_string(options.only.size()) + " samples)";
   meta.scenario = &scenario;
   // The rows of the file: every sample, or the ones asked for by global index.
   const std::uint64_t n_total = options.only.empty() ? shard.count : options.only.size();

@@ -736,3 +736,36 @@ TEST(RunDriver, APartialFileIsTheFinishedFilesSizePlusItsResumeState) {
 
 }  // namespace
 }  // namespace rbmc
+
+namespace rbmc {
+namespace {
+
+// The file says what ran: the command line's overrides, and every dispersion as data (its
+// distribution and parameters per component), not only as the scenario's text.
+TEST(RunDriverOutput, DispersionsAndOverridesAreRecorded) {
+  test::TempDir dir;
+  const Scenario s = parse_scenario(test::valid_scenario_text(20), "box.toml");
+  RunOptions o = cpu_options(dir.file("a.h5"), 1, 20);
+  o.seed = 77;
+  o.samples = 30;
+  run_scenario(s, o);
+  const ResultsReader r(dir.file("a.h5"));
+  EXPECT_EQ(r.string_attribute("", "overrides"), "--samples 30 --seed 77");
+  EXPECT_EQ(r.number_attribute("", "seed"), 77);
+  EXPECT_EQ(r.string_attribute("design/dispersions/body.mass", "distribution"), "normal");
+  EXPECT_EQ(r.doubles("design/dispersions/body.mass/sigma").data, std::vector<double>{0.05});
+  EXPECT_EQ(r.doubles("design/dispersions/body.mass/mean").data, r.doubles("design/dispersions/body.mass/nominal").data);
+  EXPECT_EQ(r.string_attribute("design/dispersions/body.principal_moments", "distribution"), "uniform");
+  const std::vector<double> low = r.doubles("design/dispersions/body.principal_moments/low").data,
+                            high = r.doubles("design/dispersions/body.principal_moments/high").data,
+                            nominal = r.doubles("design/dispersions/body.principal_moments/nominal").data;
+  ASSERT_EQ(low.size(), 3u);
+  for (std::size_t c = 0; c < 3; ++c) {
+    EXPECT_NEAR(nominal[c] - low[c], 0.005, 1e-15);
+    EXPECT_NEAR(high[c] - nominal[c], 0.005, 1e-15);
+  }
+  EXPECT_EQ(r.doubles("design/dispersions/initial.angular_velocity/sigma").data, (std::vector<double>{0.05, 0.05, 0.05}));
+}
+
+}  // namespace
+}  // namespace rbmc
