@@ -35,6 +35,8 @@ struct BatchIntegration {
   // (between samples on the CPU, between launches of a part of the batch on the GPU) by throwing
   // BatchAbandoned; its outputs are then undefined.
   const std::atomic<bool>* stop = nullptr;
+  // When set, the backend adds the samples it finishes as it goes (for progress within a batch).
+  std::atomic<std::uint64_t>* progress = nullptr;
 };
 
 // A batch given up on request (BatchIntegration::stop): not an error.

@@ -60,6 +60,7 @@ class CpuBackend final : public Backend {
         else
           run_sample_in_batch<Scalar>(inputs, outputs, trajectory, status, n, i, shared_, settings,
                                       TrajectoryLayout::by_sample);
+        if (how.progress != nullptr) how.progress->fetch_add(1, std::memory_order_relaxed);  // progress within the batch
       }
     });
   }

@@ -151,6 +151,7 @@ class CudaBackend final : public Backend {
                                                         d_status_.data(), n, shared, settings, stream_, first, count));
       RBMC_CUDA_CHECK(cudaStreamSynchronize(stream_));
       first += count;
+      if (how.progress != nullptr) how.progress->fetch_add(count, std::memory_order_relaxed);
       // The next part: a quarter of a second at the rate just seen, at most 4 times this one.
       const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       const double scale = seconds > 0 ? std::min(4.0, 0.25 / seconds) : 4.0;

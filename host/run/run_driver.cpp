@@ -1,4 +1,5 @@
 #include "host/run/run_driver.hpp"
+#include "host/run/progress_report.hpp"
 
 #include <unistd.h>
 
@@ -229,32 +230,6 @@ void count_batch(const HostBatch& batch, std::size_t n, std::uint64_t redrawn, R
   }
 }
 
-class ProgressBar {
- public:
-  ProgressBar(bool enabled, std::uint64_t total)
-      : enabled_(enabled && ::isatty(STDERR_FILENO)), total_(total), start_(Clock::now()) {}
-  ~ProgressBar() {
-    if (shown_) std::fputc('\n', stderr);
-  }
-  void update(std::uint64_t done) {
-    const double elapsed = std::chrono::duration<double>(Clock::now() - start_).count();
-    if (!enabled_ || elapsed < 1.0) return;  // short runs print nothing
-    const double fraction = double(done) / double(total_);
-    const int width = 40, filled = int(fraction * width);
-    const double eta = fraction > 0 ? elapsed * (1 - fraction) / fraction : 0;
-    std::fprintf(stderr, "\r[%.*s%*s] %5.1f%%  %llu/%llu samples  %.0f s left ", filled,
-                 "########################################", width - filled, "", 100 * fraction,
-                 static_cast<unsigned long long>(done), static_cast<unsigned long long>(total_), eta);
-    std::fflush(stderr);
-    shown_ = true;
-  }
-
- private:
-  bool enabled_, shown_ = false;
-  std::uint64_t total_;
-  Clock::time_point start_;
-};
-
 }  // namespace
 
 std::vector<std::uint64_t> parse_sample_selection(const std::string& text, std::uint64_t n_samples) {
@@ -430,7 +405,8 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
     const StageClock clock(&driver_seconds, Stage::idle);
     writing.wait();
   };
-  ProgressBar progress(options.progress, n_total);
+  ProgressReport progress(options.progress, n_total, start_row);
+  how.progress = &progress.in_batch();
   std::unique_ptr<RunJournal> journal;
   // On SIGINT or SIGTERM, between batches: the file so far is kept for --resume.
   const auto suspend = [&](std::uint64_t rows_done) {
@@ -534,7 +510,7 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
                        JournalArray::of(batch.status), JournalArray::of(batch.kept), JournalArray::of(batch.trajectories),
                        JournalArray::of(batch.moments), JournalArray::of(batch.quantities)});
     });
-    progress.update(first + n);
+    progress.batches_done(first + n);
     if (options.after_batch) options.after_batch(first + n);
   }
   wait_for_writing();

@@ -622,3 +622,33 @@ TEST(Cli, ShardsAndMerge) {
 
 }  // namespace
 }  // namespace rbmc
+
+namespace rbmc {
+namespace {
+
+// Without a terminal (a Slurm log), progress is a line every RBMC_PROGRESS_INTERVAL seconds, and
+// it moves within one large batch.
+TEST(Cli, ProgressInALogIsLinesThatMoveWithinABatch) {
+  test::TempDir dir;
+  dir.write("box.toml", test::valid_scenario_text(30000, 3.0, 0.01));  // about a second on one core
+  const Outcome r = rbmc(dir, "run box.toml -o out.h5 --backend cpu --threads 1 --batch-size 30000 --no-journal",
+                         "export RBMC_PROGRESS_INTERVAL=0.1;");
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::istringstream lines(r.err);
+  std::string line;
+  std::vector<unsigned long long> counts;
+  while (std::getline(lines, line)) {
+    unsigned long long done = 0, total = 0;
+    if (std::sscanf(line.c_str(), "rbmc: %llu of %llu samples", &done, &total) == 2) {
+      EXPECT_EQ(total, 30000u);
+      counts.push_back(done);
+    }
+  }
+  ASSERT_GE(counts.size(), 2u) << r.err;
+  EXPECT_TRUE(std::is_sorted(counts.begin(), counts.end()));
+  EXPECT_TRUE(std::any_of(counts.begin(), counts.end(), [](unsigned long long c) { return c > 0 && c < 30000; })) << r.err;
+  EXPECT_EQ(r.err.find('\r'), std::string::npos);  // no bar in a log
+}
+
+}  // namespace
+}  // namespace rbmc

@@ -1,0 +1,63 @@
+#include "host/run/progress_report.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+
+namespace rbmc {
+
+ProgressReport::ProgressReport(bool enabled, std::uint64_t total, std::uint64_t done)
+    : enabled_(enabled), terminal_(::isatty(STDERR_FILENO) != 0), total_(std::max<std::uint64_t>(total, 1)),
+      start_done_(done), done_(done) {
+  if (enabled_) thread_ = std::thread([this] { loop(); });
+}
+
+ProgressReport::~ProgressReport() {
+  if (!enabled_) return;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  thread_.join();
+  if (shown_ && terminal_) std::fputc('\n', stderr);
+}
+
+void ProgressReport::batches_done(std::uint64_t rows) {
+  in_batch_.store(0, std::memory_order_relaxed);
+  done_.store(rows, std::memory_order_relaxed);
+}
+
+void ProgressReport::loop() {
+  // Without a terminal, RBMC_PROGRESS_INTERVAL (seconds, default 10) sets how often a line is logged.
+  double log_seconds = 10;
+  if (const char* v = std::getenv("RBMC_PROGRESS_INTERVAL")) log_seconds = std::max(0.05, std::atof(v));
+  const auto period = std::chrono::duration<double>(terminal_ ? 1.0 : log_seconds);
+  std::unique_lock<std::mutex> lock(mutex_);
+  while (!wake_.wait_for(lock, period, [this] { return stopping_; })) print(false);
+}
+
+void ProgressReport::print(bool) {
+  const double elapsed = std::chrono::duration<double>(Clock::now() - start_).count();
+  const std::uint64_t done = std::min(total_, done_.load(std::memory_order_relaxed) + in_batch_.load(std::memory_order_relaxed));
+  const double fraction = double(done) / double(total_);
+  // The rate of this process, not counting rows a resumed run found done.
+  const double rate = double(done - std::min(done, start_done_)) / std::max(elapsed, 1e-9);
+  const double left = rate > 0 ? double(total_ - done) / rate : 0;
+  if (terminal_) {
+    const int width = 40, filled = int(fraction * width);
+    std::fprintf(stderr, "\r[%.*s%*s] %5.1f%%  %llu/%llu samples  %.0f s left ", filled,
+                 "########################################", width - filled, "", 100 * fraction,
+                 static_cast<unsigned long long>(done), static_cast<unsigned long long>(total_), left);
+  } else {
+    std::fprintf(stderr, "rbmc: %llu of %llu samples (%.1f %%), %.0f s elapsed, about %.0f s left\n",
+                 static_cast<unsigned long long>(done), static_cast<unsigned long long>(total_), 100 * fraction, elapsed,
+                 left);
+  }
+  std::fflush(stderr);
+  shown_ = true;
+}
+
+}  // namespace rbmc

@@ -1,0 +1,43 @@
+// Progress of a run on stderr, from its own thread, so that it moves within a large batch too:
+// on a terminal a bar redrawn every second; without one (Slurm logs, nohup) a line every ten
+// seconds (RBMC_PROGRESS_INTERVAL seconds). Runs shorter than that print nothing.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <thread>
+
+namespace rbmc {
+
+class ProgressReport {
+ public:
+  // total: the run's rows; done: rows finished before this process (a resumed run's).
+  ProgressReport(bool enabled, std::uint64_t total, std::uint64_t done);
+  ProgressReport(const ProgressReport&) = delete;
+  ProgressReport& operator=(const ProgressReport&) = delete;
+  ~ProgressReport();
+
+  // Rows finished in whole batches; the batch in flight counts its samples in in_batch().
+  void batches_done(std::uint64_t rows);
+  // The backends add each sample (CPU) or part (CUDA) they finish: BatchIntegration::progress.
+  std::atomic<std::uint64_t>& in_batch() { return in_batch_; }
+
+ private:
+  void loop();
+  void print(bool final_line);
+
+  using Clock = std::chrono::steady_clock;
+  const bool enabled_, terminal_;
+  const std::uint64_t total_, start_done_;
+  std::atomic<std::uint64_t> done_{0}, in_batch_{0};
+  const Clock::time_point start_ = Clock::now();
+  bool shown_ = false, stopping_ = false;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::thread thread_;
+};
+
+}  // namespace rbmc
