@@ -1,5 +1,6 @@
 #include "host/analysis/compare_results.hpp"
 #include "host/scenario/output_schema.hpp"
+#include "host/util/json_writer.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -591,6 +592,73 @@ void print_comparison(const Comparison& c, const CompareOptions& o, std::FILE* o
   for (const std::string& note : c.notes) std::fprintf(out, "  note         %s\n", note.c_str());
   for (const std::string& reason : c.reasons) std::fprintf(out, "  reason       %s\n", reason.c_str());
   std::fprintf(out, "%s\n", c.pass ? "PASS" : "FAIL");
+}
+
+}  // namespace rbmc
+
+namespace rbmc {
+
+void print_comparison_json(const Comparison& c, const CompareOptions& o, std::FILE* out) {
+  JsonWriter j(out);
+  j.begin_object();
+  j.field("verdict", c.pass ? "PASS" : "FAIL").field("pass", c.pass);
+  j.field("per_sample_pass", c.per_sample_pass).field("distribution_pass", c.distribution_pass);
+  j.field("chaotic", c.chaotic).field("float_unresolved", c.float_unresolved);
+  j.key("files").begin_object();
+  j.key("a").begin_object().field("path", c.path_a).field("n_samples", static_cast<unsigned long long>(c.n_a));
+  j.field("complete", c.complete_a).end_object();
+  j.key("b").begin_object().field("path", c.path_b).field("n_samples", static_cast<unsigned long long>(c.n_b));
+  j.field("complete", c.complete_b).end_object();
+  j.end_object();
+  j.field("n_common", static_cast<unsigned long long>(c.n_common)).field("same_scenario", c.same_scenario);
+  j.field("statistical", o.statistical);
+  j.key("tolerance").begin_object().field("rtol", c.tolerance.rtol).field("atol", c.tolerance.atol);
+  j.field("epsilon", c.tolerance.epsilon).field("steps", c.tolerance.steps).field("derivation", c.tolerance.derivation);
+  j.end_object();
+  j.key("margins").begin_object().field("margin_sd", o.margin).field("rank_margin", o.rank_margin).field("alpha", o.alpha);
+  j.end_object();
+  j.field("status_mismatches", static_cast<unsigned long long>(c.status_mismatches));
+  j.field("input_mismatches", static_cast<unsigned long long>(c.input_mismatches));
+  j.key("mismatched_samples").begin_array();
+  for (std::uint64_t k : c.mismatched_samples) j.value(static_cast<unsigned long long>(k));
+  j.end_array();
+  j.key("sensitivity").begin_object();
+  j.field("checked", static_cast<unsigned long long>(c.sensitivity.checked));
+  j.field("sensitive", static_cast<unsigned long long>(c.sensitivity.sensitive));
+  j.field("median_growth_rate", c.sensitivity.median_growth_rate).field("unavailable", c.sensitivity.unavailable);
+  j.end_object();
+  j.field("trajectory_growth_rate", c.trajectory_growth_rate);
+  j.field("trajectories_compared", static_cast<unsigned long long>(c.trajectories_compared));
+  j.key("quantities").begin_array();
+  for (const ComponentComparison& r : c.components) {
+    j.begin_object().field("name", r.name).field("input", r.input);
+    j.field("max_abs_difference", r.max_abs).field("max_ratio_to_tolerance", r.max_ratio);
+    j.field("mismatched", static_cast<unsigned long long>(r.mismatched)).field("tolerance", r.tolerance);
+    j.field("spread", r.spread).field("resolution_limited", r.resolution_limited);
+    j.field("rms_difference", r.rms_difference).field("unresolved_by_coarser", r.unresolved_by_coarser);
+    j.field("margin", r.margin).field("equivalent", r.equivalent);
+    j.key("mean").begin_object().field("difference", r.mean.difference).field("bound", r.mean.bound);
+    j.field("equivalent", r.mean.equivalent).end_object();
+    j.key("quantiles").begin_array();
+    const double probabilities[3] = {0.05, 0.5, 0.95};
+    for (int q = 0; q < 3; ++q) {
+      const QuantileEquivalence& e = r.quantiles[q];
+      j.begin_object().field("p", probabilities[q]).field("difference", e.difference).field("bound", e.bound);
+      j.field("rank_shift", e.rank_shift).field("rank_bound", e.rank_bound).field("equivalent", e.equivalent).end_object();
+    }
+    j.end_array();
+    j.key("ks").begin_object().field("statistic", r.ks.statistic).field("p_value", r.ks.p_value).end_object();
+    j.end_object();
+  }
+  j.end_array();
+  j.key("reasons").begin_array();
+  for (const std::string& s : c.reasons) j.value(s);
+  j.end_array();
+  j.key("notes").begin_array();
+  for (const std::string& s : c.notes) j.value(s);
+  j.end_array();
+  j.end_object();
+  j.finish();
 }
 
 }  // namespace rbmc

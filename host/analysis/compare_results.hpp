@@ -93,5 +93,7 @@ struct Comparison {
 
 Comparison compare_results(const std::string& path_a, const std::string& path_b, const CompareOptions& options);
 void print_comparison(const Comparison& c, const CompareOptions& options, std::FILE* out);
+// rbmc compare --json: the verdict and every figure of the report as one JSON object.
+void print_comparison_json(const Comparison& c, const CompareOptions& options, std::FILE* out);
 
 }  // namespace rbmc

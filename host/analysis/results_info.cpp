@@ -7,23 +7,37 @@
 #include <vector>
 
 #include "host/io/results_reader.hpp"
+#include "host/util/json_writer.hpp"
 #include "host/io/results_writer.hpp"
 #include "host/stats/run_statistics.hpp"
 #include "rbmc/sample/sample_status.hpp"
 
 namespace rbmc {
 
-void print_results_info(const std::string& path, std::FILE* out) {
+ResultsInfo read_results_info(const std::string& path) {
   const ResultsReader r(path);
+  ResultsInfo info;
+  info.path = path;
   const auto text = [&](const char* name) { return r.has_attribute("", name) ? r.string_attribute("", name) : std::string("?"); };
   const auto number = [&](const char* name) { return r.has_attribute("", name) ? r.number_attribute("", name) : NAN; };
-  std::fprintf(out, "rbmc info: %s\n", path.c_str());
-  std::fprintf(out, "  scenario     %s (%s), written %s by rbmc %s\n", text("scenario_name").c_str(),
-               text("scenario_path").c_str(), text("created").c_str(), text("rbmc_version").c_str());
-  std::fprintf(out, "  backend      %s: %s, %s precision\n", text("backend").c_str(), text("device").c_str(),
-               text("precision").c_str());
-  std::fprintf(out, "  samples      %.0f of a run of %.0f, seed %.0f, design %s\n", number("n_samples"),
-               number("n_samples_in_run"), number("seed"), text("design").c_str());
+  info.scenario_name = text("scenario_name");
+  info.scenario_path = text("scenario_path");
+  info.created = text("created");
+  info.rbmc_version = text("rbmc_version");
+  info.backend = text("backend");
+  info.device = text("device");
+  info.precision = text("precision");
+  info.design = text("design");
+  info.integrator = text("integrator");
+  info.n_samples = number("n_samples");
+  info.n_samples_in_run = number("n_samples_in_run");
+  info.seed = number("seed");
+  info.duration = number("duration");
+  info.n_steps = number("n_steps");
+  info.mean_steps = number("mean_steps");
+  info.total_steps = number("total_steps");
+  info.wall_seconds = number("wall_seconds");
+  info.n_redrawn = r.has_attribute("", "n_redrawn_bodies") ? number("n_redrawn_bodies") : 0;
   // The rows that hold results: all of a complete file, the prefix done of a partial one (its
   // rows are written in order; the later ones are not_run). Read in blocks: a file of 2^40
   // declared rows is summarised in the memory of its rows done.
@@ -36,39 +50,22 @@ void print_results_info(const std::string& path, std::FILE* out) {
   const auto block = [&](std::uint64_t first) { return std::min(kBlock, prefix - first); };
   for (std::uint64_t first = 0; first < prefix; first += kBlock)
     for (std::uint8_t code : r.uint8s("samples/status", first, block(first)).data) ++counts[code];
-  const std::uint64_t n_done = prefix - counts[kStatusNotRun];
+  info.n_done = prefix - counts[kStatusNotRun];
   counts[kStatusNotRun] = 0;
-  // The table of final states over at most kTableRows rows: every stride-th beyond that.
-  constexpr std::uint64_t kTableRows = std::uint64_t(1) << 22;
-  const std::uint64_t stride = (prefix + kTableRows - 1) / kTableRows;
-  const bool complete = r.has_attribute("", "complete") && r.number_attribute("", "complete") == 1;
-  if (!complete)
-    std::fprintf(out, "  INCOMPLETE   an interrupted run's partial file: %llu of %llu samples done; everything below is "
-                      "over those (rbmc run SCENARIO -o OUT --resume completes it)\n",
-                 static_cast<unsigned long long>(n_done), static_cast<unsigned long long>(declared));
-  std::fprintf(out, "  integration  %s over %.6g s", text("integrator").c_str(), number("duration"));
-  if (r.has_attribute("", "n_steps")) std::fprintf(out, ", %.0f steps per sample", number("n_steps"));
-  if (r.has_attribute("", "mean_steps")) std::fprintf(out, ", %.4g steps per sample on average", number("mean_steps"));
-  if (r.has_attribute("", "total_steps")) std::fprintf(out, ", %.0f steps in all", number("total_steps"));
-  if (r.has_attribute("", "wall_seconds")) std::fprintf(out, "; %.3g s wall", number("wall_seconds"));
-  std::fprintf(out, "\n  status      ");
-  // Counted from the rows themselves, so that a partial file's are right too.
   for (int c = 0; c < 256; ++c)
     if (counts[std::size_t(c)] > 0)
-      std::fprintf(out, " %s %llu", c < kSampleStatusCount ? status_name(SampleStatus(c)) : "unknown",
-                   static_cast<unsigned long long>(counts[std::size_t(c)]));
-  std::fprintf(out, "\n");
-  if (r.has_attribute("", "n_redrawn_bodies") && number("n_redrawn_bodies") > 0)
-    std::fprintf(out, "  redrawn      %.0f bodies (validity policy)\n", number("n_redrawn_bodies"));
-  if (r.has("trajectories/time"))
-    std::fprintf(out, "  trajectories %.0f retained (%s) at %llu output times\n", number("n_trajectories"),
-                 r.has_attribute("trajectories", "retained") ? r.string_attribute("trajectories", "retained").c_str() : "?",
-                 static_cast<unsigned long long>(r.doubles("trajectories/time").data.size()));
-  if (r.has("statistics")) std::fprintf(out, "  statistics   at each output time in /statistics\n");
-
-  // The final states as a table over the samples that have them.
-  std::fprintf(out, "  final state  %-22s %12s %12s %12s %12s %12s %12s %12s%s\n", "", "mean", "sd", "min", "5 %",
-               "median", "95 %", "max", stride > 1 ? (" (every " + std::to_string(stride) + "th sample)").c_str() : "");
+      info.status_counts.push_back({c < kSampleStatusCount ? status_name(SampleStatus(c)) : "unknown", counts[std::size_t(c)]});
+  info.complete = r.has_attribute("", "complete") && r.number_attribute("", "complete") == 1;
+  if (r.has("trajectories/time")) {
+    info.n_trajectories = number("n_trajectories");
+    info.retained = r.has_attribute("trajectories", "retained") ? r.string_attribute("trajectories", "retained") : "?";
+    info.n_output_times = double(r.doubles("trajectories/time").data.size());
+  }
+  info.statistics = r.has("statistics");
+  // The final states over at most kTableRows rows: every stride-th beyond that.
+  constexpr std::uint64_t kTableRows = std::uint64_t(1) << 22;
+  info.stride = std::max<std::uint64_t>(1, (prefix + kTableRows - 1) / kTableRows);
+  const std::uint64_t stride = info.stride;
   // The final state's datasets the file keeps, labelled from the schema (host/scenario/output_schema.hpp).
   for (const SampleDataset& row : common_sample_datasets()) {
     if (row.role != SampleRole::result || !row.compared || row.path == "samples/final/orientation" || !r.has(row.path))
@@ -85,20 +82,97 @@ void print_results_info(const std::string& path, std::FILE* out) {
     for (std::size_t c = 0; c < dim; ++c) {
       std::vector<double>& v = values[c];
       std::sort(v.begin(), v.end());
-      double mean = 0, var = 0;
-      for (double x : v) mean += x / double(v.size());
-      for (double x : v) var += (x - mean) * (x - mean) / double(v.size() > 1 ? v.size() - 1 : 1);
-      const std::string name = row.path.substr(std::string("samples/final/").size());
-      const std::string label = name + (dim > 1 ? "." + row.components[c] : "") + " (" + row.units + ")";
-      if (v.empty()) {
-        std::fprintf(out, "               %-22s (no finite values)\n", label.c_str());
-        continue;
+      ResultsInfo::Row out;
+      out.quantity = row.path.substr(std::string("samples/final/").size()) + (dim > 1 ? "." + row.components[c] : "");
+      out.units = row.units;
+      out.count = v.size();
+      if (!v.empty()) {
+        double mean = 0, var = 0;
+        for (double x : v) mean += x / double(v.size());
+        for (double x : v) var += (x - mean) * (x - mean) / double(v.size() > 1 ? v.size() - 1 : 1);
+        out.mean = mean;
+        out.sd = std::sqrt(var);
+        out.min = v.front();
+        out.p05 = quantile_of_sorted(v, 0.05);
+        out.median = quantile_of_sorted(v, 0.5);
+        out.p95 = quantile_of_sorted(v, 0.95);
+        out.max = v.back();
       }
-      std::fprintf(out, "               %-22s %12.6g %12.6g %12.6g %12.6g %12.6g %12.6g %12.6g\n", label.c_str(), mean,
-                   std::sqrt(var), v.front(), quantile_of_sorted(v, 0.05), quantile_of_sorted(v, 0.5),
-                   quantile_of_sorted(v, 0.95), v.back());
+      info.final_state.push_back(out);
     }
   }
+  return info;
 }
+
+void print_results_info(const ResultsInfo& info, std::FILE* out) {
+  std::fprintf(out, "rbmc info: %s\n", info.path.c_str());
+  std::fprintf(out, "  scenario     %s (%s), written %s by rbmc %s\n", info.scenario_name.c_str(), info.scenario_path.c_str(),
+               info.created.c_str(), info.rbmc_version.c_str());
+  std::fprintf(out, "  backend      %s: %s, %s precision\n", info.backend.c_str(), info.device.c_str(), info.precision.c_str());
+  std::fprintf(out, "  samples      %.0f of a run of %.0f, seed %.0f, design %s\n", info.n_samples, info.n_samples_in_run,
+               info.seed, info.design.c_str());
+  if (!info.complete)
+    std::fprintf(out, "  INCOMPLETE   an interrupted run's partial file: %llu of %.0f samples done; everything below is "
+                      "over those (rbmc run SCENARIO -o OUT --resume completes it)\n",
+                 static_cast<unsigned long long>(info.n_done), info.n_samples);
+  std::fprintf(out, "  integration  %s over %.6g s", info.integrator.c_str(), info.duration);
+  if (std::isfinite(info.n_steps)) std::fprintf(out, ", %.0f steps per sample", info.n_steps);
+  if (std::isfinite(info.mean_steps)) std::fprintf(out, ", %.4g steps per sample on average", info.mean_steps);
+  if (std::isfinite(info.total_steps)) std::fprintf(out, ", %.0f steps in all", info.total_steps);
+  if (std::isfinite(info.wall_seconds)) std::fprintf(out, "; %.3g s wall", info.wall_seconds);
+  std::fprintf(out, "\n  status      ");
+  for (const auto& [name, count] : info.status_counts)
+    std::fprintf(out, " %s %llu", name.c_str(), static_cast<unsigned long long>(count));
+  std::fprintf(out, "\n");
+  if (info.n_redrawn > 0) std::fprintf(out, "  redrawn      %.0f bodies (validity policy)\n", info.n_redrawn);
+  if (std::isfinite(info.n_output_times))
+    std::fprintf(out, "  trajectories %.0f retained (%s) at %.0f output times\n", info.n_trajectories, info.retained.c_str(),
+                 info.n_output_times);
+  if (info.statistics) std::fprintf(out, "  statistics   at each output time in /statistics\n");
+  std::fprintf(out, "  final state  %-22s %12s %12s %12s %12s %12s %12s %12s%s\n", "", "mean", "sd", "min", "5 %", "median",
+               "95 %", "max",
+               info.stride > 1 ? (" (every " + std::to_string(info.stride) + "th sample)").c_str() : "");
+  for (const ResultsInfo::Row& row : info.final_state) {
+    const std::string label = row.quantity + " (" + row.units + ")";
+    if (row.count == 0) {
+      std::fprintf(out, "               %-22s (no finite values)\n", label.c_str());
+      continue;
+    }
+    std::fprintf(out, "               %-22s %12.6g %12.6g %12.6g %12.6g %12.6g %12.6g %12.6g\n", label.c_str(), row.mean,
+                 row.sd, row.min, row.p05, row.median, row.p95, row.max);
+  }
+}
+
+void print_results_info_json(const ResultsInfo& info, std::FILE* out) {
+  JsonWriter j(out);
+  j.begin_object();
+  j.field("file", info.path).field("complete", info.complete);
+  j.key("scenario").begin_object().field("name", info.scenario_name).field("path", info.scenario_path).end_object();
+  j.field("created", info.created).field("rbmc_version", info.rbmc_version);
+  j.field("backend", info.backend).field("device", info.device).field("precision", info.precision);
+  j.field("n_samples", info.n_samples).field("n_samples_in_run", info.n_samples_in_run);
+  j.field("n_done", static_cast<unsigned long long>(info.n_done)).field("seed", info.seed).field("design", info.design);
+  j.key("integration").begin_object().field("integrator", info.integrator).field("duration", info.duration);
+  j.field("n_steps", info.n_steps).field("mean_steps", info.mean_steps).field("total_steps", info.total_steps);
+  j.field("wall_seconds", info.wall_seconds).end_object();
+  j.key("status").begin_object();
+  for (const auto& [name, count] : info.status_counts) j.field(name, static_cast<unsigned long long>(count));
+  j.end_object();
+  j.field("n_redrawn_bodies", info.n_redrawn);
+  j.key("trajectories").begin_object().field("n_retained", info.n_trajectories).field("retained", info.retained);
+  j.field("n_output_times", info.n_output_times).end_object();
+  j.field("statistics", info.statistics).field("table_stride", static_cast<unsigned long long>(info.stride));
+  j.key("final_state").begin_array();
+  for (const ResultsInfo::Row& row : info.final_state) {
+    j.begin_object().field("quantity", row.quantity).field("units", row.units);
+    j.field("count", static_cast<unsigned long long>(row.count)).field("mean", row.mean).field("sd", row.sd);
+    j.field("min", row.min).field("p05", row.p05).field("median", row.median).field("p95", row.p95).field("max", row.max);
+    j.end_object();
+  }
+  j.end_array().end_object();
+  j.finish();
+}
+
+void print_results_info(const std::string& path, std::FILE* out) { print_results_info(read_results_info(path), out); }
 
 }  // namespace rbmc

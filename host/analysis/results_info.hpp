@@ -2,10 +2,36 @@
 #pragma once
 
 #include <cstdio>
+#include <cmath>
+#include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace rbmc {
 
+// What rbmc info says of a file, read once, printed as text or JSON.
+struct ResultsInfo {
+  std::string path, scenario_name, scenario_path, created, rbmc_version, backend, device, precision, design, integrator;
+  double n_samples = 0, n_samples_in_run = 0, seed = 0, duration = 0;
+  double n_steps = NAN, mean_steps = NAN, total_steps = NAN, wall_seconds = NAN, n_redrawn = 0;
+  bool complete = false, statistics = false;
+  std::uint64_t n_done = 0;  // rows with results (a partial file's rows done)
+  std::vector<std::pair<std::string, std::uint64_t>> status_counts;
+  double n_trajectories = NAN, n_output_times = NAN;
+  std::string retained;
+  std::uint64_t stride = 1;  // the table's: every stride-th sample of a huge file
+  struct Row {               // one component of a final-state dataset over the samples that have it
+    std::string quantity, units;
+    std::uint64_t count = 0;
+    double mean = NAN, sd = NAN, min = NAN, p05 = NAN, median = NAN, p95 = NAN, max = NAN;
+  };
+  std::vector<Row> final_state;
+};
+
+ResultsInfo read_results_info(const std::string& path);
+void print_results_info(const ResultsInfo& info, std::FILE* out);
+void print_results_info_json(const ResultsInfo& info, std::FILE* out);  // rbmc info --json
 void print_results_info(const std::string& path, std::FILE* out);
 
 }  // namespace rbmc

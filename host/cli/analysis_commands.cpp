@@ -12,9 +12,15 @@ namespace rbmc::cli {
 
 void add_info_command(CLI::App& app) {
   auto path = std::make_shared<std::string>();
+  auto json = std::make_shared<bool>(false);
   CLI::App* info = app.add_subcommand("info", "Summarise a results file: scenario, backend, counts, statuses, final states");
   info->add_option("file", *path, "Results file (HDF5)")->required()->check(CLI::ExistingFile);
-  info->callback([path] { print_results_info(*path, stdout); });
+  info->add_flag("--json", *json, "The same as one JSON object, for scripts");
+  info->callback([path, json] {
+    const ResultsInfo r = read_results_info(*path);
+    if (*json) print_results_info_json(r, stdout);
+    else print_results_info(r, stdout);
+  });
 }
 
 namespace {
@@ -51,6 +57,7 @@ void add_compare_command(CLI::App& app) {
   struct Arguments {
     std::string a, b;
     CompareOptions options;
+    bool json = false;
   };
   auto args = std::make_shared<Arguments>();
   CLI::App* compare = app.add_subcommand(
@@ -59,10 +66,12 @@ void add_compare_command(CLI::App& app) {
   compare->add_option("b", args->b, "Results file judged against it")->required()->check(CLI::ExistingFile);
   compare->add_flag("--statistical", args->options.statistical,
                     "Judge only the distributions (other seeds or sample sets)");
+  compare->add_flag("--json", args->json, "The verdict and the report's figures as one JSON object, for scripts");
   add_verdict_options(compare, args->options);
   compare->callback([args] {
     const Comparison c = compare_results(args->a, args->b, args->options);
-    print_comparison(c, args->options, stdout);
+    if (args->json) print_comparison_json(c, args->options, stdout);
+    else print_comparison(c, args->options, stdout);
     std::fflush(stdout);
     if (!c.pass) throw ComparisonFailed("the results differ (FAIL)");
   });

@@ -652,3 +652,31 @@ TEST(Cli, ProgressInALogIsLinesThatMoveWithinABatch) {
 
 }  // namespace
 }  // namespace rbmc
+
+namespace rbmc {
+namespace {
+
+// --json: one valid JSON object (checked by Python's parser) with the verdict and the figures;
+// compare's exit code stays the verdict's.
+TEST(Cli, InfoAndCompareAsJson) {
+  test::TempDir dir;
+  dir.write("box.toml", test::valid_scenario_text(200));
+  ASSERT_EQ(rbmc(dir, "run box.toml -o a.h5 --backend cpu --no-progress").code, 0);
+  ASSERT_EQ(rbmc(dir, "run box.toml -o b.h5 --backend cpu --no-progress --seed 5").code, 0);
+  Outcome r = rbmc(dir, "info --json a.h5");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("\"n_samples\":200"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"status\":{\"ok\":200}"), std::string::npos) << r.out;
+  r = rbmc(dir, "compare --json a.h5 a.h5");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("{\"verdict\":\"PASS\"", 0), 0u) << r.out;
+  r = rbmc(dir, "compare --json a.h5 b.h5");
+  EXPECT_EQ(r.code, 6);
+  EXPECT_EQ(r.out.rfind("{\"verdict\":\"FAIL\"", 0), 0u) << r.out;
+  for (const char* command : {"info --json a.h5", "compare --json a.h5 b.h5"})
+    EXPECT_EQ(run_script(dir, std::string("\"$RBMC\" ") + command + " | /usr/bin/python3 -m json.tool >/dev/null"), 0)
+        << command << ": not valid JSON";
+}
+
+}  // namespace
+}  // namespace rbmc
