@@ -77,6 +77,12 @@ void write_design(hid_t root, const Scenario& s) {
     write_string_attribute(design.get(), "description",
                            "Owen-scrambled Sobol sequence (Joe-Kuo directions, Burley's hash scrambling keyed by "
                            "seed and key path), one dimension per scalar component in key-path order, point k for sample k");
+  if (s.design.kind == Design::Kind::table) {
+    write_string_attribute(design.get(), "file", s.design.table_file);
+    write_scalar_attribute<std::uint64_t>(design.get(), "rows", H5T_NATIVE_UINT64, s.design.n_points());
+    write_string_attribute(design.get(), "description",
+                           "sample k takes row k of the table's columns (key paths); other dispersions are drawn as usual");
+  }
   if (s.design.kind == Design::Kind::grid) {
     write_scalar_attribute<std::uint64_t>(design.get(), "grid_points", H5T_NATIVE_UINT64, s.design.n_points());
     write_scalar_attribute<std::uint64_t>(design.get(), "replicates", H5T_NATIVE_UINT64, s.design.replicates);
@@ -287,6 +293,7 @@ ResultsWriter::ResultsWriter(std::string path, bool overwrite, const ResultsMeta
     write_scalar_attribute<std::int64_t>(group.get(), "index", H5T_NATIVE_INT64, e);
   }
   if (s.design.kind == Design::Kind::grid) create_group(root, "samples/grid");
+  if (s.design.kind == Design::Kind::table) create_group(root, "samples/table");
   if (s.conserves_energy() || s.conserves_momentum()) create_group(root, "samples/diagnostics");
   // The per-sample datasets, from the one table that declares them (host/scenario/output_schema.hpp).
   for (const SampleDataset& d : schema_) {
@@ -441,7 +448,7 @@ void ResultsWriter::write_batch(const BatchView& b, StageTimings& timings) {
   const Design& design = scenario_->design;
   const std::size_t n_axes = design.axes.size();
   std::vector<double> coordinates;  // (n, axes): a function of each row's global index, not carried in the batch
-  if (design.kind == Design::Kind::grid) {
+  if (design.gives_values()) {
     coordinates.resize(b.n * n_axes);
     for (std::size_t i = 0; i < b.n; ++i) {
       const std::vector<std::uint64_t> c = design.coordinates(index[i]);

@@ -298,6 +298,9 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
                        std::to_string(scenario.run.n_samples));
     scenario.design.replicates = *options.samples / points;
   }
+  if (options.samples && scenario.design.kind == Design::Kind::table && *options.samples > scenario.design.n_points())
+    throw UsageError("--samples " + std::to_string(*options.samples) + ": the table (" + scenario.design.table_file +
+                     ") has " + std::to_string(scenario.design.n_points()) + " rows, one per sample; give at most that");
   if (options.samples && *options.samples > kMaxSamples)
     throw UsageError("--samples " + std::to_string(*options.samples) + " is more than rbmc runs in one file (at most 2^40)");
   if (options.samples) scenario.run.n_samples = *options.samples;

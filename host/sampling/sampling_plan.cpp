@@ -162,7 +162,7 @@ void SamplingPlan::uniforms(std::size_t unit_index, std::uint64_t k, int attempt
 int SamplingPlan::sample(std::uint64_t k, SampleInputs<double>& in, double* params) const {
   const Scenario& s = scenario_;
   const std::vector<std::uint64_t> grid =
-      s.design.kind == Design::Kind::grid ? s.design.coordinates(k) : std::vector<std::uint64_t>{};
+      s.design.gives_values() ? s.design.coordinates(k) : std::vector<std::uint64_t>{};
   const bool redraw = s.design.invalid_bodies == Design::InvalidBodies::redraw;
   double u[kMaxUniforms];
   std::vector<double> correlated(s.correlations.size() * kMaxUniforms);
@@ -215,7 +215,7 @@ int SamplingPlan::sample(std::uint64_t k, SampleInputs<double>& in, double* para
           break;
       }
     };
-    // A grid point's values first: the sweep sets them, the dispersions of other inputs vary.
+    // A grid point's (or table row's) values first: they are set, the dispersions of other inputs vary.
     for (std::size_t i = 0; i < grid.size(); ++i) {
       const std::array<double, 3>& g = s.design.axes[i].values[grid[i]];
       apply(s.design.axes[i].info, Vec3<double>(g[0], g[1], g[2]));

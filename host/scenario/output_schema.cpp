@@ -102,12 +102,17 @@ std::vector<SampleDataset> all_sample_datasets(const Scenario& s) {
     l.push_back({"samples/grid_index", StoredType::int64, {s.design.axes.size()}, {}, "1",
                  "each sample's coordinate along each grid axis (axes in the order of /samples/grid)", S::grid_index, 0,
                  R::input, false});
+  }
+  if (s.design.gives_values()) {
+    const bool table = s.design.kind == Design::Kind::table;
     for (std::size_t j = 0; j < s.design.axes.size(); ++j) {
       const GridAxis& a = s.design.axes[j];
       std::vector<unsigned long long> shape;
       if (a.info.dim > 1) shape.push_back(std::size_t(a.info.dim));
-      l.push_back({std::string("samples/grid/") + a.info.key_path, StoredType::real, shape, a.info.dim == 3 ? kXyz : Labels{},
-                   a.info.units, std::string("grid value of ") + a.info.key_path, S::grid_value, int(j), R::input, false});
+      l.push_back({std::string(table ? "samples/table/" : "samples/grid/") + a.info.key_path, StoredType::real, shape,
+                   a.info.dim == 3 ? kXyz : Labels{}, a.info.units,
+                   std::string(table ? "value from the table (row = sample index) of " : "grid value of ") + a.info.key_path,
+                   S::grid_value, int(j), R::input, table});
     }
   }
   // Drift of what this scenario conserves: zero up to integration error.

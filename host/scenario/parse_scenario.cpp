@@ -1020,6 +1020,113 @@ void read_grid_axes(const toml::table& table, const std::string& prefix, Scenari
   }
 }
 
+// [design] type = "table", file = "samples.csv": a header of key paths (a vector input's
+// components as key.x, key.y, key.z), then one row of numbers per sample, in order. Errors name
+// the table's file, line and column.
+void read_table_design(TableReader& r, Scenario& s, bool samples_given) {
+  namespace fs = std::filesystem;
+  const toml::node* file = r.find("file");
+  if (file == nullptr || !file->is_string())
+    r.fail_here("file", "a table design needs file = \"samples.csv\": a header of key paths, one row per sample");
+  s.design.table_file = file->as_string()->get();
+  const fs::path given(s.design.table_file);
+  const std::string path = (given.is_absolute() ? given : fs::path(s.path).parent_path() / given).string();
+  std::ifstream in(path);
+  if (!in) r.fail_at(*file, "file", "cannot open the table " + path);
+  // One line's fields, with the column (1-based) where each begins.
+  const auto split = [](const std::string& line) {
+    std::vector<std::pair<std::string, std::uint32_t>> fields;
+    std::size_t start = 0;
+    for (;;) {
+      const std::size_t comma = line.find(',', start);
+      std::string f = line.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+      const std::size_t a = f.find_first_not_of(" \t\r"), b = f.find_last_not_of(" \t\r");
+      const std::uint32_t column = std::uint32_t(start + (a == std::string::npos ? 0 : a) + 1);
+      fields.push_back({a == std::string::npos ? std::string() : f.substr(a, b - a + 1), column});
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+    return fields;
+  };
+  std::string line;
+  std::uint32_t line_number = 0;
+  const auto next_line = [&]() -> bool {
+    while (std::getline(in, line)) {
+      ++line_number;
+      const std::size_t a = line.find_first_not_of(" \t\r");
+      if (a != std::string::npos && line[a] != '#') return true;  // blank lines and # comments skipped
+    }
+    return false;
+  };
+  if (!next_line()) throw ScenarioError(path, 0, 0, "", "the table is empty: it needs a header of key paths");
+  // The header: which input and component each column sets.
+  const auto header = split(line);
+  struct Column {
+    std::size_t axis;
+    int component;
+  };
+  std::vector<Column> columns;
+  const std::vector<DispersedInputInfo> known = dispersible_inputs(s);
+  for (const auto& [name, column] : header) {
+    std::string key = name;
+    int component = 0;
+    const auto is_input = [&](const std::string& k) {
+      return std::any_of(known.begin(), known.end(), [&](const DispersedInputInfo& i) { return i.key_path == k; });
+    };
+    if (!is_input(key) && name.size() > 2 && name[name.size() - 2] == '.' && std::string("xyz").find(name.back()) != std::string::npos) {
+      key = name.substr(0, name.size() - 2);
+      component = int(std::string("xyz").find(name.back()));
+    }
+    std::size_t axis = s.design.axes.size();
+    for (std::size_t j = 0; j < s.design.axes.size(); ++j)
+      if (s.design.axes[j].info.key_path == key) axis = j;
+    if (axis == s.design.axes.size()) {
+      s.design.axes.push_back({claim_input(s, name, key, {path, line_number, column}), {}});
+    }
+    const int dim = s.design.axes[axis].info.dim;
+    if ((dim == 1) != (key == name))
+      throw ScenarioError(path, line_number, column, name,
+                          dim == 1 ? "is a scalar input: name its column " + key
+                                   : "is a vector input: give its components as columns " + key + ".x, " + key + ".y, " +
+                                         key + ".z");
+    for (const Column& c : columns)
+      if (c.axis == axis && c.component == component)
+        throw ScenarioError(path, line_number, column, name, "appears twice in the header");
+    columns.push_back({axis, component});
+  }
+  for (std::size_t j = 0; j < s.design.axes.size(); ++j) {
+    int given_components = 0;
+    for (const Column& c : columns) given_components += c.axis == j ? 1 : 0;
+    if (given_components != s.design.axes[j].info.dim)
+      throw ScenarioError(path, line_number, 1, s.design.axes[j].info.key_path,
+                          "the table gives some of this vector's components but not all of .x, .y and .z");
+  }
+  // The rows: one number per column, every one finite.
+  while (next_line()) {
+    const auto fields = split(line);
+    if (fields.size() != columns.size())
+      throw ScenarioError(path, line_number, 1, "", "this row has " + std::to_string(fields.size()) +
+                                                        " values, the header " + std::to_string(columns.size()) + " columns");
+    for (GridAxis& a : s.design.axes) a.values.push_back({});
+    for (std::size_t c = 0; c < columns.size(); ++c) {
+      const std::string& text = fields[c].first;
+      char* end = nullptr;
+      const double v = std::strtod(text.c_str(), &end);
+      if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(v))
+        throw ScenarioError(path, line_number, fields[c].second, header[c].first,
+                            "'" + text + "' is not a finite number (row " + std::to_string(s.design.axes[0].values.size()) +
+                                ")");
+      s.design.axes[columns[c].axis].values.back()[std::size_t(columns[c].component)] = v;
+    }
+  }
+  const std::uint64_t rows = s.design.n_points();
+  if (rows == 0) throw ScenarioError(path, line_number, 0, "", "the table has a header but no rows");
+  if (samples_given && s.run.n_samples != rows)
+    r.fail_at(*file, "file", "the table has " + std::to_string(rows) + " rows (one per sample), but run.samples is " +
+                                 std::to_string(s.run.n_samples) + " (omit run.samples to take the table's)");
+  s.run.n_samples = rows;
+}
+
 void read_design(TableReader& r, Scenario& s, bool samples_given) {
   const std::string type = r.optional_string("type").value_or("monte_carlo");
   if (type == "grid") {
@@ -1042,14 +1149,19 @@ void read_design(TableReader& r, Scenario& s, bool samples_given) {
     s.design.kind = type == "sobol" ? Design::Kind::sobol : Design::Kind::latin_hypercube;
     if (s.run.n_samples > (std::uint64_t(1) << 32))
       r.fail_at(*r.table().get("type"), "type", "a " + type + " design takes at most 2^32 samples");
+  } else if (type == "table") {
+    s.design.kind = Design::Kind::table;
+    read_table_design(r, s, samples_given);
   } else if (type != "monte_carlo") {
     r.fail_at(*r.table().get("type"), "type",
-              "unknown design '" + type + "' (available: monte_carlo, grid, latin_hypercube, sobol)");
+              "unknown design '" + type + "' (available: monte_carlo, grid, latin_hypercube, sobol, table)");
   }
   if (s.design.kind != Design::Kind::grid) {
     for (const char* key : {"axes", "replicates"})
       if (const toml::node* n = r.find(key)) r.fail_at(*n, key, "belongs to a grid design (type = \"grid\")");
   }
+  if (s.design.kind != Design::Kind::table)
+    if (const toml::node* n = r.find("file")) r.fail_at(*n, "file", "belongs to a table design (type = \"table\")");
   const std::string policy = r.optional_string("invalid_bodies").value_or("redraw");
   if (policy == "reject") {
     s.design.invalid_bodies = Design::InvalidBodies::reject;

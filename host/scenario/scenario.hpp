@@ -101,7 +101,9 @@ struct GridAxis {
 // Owen-scrambled Sobol sequence (Joe–Kuo directions from Boost.Random), one dimension per scalar
 // component in key-path order. Both map their points to each distribution by inversion.
 struct Design {
-  enum class Kind { monte_carlo, grid, latin_hypercube, sobol } kind = Kind::monte_carlo;
+  // table: sample k takes row k of a table of values ([design] file = "samples.csv"), one axis per
+  // input, as a grid whose every axis is at coordinate k.
+  enum class Kind { monte_carlo, grid, latin_hypercube, sobol, table } kind = Kind::monte_carlo;
   // What the sampler does with a body that is not physical: draw it again (from the same
   // sample's streams) or keep it and flag the sample invalid_body, not integrated.
   enum class InvalidBodies { redraw, reject } invalid_bodies = InvalidBodies::redraw;
@@ -109,16 +111,26 @@ struct Design {
   std::uint64_t replicates = 1;
 
   const char* name() const {
-    return kind == Kind::grid ? "grid" : kind == Kind::latin_hypercube ? "latin_hypercube" : kind == Kind::sobol ? "sobol" : "monte_carlo";
+    return kind == Kind::grid              ? "grid"
+           : kind == Kind::latin_hypercube ? "latin_hypercube"
+           : kind == Kind::sobol           ? "sobol"
+           : kind == Kind::table           ? "table"
+                                           : "monte_carlo";
   }
 
+  // A grid or a table: the inputs' values are given, not drawn.
+  bool gives_values() const { return kind == Kind::grid || kind == Kind::table; }
+  std::string table_file;  // table: the file, as the scenario names it
+
   std::uint64_t n_points() const {
+    if (kind == Kind::table) return axes.empty() ? 0 : axes.front().values.size();
     std::uint64_t n = 1;
     for (const GridAxis& a : axes) n *= a.values.size();
     return n;
   }
   // Sample k's coordinate along each axis.
   std::vector<std::uint64_t> coordinates(std::uint64_t k) const {
+    if (kind == Kind::table) return std::vector<std::uint64_t>(axes.size(), k);  // row k of every column
     std::vector<std::uint64_t> c(axes.size());
     std::uint64_t g = k / replicates;
     for (std::size_t i = axes.size(); i-- > 0;) {

@@ -332,3 +332,93 @@ TEST(Designs, BadDesignKeysAreNamed) {
 
 }  // namespace
 }  // namespace rbmc
+
+namespace rbmc {
+namespace {
+
+std::string table_scenario(const std::string& table_file) {
+  std::string text = test::valid_scenario_text(64);
+  text = text.substr(0, text.find("samples = 64")) + text.substr(text.find("samples = 64") + 12);  // the table's count
+  return text + "[design]\ntype = \"table\"\nfile = \"" + table_file + "\"\n";
+}
+
+// [design] type = "table": sample k takes row k's values, the other dispersions drawn as usual;
+// the file keeps the table's values in /samples/table and names the table in /design.
+TEST(TableDesign, EachSampleTakesItsRow) {
+  test::TempDir dir;
+  dir.write("rows.csv",
+            "# masses and spins from elsewhere\nbody.mass, initial.velocity.x, initial.velocity.y, initial.velocity.z\n"
+            "1.5, 0, 0, 1\n2.5, 0, 0, 2\n\n3.5, 1e-3, 0, 3\n");
+  std::string text = test::valid_scenario_text(64);
+  // The table replaces body.mass's dispersion.
+  text.replace(text.find("body.mass = { distribution = \"normal\", sigma = 0.05 }"),
+               std::string("body.mass = { distribution = \"normal\", sigma = 0.05 }").size(), "");
+  text.replace(text.find("samples = 64"), 12, "");
+  text += "[design]\ntype = \"table\"\nfile = \"rows.csv\"\n";
+  const Scenario s = parse_scenario(text, dir.file("box.toml"));
+  ASSERT_EQ(s.run.n_samples, 3u);
+  RunOptions o;
+  o.output = dir.file("t.h5");
+  o.backend = BackendChoice::cpu;
+  o.progress = false;
+  run_scenario(s, o);
+  const ResultsReader r(o.output);
+  EXPECT_EQ(r.doubles("samples/body/mass").data, (std::vector<double>{1.5, 2.5, 3.5}));
+  EXPECT_EQ(r.doubles("samples/initial/velocity").data, (std::vector<double>{0, 0, 1, 0, 0, 2, 1e-3, 0, 3}));
+  EXPECT_EQ(r.doubles("samples/table/body.mass").data, (std::vector<double>{1.5, 2.5, 3.5}));
+  EXPECT_EQ(r.string_attribute("design", "type"), "table");
+  EXPECT_EQ(r.string_attribute("design", "file"), "rows.csv");
+  // The other dispersions still vary.
+  const std::vector<double> w = r.doubles("samples/initial/angular_velocity").data;
+  EXPECT_NE(w[0], w[3]);
+  // --samples takes the first rows, never more than the table has.
+  o.samples = 2;
+  o.output = dir.file("two.h5");
+  run_scenario(s, o);
+  EXPECT_EQ(ResultsReader(o.output).doubles("samples/body/mass").data, (std::vector<double>{1.5, 2.5}));
+  o.samples = 4;
+  o.output = dir.file("four.h5");
+  EXPECT_THROW(run_scenario(s, o), UsageError);
+}
+
+// Errors name the table's file, line and column, and the key.
+TEST(TableDesign, ErrorsNameTheFileLineAndColumn) {
+  test::TempDir dir;
+  const auto error = [&](const std::string& csv) -> ScenarioError {
+    dir.write("t.csv", csv);
+    try {
+      parse_scenario(table_scenario("t.csv"), dir.file("box.toml"));
+    } catch (const ScenarioError& e) {
+      return e;
+    }
+    ADD_FAILURE() << "accepted:\n" << csv;
+    return ScenarioError("", 0, 0, "", "");
+  };
+  ScenarioError e = error("initial.position.x, initial.position.y, initial.position.z\n0, 0, 0\n1, nope, 2\n");
+  EXPECT_EQ(e.file(), dir.file("t.csv"));
+  EXPECT_EQ(e.line(), 3u);
+  EXPECT_EQ(e.column(), 4u);
+  EXPECT_EQ(e.key_path(), "initial.position.y");
+  e = error("initial.position.x, initial.position.y\n0, 0\n");
+  EXPECT_NE(std::string(e.what()).find("not all of .x, .y and .z"), std::string::npos) << e.what();
+  e = error("gravity.acceleration.x, gravity.acceleration.y, gravity.acceleration.z, initial.velocity.x, "
+            "initial.velocity.y, initial.velocity.z\n0, 0, -9.8, 1, 1, 1\n\n0, 0, -9.8, 1, 1\n");
+  EXPECT_EQ(e.line(), 4u);
+  EXPECT_NE(std::string(e.what()).find("5 values, the header 6"), std::string::npos) << e.what();
+  e = error("gravity.acceleration.x, gravity.acceleration.y, gravity.acceleration.z\n");
+  EXPECT_NE(std::string(e.what()).find("no rows"), std::string::npos) << e.what();
+  e = error("body.massive\n1\n");
+  EXPECT_EQ(e.key_path(), "body.massive");
+  EXPECT_NE(std::string(e.what()).find("known:"), std::string::npos);
+  e = error("body.mass, initial.angular_velocity.x, initial.angular_velocity.y, initial.angular_velocity.z\n1, 0, 0, 0\n");
+  EXPECT_NE(std::string(e.what()).find("already dispersed"), std::string::npos) << e.what();  // the scenario disperses both
+  try {
+    parse_scenario(table_scenario("missing.csv"), dir.file("box.toml"));
+    ADD_FAILURE();
+  } catch (const ScenarioError& x) {
+    EXPECT_EQ(x.key_path(), "design.file");
+  }
+}
+
+}  // namespace
+}  // namespace rbmc
