@@ -10,6 +10,16 @@
 namespace rbmc {
 namespace {
 
+// The key path of the error a scenario text gives, or "accepted".
+std::string error_key_of(const std::string& text) {
+  try {
+    parse_scenario(text, "o.toml");
+  } catch (const ScenarioError& e) {
+    return e.key_path();
+  }
+  return "accepted";
+}
+
 TEST(ParseScenario, ValidScenarioResolvesEveryValue) {
   const Scenario s = parse_scenario(test::valid_scenario_text(64, 0.5, 0.01), "box.toml");
   EXPECT_EQ(s.name, "test_box");
@@ -495,14 +505,7 @@ TEST(ParseScenarioOutput, IntervalOrTimes) {
   const Scenario b = parse_scenario(with_run("") + "[output]\ntimes = [0.1, 0.7, 2.0]\n", "o.toml");
   EXPECT_EQ(b.output_times.n, 3);
   EXPECT_EQ(b.output_times.at(1), 0.7);
-  const auto key_of = [](const std::string& output) {
-    try {
-      parse_scenario(with_run("") + "[output]\n" + output, "o.toml");
-    } catch (const ScenarioError& e) {
-      return e.key_path();
-    }
-    return std::string("accepted");
-  };
+  const auto key_of = [](const std::string& output) { return error_key_of(with_run("") + "[output]\n" + output); };
   EXPECT_EQ(key_of(""), "output.interval");
   EXPECT_EQ(key_of("interval = 0.0\n"), "output.interval");
   EXPECT_EQ(key_of("interval = 0.5\ntimes = [1.0]\n"), "output.times");
@@ -601,14 +604,7 @@ TEST(ParseScenarioOutput, SamplesAndStorage) {
     EXPECT_NE(std::string(e.what()).find("final/angular_velocity"), std::string::npos);  // the valid names
     EXPECT_NE(std::string(e.what()).find("o.toml:"), std::string::npos);
   }
-  const auto key_of = [](const std::string& output) {
-    try {
-      parse_scenario(with_run("") + "[output]\n" + output, "o.toml");
-    } catch (const ScenarioError& e) {
-      return e.key_path();
-    }
-    return std::string("accepted");
-  };
+  const auto key_of = [](const std::string& output) { return error_key_of(with_run("") + "[output]\n" + output); };
   EXPECT_EQ(key_of("storage = \"half\"\n"), "output.storage");
   EXPECT_EQ(key_of("samples = []\n"), "output.samples");
   EXPECT_EQ(key_of("samples = [1]\n"), "output.samples");
