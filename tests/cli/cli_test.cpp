@@ -680,3 +680,34 @@ TEST(Cli, InfoAndCompareAsJson) {
 
 }  // namespace
 }  // namespace rbmc
+
+namespace rbmc {
+namespace {
+
+// The last step fails: OUT cannot take the finished file's place (here a directory appeared
+// there during the run). Exit 5, and the finished batches stay in the journal; once OUT is free,
+// --resume completes the run without integrating them again.
+TEST(Cli, AFailedFinalRenameKeepsTheFinishedBatches) {
+  test::TempDir dir;
+  dir.write("box.toml", test::valid_scenario_text(60000, 3.0, 0.01));
+  ASSERT_EQ(run_script(dir, "\"$RBMC\" run box.toml -o out.h5 --backend cpu --threads 1 --batch-size 5000 --no-progress "
+                            ">stdout.txt 2>stderr.txt & pid=$!; sleep 0.3; mkdir out.h5; touch out.h5/in-the-way; "
+                            "wait $pid; echo $? > code.txt"),
+            0);
+  EXPECT_EQ(slurp(dir.file("code.txt")), "5\n") << slurp(dir.file("stderr.txt"));
+  EXPECT_NE(slurp(dir.file("stderr.txt")).find("--resume"), std::string::npos) << slurp(dir.file("stderr.txt"));
+  std::uint64_t kept = 0;
+  RunJournal::for_each_record(dir.file("out.h5.journal"), [&](const JournalBatch& b) {
+    kept += b.n;
+    return true;
+  });
+  EXPECT_EQ(kept, 60000u);  // every batch was finished
+  fs::remove_all(dir.file("out.h5"));
+  const Outcome r = rbmc(dir, "run box.toml -o out.h5 --backend cpu --threads 1 --batch-size 5000 --resume --no-progress");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(ResultsReader(dir.file("out.h5")).number_attribute("", "n_status_ok"), 60000);
+  EXPECT_FALSE(fs::exists(dir.file("out.h5.journal")));
+}
+
+}  // namespace
+}  // namespace rbmc
