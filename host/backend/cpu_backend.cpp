@@ -55,11 +55,11 @@ class CpuBackend final : public Backend {
         // One relaxed load a sample: a request to stop is seen within one sample's integration.
         if (how.stop != nullptr && how.stop->load(std::memory_order_relaxed)) throw BatchAbandoned();
         if (free_body)
-          run_sample_in_batch<Scalar, FreeBodyRk4Variant>(inputs, outputs, trajectory, status, n, i, shared_, settings,
-                                                          TrajectoryLayout::by_sample);
+          run_sample_in_batch<Scalar, FreeBodyRk4Variant, TrajectoryLayout::by_sample>(inputs, outputs, trajectory,
+                                                                                      status, n, i, shared_, settings);
         else
-          run_sample_in_batch<Scalar>(inputs, outputs, trajectory, status, n, i, shared_, settings,
-                                      TrajectoryLayout::by_sample);
+          run_sample_in_batch<Scalar, GeneralVariant, TrajectoryLayout::by_sample>(inputs, outputs, trajectory, status,
+                                                                                  n, i, shared_, settings);
         if (how.progress != nullptr) how.progress->fetch_add(1, std::memory_order_relaxed);  // progress within the batch
       }
     });

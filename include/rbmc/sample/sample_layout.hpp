@@ -167,19 +167,22 @@ RBMC_HD inline void gather_column_element(const Stored* data, std::size_t n, con
 enum class TrajectoryLayout { by_column, by_sample };
 
 // Loads sample i, integrates it and stores its result: the whole per-sample path of a batch.
-// trajectory, when not null, receives the states at the output times, in the given layout.
+// trajectory, when not null, receives the states at the output times, in the given layout (a
+// compile-time choice: the GPU's kernels carry nothing of the CPU's).
 // Variant: GeneralVariant, or FreeBodyRk4Variant where is_free_body_rk4() holds.
-template <class Scalar, class Variant = GeneralVariant, class StoredIn, class StoredOut>
+template <class Scalar, class Variant = GeneralVariant, TrajectoryLayout Layout = TrajectoryLayout::by_column,
+          class StoredIn, class StoredOut>
 RBMC_HD inline void run_sample_in_batch(const StoredIn* inputs, StoredOut* outputs, StoredOut* trajectory,
                                         std::uint8_t* status, std::size_t n, std::size_t i,
-                                        const SharedModel<Scalar>& shared, const IntegrationSettings<Scalar>& how,
-                                        TrajectoryLayout layout = TrajectoryLayout::by_column) {
+                                        const SharedModel<Scalar>& shared, const IntegrationSettings<Scalar>& how) {
   // By sample: the sample's own block, written as a one-sample batch.
-  const std::size_t block = std::size_t(shared.output_times.n) * kTrajectoryColumns;
-  TrajectorySink<Scalar, StoredOut> sink =
-      layout == TrajectoryLayout::by_sample
-          ? TrajectorySink<Scalar, StoredOut>{shared.output_times, trajectory != nullptr ? trajectory + i * block : nullptr, 1, 0, 0}
-          : TrajectorySink<Scalar, StoredOut>{shared.output_times, trajectory, n, i, 0};
+  std::size_t sink_n = n, sink_i = i;
+  if constexpr (Layout == TrajectoryLayout::by_sample) {
+    if (trajectory != nullptr) trajectory += i * std::size_t(shared.output_times.n) * kTrajectoryColumns;
+    sink_n = 1;
+    sink_i = 0;
+  }
+  TrajectorySink<Scalar, StoredOut> sink{shared.output_times, trajectory, sink_n, sink_i, 0};
   const SampleResult<Scalar> r =
       run_sample<Scalar, Variant>(load_sample_inputs<Scalar>(inputs, n, i, shared.parameters.n), shared, how, sink);
   store_sample_result(outputs, n, i, r, shared.events.n);
