@@ -8,11 +8,14 @@
 
 writes, as far as the file has what they need:
 
-  PREFIX_bands.png         percentile bands over time (1-99 %, 5-95 %, median, mean) of the
-                           attitude angle from the nominal sample, the angular velocity, the
-                           velocity and the kinetic energy, from /statistics
-  PREFIX_histograms.png    histograms of the final angular velocity, velocity and time
-  PREFIX_trajectories.png  a few retained trajectories' angular velocity, from /trajectories
+  PREFIX_bands.png         percentile bands over time (1-99 %, 5-95 %, median, mean) of every
+                           statistic: attitude angle, position, velocity, angular velocity and
+                           the energies, one panel per component, from /statistics
+  PREFIX_histograms.png    histograms of the final position, velocity and angular velocity (one
+                           panel and its own bins per component), the final time and the statuses
+  PREFIX_trajectories.png  a few retained trajectories' position and angular velocity
+  PREFIX_events.png        each event: how many samples it occurred in, and when (first time)
+  PREFIX_sweep.png         a grid design: the final angular rate and speed against each swept input
 
 PREFIX defaults to the results file's name without .h5. The layout read is docs/output-format.md.
 """
@@ -25,11 +28,22 @@ import h5py
 import matplotlib
 
 matplotlib.use("Agg")  # files only: no display needed
+import matplotlib.patches as mpatches  # noqa: E402
+import matplotlib.lines as mlines  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-COMPONENTS = "xyz"
-COLOURS = ["tab:blue", "tab:orange", "tab:green"]
+# One colour per component, the same in every picture; labels as a physicist writes them.
+COMPONENT_COLOURS = {"x": "tab:blue", "y": "tab:orange", "z": "tab:green"}
+SYMBOLS = {"position": "p", "velocity": "v", "angular_velocity": r"\omega"}
+TITLES = {"position": "position, world frame", "velocity": "velocity, world frame",
+          "angular_velocity": "angular velocity, body frame"}
+STATUS_NAMES = ["ok", "non_finite", "max_steps", "min_step", "invalid_body", "terminal_event", "euler_singularity",
+                "inaccurate"]
+
+
+def component_label(quantity, c, units):
+    return r"$%s_%s$ (%s)" % (SYMBOLS[quantity], c, units)
 
 
 def title_of(f):
@@ -38,65 +52,109 @@ def title_of(f):
                                       f.attrs.get("precision", "?"))
 
 
-def band_panel(ax, t, group, component, colour, label):
+def units_of(obj, default="?"):
+    u = obj.attrs.get("units", default)
+    return u.decode() if isinstance(u, bytes) else str(u)
+
+
+def band_panel(ax, t, group, component, colour):
     """Percentile bands of one component of a /statistics group."""
     q = group["quantiles"][()]            # (T, 5) or (T, 5, dim)
     mean = group["mean"][()]
     if q.ndim == 3:
         q = q[:, :, component]
         mean = mean[:, component]
-    ax.fill_between(t, q[:, 0], q[:, 4], color=colour, alpha=0.15, linewidth=0, label=label + " 1-99 %")
-    ax.fill_between(t, q[:, 1], q[:, 3], color=colour, alpha=0.3, linewidth=0, label=label + " 5-95 %")
-    ax.plot(t, q[:, 2], color=colour, linewidth=1.5, label=label + " median")
-    ax.plot(t, mean, color=colour, linewidth=0.8, linestyle="--", label=label + " mean")
+    ax.fill_between(t, q[:, 0], q[:, 4], color=colour, alpha=0.15, linewidth=0)
+    ax.fill_between(t, q[:, 1], q[:, 3], color=colour, alpha=0.35, linewidth=0)
+    ax.plot(t, q[:, 2], color=colour, linewidth=1.5)
+    ax.plot(t, mean, color="black", linewidth=0.8, linestyle="--")
+
+
+def band_legend(fig):
+    """One legend for every panel, below them: what the shades and lines are."""
+    handles = [mpatches.Patch(color="gray", alpha=0.15, label="1-99 %"),
+               mpatches.Patch(color="gray", alpha=0.35, label="5-95 %"),
+               mlines.Line2D([], [], color="gray", linewidth=1.5, label="median"),
+               mlines.Line2D([], [], color="black", linewidth=0.8, linestyle="--", label="mean")]
+    fig.legend(handles=handles, loc="lower center", ncol=4, frameon=False)
 
 
 def plot_bands(f, path):
     s = f["statistics"]
     t = s["time"][()]
-    fig, axes = plt.subplots(2, 2, figsize=(12, 8), sharex=True)
-    band_panel(axes[0, 0], t, s["attitude_angle"], 0, "tab:purple", "angle")
-    axes[0, 0].set_ylabel("attitude angle from nominal (rad)")
-    for c in range(3):
-        band_panel(axes[0, 1], t, s["angular_velocity"], c, COLOURS[c], "w" + COMPONENTS[c])
-        band_panel(axes[1, 0], t, s["velocity"], c, COLOURS[c], "v" + COMPONENTS[c])
-    axes[0, 1].set_ylabel("angular velocity, body frame (rad/s)")
-    axes[1, 0].set_ylabel("velocity, world frame (m/s)")
-    band_panel(axes[1, 1], t, s["kinetic_energy"], 0, "tab:red", "T")
-    axes[1, 1].set_ylabel("kinetic energy (J)")
+    rows = [("position", 3), ("velocity", 3), ("angular_velocity", 3)]
+    fig, axes = plt.subplots(4, 3, figsize=(14, 12), sharex=True)
+    for r, (name, dim) in enumerate(rows):
+        units = units_of(s[name])
+        for c, comp in enumerate("xyz"):
+            band_panel(axes[r, c], t, s[name], c, COMPONENT_COLOURS[comp])
+            axes[r, c].set_ylabel(component_label(name, comp, units))
+        axes[r, 1].set_title(TITLES[name], fontsize=10)
+    scalars = [("attitude_angle", "tab:purple", "angle from the nominal attitude (rad)"),
+               ("kinetic_energy", "tab:red", "kinetic energy (J)"),
+               ("potential_energy", "tab:brown", "potential energy (J)")]
+    for c, (name, colour, label) in enumerate(scalars):
+        band_panel(axes[3, c], t, s[name], 0, colour)
+        axes[3, c].set_ylabel(label)
+        axes[3, c].set_xlabel("time (s)")
     for ax in axes.flat:
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=6, ncol=2)
-    for ax in axes[1]:
-        ax.set_xlabel("time (s)")
     method = s.attrs.get("quantile_method", "")
-    fig.suptitle(title_of(f) + "\nquantiles: " + str(method).split(":")[0])
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
+    method = method.decode() if isinstance(method, bytes) else str(method)
+    fig.suptitle(title_of(f) + "\nquantiles: " + method.split(":")[0])
+    band_legend(fig)
+    fig.tight_layout(rect=(0, 0.03, 1, 1))
+    fig.savefig(path, dpi=90)
     plt.close(fig)
+
+
+def finite(x):
+    return x[np.isfinite(x)]
 
 
 def plot_histograms(f, path):
     final = f["samples/final"]
-    w = final["angular_velocity"][()]
-    v = final["velocity"][()]
-    t = final["time"][()]
-    fig, axes = plt.subplots(1, 3, figsize=(14, 4))
-    for c in range(3):
-        axes[0].hist(w[:, c][np.isfinite(w[:, c])], bins=60, alpha=0.5, color=COLOURS[c], label="w" + COMPONENTS[c])
-        axes[1].hist(v[:, c][np.isfinite(v[:, c])], bins=60, alpha=0.5, color=COLOURS[c], label="v" + COMPONENTS[c])
-    axes[0].set_xlabel("final angular velocity, body frame (rad/s)")
-    axes[1].set_xlabel("final velocity, world frame (m/s)")
-    axes[2].hist(t[np.isfinite(t)], bins=60, color="tab:gray")
-    axes[2].set_xlabel("final time (s): when each sample stopped")
-    for ax in axes:
-        ax.set_ylabel("samples")
+    status = f["samples/status"][()]
+    kept = [name for name in ("position", "velocity", "angular_velocity") if name in final]
+    fig, axes = plt.subplots(len(kept) + 1, 3, figsize=(14, 3.2 * (len(kept) + 1)), squeeze=False)
+    for r, name in enumerate(kept):
+        data = final[name][()]
+        units = units_of(final[name])
+        for c, comp in enumerate("xyz"):
+            ax = axes[r, c]
+            values = finite(data[:, c])
+            # Each component its own bins: their scales may differ by orders of magnitude.
+            ax.hist(values, bins=60, color=COMPONENT_COLOURS[comp], alpha=0.8)
+            ax.set_xlabel("final " + component_label(name, comp, units))
+            ax.set_ylabel("samples")
+            ax.grid(alpha=0.3)
+    last = axes[len(kept)]
+    if "time" in final:
+        last[0].hist(finite(final["time"][()]), bins=60, color="tab:gray")
+        last[0].set_xlabel("final time (s): when each sample stopped")
+        last[0].set_ylabel("samples")
+    else:
+        last[0].axis("off")
+    codes, counts = np.unique(status, return_counts=True)
+    names = [STATUS_NAMES[c] if c < len(STATUS_NAMES) else ("not_run" if c == 255 else str(c)) for c in codes]
+    last[1].barh(names, counts, color="tab:gray")
+    last[1].set_xlabel("samples")
+    last[1].set_title("status", fontsize=10)
+    if "stopping_event" in final and "samples/events" in f:
+        events = sorted(f["samples/events"].keys(), key=lambda e: int(f["samples/events"][e].attrs.get("index", 0)))
+        stop = final["stopping_event"][()]
+        labels = ["none"] + events
+        values = [int(np.sum(stop < 0))] + [int(np.sum(stop == i)) for i in range(len(events))]
+        last[2].barh(labels, values, color="tab:olive")
+        last[2].set_xlabel("samples")
+        last[2].set_title("stopped by", fontsize=10)
+    else:
+        last[2].axis("off")
+    for ax in last:
         ax.grid(alpha=0.3)
-    axes[0].legend()
-    axes[1].legend()
     fig.suptitle(title_of(f))
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
+    fig.savefig(path, dpi=90)
     plt.close(fig)
 
 
@@ -104,19 +162,101 @@ def plot_trajectories(f, path, count):
     g = f["trajectories"]
     t = g["time"][()]
     n = min(count, g["angular_velocity"].shape[0])
-    w = g["angular_velocity"][:n]        # (n, T, 3): reads only the rows drawn
     index = g["sample_index"][:n]
-    fig, axes = plt.subplots(3, 1, figsize=(12, 8), sharex=True)
-    for c in range(3):
-        for r in range(n):
-            axes[c].plot(t, w[r, :, c], linewidth=0.8, label="sample %d" % index[r] if c == 0 else None)
-        axes[c].set_ylabel("w%s (rad/s)" % COMPONENTS[c])
-        axes[c].grid(alpha=0.3)
-    axes[0].legend(fontsize=7, ncol=5)
-    axes[2].set_xlabel("time (s)")
-    fig.suptitle(title_of(f) + "\n%d retained trajectories" % n)
+    parts = [("position", g["position"][:n]), ("angular_velocity", g["angular_velocity"][:n])]  # (n, T, 3)
+    fig, axes = plt.subplots(3, 2, figsize=(14, 9), sharex=True)
+    colours = plt.cm.viridis(np.linspace(0, 0.9, max(n, 1)))
+    for col, (name, data) in enumerate(parts):
+        units = units_of(g[name])
+        for c, comp in enumerate("xyz"):
+            ax = axes[c, col]
+            for r in range(n):
+                ax.plot(t, data[r, :, c], linewidth=0.8, color=colours[r], label="sample %d" % index[r])
+            ax.set_ylabel(component_label(name, comp, units))
+            ax.grid(alpha=0.3)
+        axes[0, col].set_title(TITLES[name], fontsize=10)
+        axes[2, col].set_xlabel("time (s)")
+    handles, labels = axes[0, 0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="center right", fontsize=8, frameon=False)
+    fig.suptitle(title_of(f) + "\n%d of the retained trajectories" % n)
+    fig.tight_layout(rect=(0, 0, 0.88, 1))
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+
+
+def plot_events(f, path):
+    group = f["samples/events"]
+    events = sorted(group.keys(), key=lambda e: int(group[e].attrs.get("index", 0)))
+    status = f["samples/status"][()]
+    ran = np.sum(status != 255)
+    fig, axes = plt.subplots(1, 2, figsize=(14, 4))
+    occurred = [np.sum(group[e]["count"][()] > 0) for e in events]
+    axes[0].barh(events, [100.0 * o / max(ran, 1) for o in occurred], color="tab:olive")
+    for i, o in enumerate(occurred):
+        axes[0].text(100.0 * o / max(ran, 1), i, " %d" % o, va="center", fontsize=8)
+    axes[0].set_xlabel("samples in which the event occurred (%)")
+    axes[0].set_xlim(0, 110)
+    colours = plt.cm.tab10(np.arange(len(events)) % 10)
+    for i, e in enumerate(events):
+        times = finite(group[e]["time"][()])
+        if times.size:
+            terminal = group[e].attrs.get("terminal", "false")
+            terminal = terminal.decode() if isinstance(terminal, bytes) else str(terminal)
+            axes[1].hist(times, bins=50, alpha=0.6, color=colours[i],
+                         label="%s%s" % (e, " (terminal)" if terminal == "true" else ""))
+    axes[1].set_xlabel("time of the first occurrence (s)")
+    axes[1].set_ylabel("samples")
+    if events:
+        axes[1].legend(loc="upper left", bbox_to_anchor=(1.01, 1), frameon=False, fontsize=8)
+    for ax in axes:
+        ax.grid(alpha=0.3)
+    fig.suptitle(title_of(f) + "\nevents")
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+
+
+def plot_sweep(f, path):
+    """The final angular rate and speed against each swept input: median and 5-95 % per value."""
+    grid = f["samples/grid"]
+    final = f["samples/final"]
+    # The responses that vary (a free spin's speed stays 0: no panel for it).
+    responses = [(name, label) for name, label in
+                 (("angular_velocity", r"final $|\omega|$ (rad/s)"), ("velocity", r"final $|v|$ (m/s)"))
+                 if name in final and np.nanmax(np.ptp(final[name][()], axis=0)) > 0]
+    if not responses:
+        responses = [("angular_velocity", r"final $|\omega|$ (rad/s)")]
+    axes_names = sorted(grid.keys(), key=lambda k: k)
+    axes_names = [a for a in axes_names if not grid[a].attrs.get("CLASS")]  # not the coordinates
+    fig, axes = plt.subplots(len(responses), len(axes_names), figsize=(5 * len(axes_names), 3.5 * len(responses)),
+                             squeeze=False)
+    for col, name in enumerate(axes_names):
+        x = grid[name][()]
+        if x.ndim == 2:  # a vector input: its component that varies most
+            k = int(np.argmax(np.ptp(x, axis=0)))
+            x = x[:, k]
+            xlabel = "%s.%s (%s)" % (name, "xyz"[k], units_of(grid[name]))
+        else:
+            xlabel = "%s (%s)" % (name, units_of(grid[name]))
+        values = np.unique(x)
+        for row, (response, label) in enumerate(responses):
+            y = np.linalg.norm(final[response][()], axis=1)
+            ax = axes[row, col]
+            ax.plot(x, y, ".", color="tab:gray", alpha=0.3, markersize=3)
+            stats = [np.nanpercentile(y[x == v], [5, 50, 95]) for v in values]
+            stats = np.array(stats)
+            ax.fill_between(values, stats[:, 0], stats[:, 2], color="tab:blue", alpha=0.25, linewidth=0)
+            ax.plot(values, stats[:, 1], "o-", color="tab:blue", markersize=3)
+            ax.set_xlabel(xlabel)
+            ax.set_ylabel(label)
+            ax.grid(alpha=0.3)
+    handles = [mlines.Line2D([], [], color="tab:gray", marker=".", linestyle="", label="samples"),
+               mlines.Line2D([], [], color="tab:blue", marker="o", label="median per grid value"),
+               mpatches.Patch(color="tab:blue", alpha=0.25, label="5-95 %")]
+    fig.legend(handles=handles, loc="lower center", ncol=3, frameon=False)
+    fig.suptitle(title_of(f) + "\nsweep")
+    fig.tight_layout(rect=(0, 0.05, 1, 1))
+    fig.savefig(path, dpi=90)
     plt.close(fig)
 
 
@@ -146,6 +286,12 @@ def main(argv):
             written.append(prefix + "_trajectories.png")
         else:
             print("plot_results: no retained trajectories: none drawn", file=sys.stderr)
+        if "samples/events" in f and len(f["samples/events"].keys()) > 0:
+            plot_events(f, prefix + "_events.png")
+            written.append(prefix + "_events.png")
+        if "samples/grid" in f:
+            plot_sweep(f, prefix + "_sweep.png")
+            written.append(prefix + "_sweep.png")
     for w in written:
         print("wrote", w)
     return 0

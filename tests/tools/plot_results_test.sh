@@ -40,6 +40,20 @@ is_png a_trajectories.png
 is_png b_histograms.png
 [ ! -e b_bands.png ] && [ ! -e b_trajectories.png ] || { echo "pictures without their data" >&2; exit 1; }
 grep -q "no /statistics" b.err
+[ ! -e a_events.png ] && [ ! -e a_sweep.png ] || { echo "event or sweep pictures without events or a grid" >&2; exit 1; }
+# Events (the tossed box lands) and a sweep (a grid over the spin): their own pictures.
+"$rbmc" run "$source_dir/configs/tossed_box.toml" --samples 300 -o c.h5 --backend cpu >/dev/null
+"$source_dir/tools/plot_results.py" c.h5 -o c >/dev/null
+is_png c_events.png
+is_png c_histograms.png
+"$rbmc" run "$source_dir/configs/spin_sweep.toml" -o d.h5 --backend cpu >/dev/null
+"$source_dir/tools/plot_results.py" d.h5 -o d >/dev/null
+is_png d_sweep.png
+# A file that keeps only some final datasets: the histograms of what it has.
+printf '[output]\nsamples = ["final/position", "status"]\n' | cat final_only.toml - >few.toml
+"$rbmc" run few.toml -o e.h5 --backend cpu >/dev/null
+"$source_dir/tools/plot_results.py" e.h5 -o e >/dev/null 2>/dev/null
+is_png e_histograms.png
 # A file that is not HDF5: a clear error and exit code 2.
 echo junk >junk.h5
 if "$source_dir/tools/plot_results.py" junk.h5 2>/dev/null; then echo "accepted junk" >&2; exit 1; fi
