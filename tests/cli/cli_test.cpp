@@ -711,3 +711,37 @@ TEST(Cli, AFailedFinalRenameKeepsTheFinishedBatches) {
 
 }  // namespace
 }  // namespace rbmc
+
+namespace rbmc {
+namespace {
+
+// docs/tutorial.md, step 1: the physical pendulum's period T = 4 K(sin(φ₀/2)) / ω₀, ω₀² = m g ξ / J_O
+// (004, eqs 91-115), at 90 and 30 degrees. RK4 at h = 0.5 ms errs by about (ω₀ h)^4 ~ 1e-11 and the
+// event's cubic interpolant by as little: 1e-6 relative leaves room for the constraint's
+// stabilisation and still fails on any wrong inertia, gravity or event time.
+TEST(Cli, TutorialPendulumPeriod) {
+  test::TempDir dir;
+  const Outcome r = rbmc(dir, std::string("run '") + RBMC_SOURCE_DIR + "/docs/tutorial/pendulum_period.toml' -o p.h5 "
+                                  "--backend cpu --no-progress");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto complete_elliptic_k = [](double k) {  // K(k) = π / (2 AGM(1, √(1 − k²)))
+    double a = 1, b = std::sqrt(1 - k * k);
+    for (int i = 0; i < 40; ++i) {
+      const double next = (a + b) / 2;
+      b = std::sqrt(a * b);
+      a = next;
+    }
+    return M_PI / (2 * a);
+  };
+  const double m = 10, l = 1, g = 9.81, omega0 = std::sqrt(m * g * (l / 2) / (m * l * l / 3));
+  const std::vector<double> quarter = ResultsReader(dir.file("p.h5")).doubles("samples/events/bottom/time").data;
+  ASSERT_EQ(quarter.size(), 2u);
+  const double amplitude[2] = {M_PI / 2, M_PI / 6};
+  for (int i = 0; i < 2; ++i) {
+    const double period = 4 * complete_elliptic_k(std::sin(amplitude[i] / 2)) / omega0;
+    EXPECT_NEAR(4 * quarter[std::size_t(i)], period, 1e-6 * period) << "amplitude " << amplitude[i];
+  }
+}
+
+}  // namespace
+}  // namespace rbmc
