@@ -36,10 +36,10 @@ void ProgressReport::loop() {
   if (const char* v = std::getenv("RBMC_PROGRESS_INTERVAL")) log_seconds = std::max(0.05, std::atof(v));
   const auto period = std::chrono::duration<double>(terminal_ ? 1.0 : log_seconds);
   std::unique_lock<std::mutex> lock(mutex_);
-  while (!wake_.wait_for(lock, period, [this] { return stopping_; })) print(false);
+  while (!wake_.wait_for(lock, period, [this] { return stopping_; })) print();
 }
 
-void ProgressReport::print(bool) {
+void ProgressReport::print() {
   const double elapsed = std::chrono::duration<double>(Clock::now() - start_).count();
   const std::uint64_t done = std::min(total_, done_.load(std::memory_order_relaxed) + in_batch_.load(std::memory_order_relaxed));
   const double fraction = double(done) / double(total_);

@@ -27,7 +27,7 @@ class ProgressReport {
 
  private:
   void loop();
-  void print(bool final_line);
+  void print();
 
   using Clock = std::chrono::steady_clock;
   const bool enabled_, terminal_;

@@ -58,6 +58,16 @@ bool only_logs_in(const test::TempDir& dir, const std::vector<std::string>& allo
   return true;
 }
 
+// The samples a run's journal holds, in whole records.
+std::uint64_t journal_rows(const std::string& path) {
+  std::uint64_t rows = 0;
+  RunJournal::for_each_record(path, [&](const JournalBatch& b) {
+    rows += b.n;
+    return true;
+  });
+  return rows;
+}
+
 TEST(Cli, RunWritesTheFileAndPrintsASummary) {
   test::TempDir dir;
   dir.write("box.toml", test::valid_scenario_text(100));
@@ -187,12 +197,7 @@ TEST(Cli, FullDiskLeavesNoFileAndKeepsTheFinishedBatches) {
   EXPECT_NE(r.err.find("rbmc: error:"), std::string::npos);
   EXPECT_NE(r.err.find("--resume"), std::string::npos) << r.err;
   EXPECT_TRUE(only_logs_in(dir, {"box.toml", "out.h5.journal"}));
-  std::uint64_t kept = 0;
-  RunJournal::for_each_record(dir.file("out.h5.journal"), [&](const JournalBatch& b) {
-    kept += b.n;
-    return true;
-  });
-  EXPECT_GE(kept, 4096u);
+  EXPECT_GE(journal_rows(dir.file("out.h5.journal")), 4096u);
   r = rbmc(dir, "run box.toml -o out.h5 --backend cpu --resume");
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(ResultsReader(dir.file("out.h5")).number_attribute("", "n_status_ok"), 50000);
@@ -547,10 +552,7 @@ TEST(Cli, KillNineAtRandomMomentsLosesOnlyTheBatchesInFlight) {
       ++resumed;
       // The batches finished before the kill are in the journal, whole: --resume replays them
       // rather than integrating them again.
-      RunJournal::for_each_record(dir.file("out.h5.journal"), [&](const JournalBatch& b) {
-        recovered_rows += b.n;
-        return true;
-      });
+      recovered_rows += journal_rows(dir.file("out.h5.journal"));
       const Outcome r = rbmc(dir, "run box.toml" + options + " --resume");
       ASSERT_EQ(r.code, 0) << r.err << when;
     } else {
@@ -696,12 +698,7 @@ TEST(Cli, AFailedFinalRenameKeepsTheFinishedBatches) {
             0);
   EXPECT_EQ(slurp(dir.file("code.txt")), "5\n") << slurp(dir.file("stderr.txt"));
   EXPECT_NE(slurp(dir.file("stderr.txt")).find("--resume"), std::string::npos) << slurp(dir.file("stderr.txt"));
-  std::uint64_t kept = 0;
-  RunJournal::for_each_record(dir.file("out.h5.journal"), [&](const JournalBatch& b) {
-    kept += b.n;
-    return true;
-  });
-  EXPECT_EQ(kept, 60000u);  // every batch was finished
+  EXPECT_EQ(journal_rows(dir.file("out.h5.journal")), 60000u);  // every batch was finished
   fs::remove_all(dir.file("out.h5"));
   const Outcome r = rbmc(dir, "run box.toml -o out.h5 --backend cpu --threads 1 --batch-size 5000 --resume --no-progress");
   ASSERT_EQ(r.code, 0) << r.err;
