@@ -56,9 +56,9 @@ void dopri5_step_bench(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
 }
 
-// One sample, `steps` RK4 steps through run_sample: what one CPU thread does per sample (the
-// general path, or the free-body variant the backends choose for this workload).
-template <class Scalar, class Variant = GeneralVariant>
+// One sample, `steps` RK4 steps through run_sample: what one CPU thread does per sample, with the
+// kinds the backends choose (RuntimeKinds), or the general RK4 path with events compiled in.
+template <class Scalar, class Kinds = RuntimeKinds>
 void run_sample_bench(benchmark::State& state, bool pivot) {
   SampleInputs<Scalar> in = body_inputs<Scalar>();
   SharedModel<Scalar> shared{};
@@ -74,7 +74,7 @@ void run_sample_bench(benchmark::State& state, bool pivot) {
   const IntegrationSettings<Scalar> how = fixed_step<Scalar>(Scalar(kStep), steps);
   for (auto _ : state) {
     NoTrajectory none;
-    const SampleResult<Scalar> r = run_sample<Scalar, Variant>(in, shared, how, none);
+    const SampleResult<Scalar> r = run_sample<Scalar, Kinds>(in, shared, how, none);
     benchmark::DoNotOptimize(r.final_state);
   }
   state.SetItemsProcessed(state.iterations() * steps);
@@ -86,12 +86,13 @@ BENCHMARK_TEMPLATE(rk4_step_bench, float);
 BENCHMARK_TEMPLATE(rk4_step_bench, double);
 BENCHMARK_TEMPLATE(dopri5_step_bench, float);
 BENCHMARK_TEMPLATE(dopri5_step_bench, double);
-void run_sample_free_float(benchmark::State& s) { run_sample_bench<float>(s, false); }
-void run_sample_free_double(benchmark::State& s) { run_sample_bench<double>(s, false); }
+using GeneralRk4 = SampleKinds<StepperKind::rk4, false>;
+void run_sample_free_float(benchmark::State& s) { run_sample_bench<float, GeneralRk4>(s, false); }
+void run_sample_free_double(benchmark::State& s) { run_sample_bench<double, GeneralRk4>(s, false); }
 void run_sample_pivot_float(benchmark::State& s) { run_sample_bench<float>(s, true); }
 void run_sample_pivot_double(benchmark::State& s) { run_sample_bench<double>(s, true); }
-void run_sample_free_variant_float(benchmark::State& s) { run_sample_bench<float, FreeBodyRk4Variant>(s, false); }
-void run_sample_free_variant_double(benchmark::State& s) { run_sample_bench<double, FreeBodyRk4Variant>(s, false); }
+void run_sample_free_variant_float(benchmark::State& s) { run_sample_bench<float, FreeBodyRk4Kinds>(s, false); }
+void run_sample_free_variant_double(benchmark::State& s) { run_sample_bench<double, FreeBodyRk4Kinds>(s, false); }
 BENCHMARK(run_sample_free_variant_float)->Arg(1000);
 BENCHMARK(run_sample_free_variant_double)->Arg(1000);
 BENCHMARK(run_sample_free_float)->Arg(1000);

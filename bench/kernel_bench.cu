@@ -1,7 +1,8 @@
-// Kernel-only throughput on the GPU: N samples of bench_body.hpp's body, `steps` fixed RK4 steps
-// each, one thread per sample (kernels/run_batch.cu), timed with CUDA events after a warm-up;
-// the median of several launches, in body-steps per second. Free body and pivot, float and
-// double. The inputs are a dispersed copy of the body so that samples differ.
+// Kernel-only throughput on the GPU: N samples of bench_body.hpp's body, `steps` steps each, one
+// thread per sample (kernels/run_batch.cu), timed with CUDA events after a warm-up; the median of
+// several launches, in body-steps per second (the adaptive integrator's accepted steps). Each
+// load and constraint kind, dopri5, the splitting, Euler angles and events, in float and double:
+// issue 13's table. The inputs are a dispersed copy of the body so that samples differ.
 //   rbmc_kernel_bench [N] [steps] [repetitions]
 #include <algorithm>
 #include <cstdio>
@@ -17,29 +18,95 @@
 namespace rbmc::bench {
 namespace {
 
+// One workload of the table: the free body with one load, constraint, integrator or event added.
+enum class Workload { free_body, pivot, planar, point_force, spring, damping, central_body, dopri5, splitting,
+                      euler_zxz, events };
+const char* name_of(Workload w) {
+  switch (w) {
+    case Workload::free_body: return "free body (uniform gravity), RK4";
+    case Workload::pivot: return "pivot, RK4";
+    case Workload::planar: return "planar, RK4";
+    case Workload::point_force: return "point force (body frame), RK4";
+    case Workload::spring: return "spring-damper, RK4";
+    case Workload::damping: return "linear and quadratic damping, RK4";
+    case Workload::central_body: return "central body's gravity gradient, RK4";
+    case Workload::dopri5: return "free body, dopri5 (per accepted step)";
+    case Workload::splitting: return "free body, splitting";
+    case Workload::euler_zxz: return "free body, RK4 on ZXZ Euler angles";
+    case Workload::events: return "free body, RK4, one event";
+  }
+  return "?";
+}
+
 template <class Scalar>
-double median_seconds(std::size_t n, std::int64_t steps, int repetitions, bool pivot) {
+double median_seconds(std::size_t n, std::int64_t steps, int repetitions, Workload w, double& body_steps) {
   SharedModel<Scalar> shared{};
   SampleInputs<double> base = body_inputs<double>();
-  if (pivot) {
-    shared.constraint.kind = ConstraintKind::pivot;
-    shared.constraint.point_b = Vec3<Scalar>(0, 0, Scalar(0.05));
-    shared.constraint.anchor_w = Vec3<Scalar>(0, 0, Scalar(0.05));
-    shared.constraint.stabilization = Scalar(50);
-    base.initial.v_w = Vec3<double>::Zero();
+  IntegrationSettings<Scalar> how = fixed_step<Scalar>(Scalar(kStep), steps);
+  LoadSet<Scalar>& loads = shared.loads;
+  switch (w) {
+    case Workload::pivot:
+      shared.constraint.kind = ConstraintKind::pivot;
+      shared.constraint.point_b = Vec3<Scalar>(0, 0, Scalar(0.05));
+      shared.constraint.anchor_w = Vec3<Scalar>(0, 0, Scalar(0.05));
+      shared.constraint.stabilization = Scalar(50);
+      base.initial.v_w = Vec3<double>::Zero();
+      break;
+    case Workload::planar:
+      shared.constraint.kind = ConstraintKind::planar;
+      shared.constraint.stabilization = Scalar(50);
+      break;
+    case Workload::point_force:
+      loads.n_point_forces = 1;
+      loads.point_forces[0] = {Vec3<Scalar>(Scalar(0.05), 0, 0), Vec3<Scalar>(0, Scalar(0.1), 0), LoadFrame::body};
+      break;
+    case Workload::spring:
+      loads.n_springs = 1;
+      loads.springs[0] = {Vec3<Scalar>(Scalar(0.05), 0, 0), Vec3<Scalar>(0, 0, 1), Scalar(40), Scalar(0.5), Scalar(0.2)};
+      break;
+    case Workload::damping:
+      loads.linear_damping = Scalar(0.1);
+      loads.quadratic_damping = Scalar(0.01);
+      loads.angular_linear_damping = Scalar(0.001);
+      break;
+    case Workload::central_body:
+      loads.has_central_body = true;
+      loads.central_mu = Scalar(3.986e14);
+      loads.central_center_w = Vec3<Scalar>(0, 0, Scalar(-7e6));
+      break;
+    case Workload::dopri5:
+      how.kind = IntegratorKind::dopri5;
+      how.rtol = how.atol = Scalar(sizeof(Scalar) == 4 ? 1e-5 : 1e-9);
+      how.min_step = Scalar(1e-9);
+      how.max_step = how.duration;
+      how.max_steps = 100 * steps;
+      break;
+    case Workload::splitting: how.kind = IntegratorKind::splitting; break;
+    case Workload::euler_zxz:
+      how.euler_zxz = true;
+      how.euler_threshold = Scalar(1e-6);
+      break;
+    case Workload::events:
+      shared.events.n = 1;
+      shared.events.events[0].kind = EventKind::angular_rate_below;
+      shared.events.events[0].value = Scalar(1e-3);
+      break;
+    case Workload::free_body: break;
   }
+  if (w == Workload::planar || w == Workload::euler_zxz) base.initial.q_wb = {0.9, 0.3, 0.2, 0.24};  // away from θ = 0
+  base.initial.q_wb = normalized(base.initial.q_wb);
   const int n_in = input_column_count(0), n_out = output_column_count(0);
   std::vector<Scalar> inputs(n * std::size_t(n_in));
   for (std::size_t i = 0; i < n; ++i) {
     SampleInputs<double> in = base;
     in.initial.omega_b += Vec3<double>(1e-3 * double(i % 97), -1e-3 * double(i % 89), 1e-3 * double(i % 83));
-    if (pivot) in.initial = project_onto_constraint(shared.constraint.template cast<double>(), in.initial);
+    if (shared.constraint.kind != ConstraintKind::none)
+      in.initial = project_onto_constraint(shared.constraint.template cast<double>(), in.initial);
     store_sample_inputs(inputs.data(), n, i, in, 0);
   }
   cuda::DeviceBuffer<Scalar> d_in(inputs.size()), d_out(n * std::size_t(n_out));
   cuda::DeviceBuffer<std::uint8_t> d_status(n);
   RBMC_CUDA_CHECK(cudaMemcpy(d_in.data(), inputs.data(), inputs.size() * sizeof(Scalar), cudaMemcpyHostToDevice));
-  const IntegrationSettings<Scalar> how = fixed_step<Scalar>(Scalar(kStep), steps);
   cudaEvent_t start, stop;
   RBMC_CUDA_CHECK(cudaEventCreate(&start));
   RBMC_CUDA_CHECK(cudaEventCreate(&stop));
@@ -55,6 +122,11 @@ double median_seconds(std::size_t n, std::int64_t steps, int repetitions, bool p
     if (r > 0) seconds.push_back(ms / 1e3);
   }
   std::sort(seconds.begin(), seconds.end());
+  // Body-steps: the accepted steps the samples took (dopri5 chooses its own).
+  std::vector<Scalar> outputs(n * std::size_t(n_out));
+  RBMC_CUDA_CHECK(cudaMemcpy(outputs.data(), d_out.data(), outputs.size() * sizeof(Scalar), cudaMemcpyDeviceToHost));
+  body_steps = 0;
+  for (std::size_t i = 0; i < n; ++i) body_steps += double(outputs[output_column::steps * n + i]);
   return seconds[seconds.size() / 2];
 }
 
@@ -67,14 +139,19 @@ int main(int argc, char** argv) {
   const int repetitions = argc > 3 ? std::atoi(argv[3]) : 5;
   cudaDeviceProp p{};
   RBMC_CUDA_CHECK(cudaGetDeviceProperties(&p, 0));
-  std::printf("device: %s, %d SMs; N = %zu samples x %lld RK4 steps, median of %d launches\n", p.name,
+  std::printf("device: %s, %d SMs; N = %zu samples x %lld steps, median of %d launches\n", p.name,
               p.multiProcessorCount, n, static_cast<long long>(steps), repetitions);
   std::printf("| workload | precision | kernel time (s) | body-steps/s |\n| --- | --- | --- | --- |\n");
-  for (const bool pivot : {false, true}) {
-    const double t64 = rbmc::bench::median_seconds<double>(n, steps, repetitions, pivot);
-    std::printf("| %s | double | %.4f | %.3g |\n", pivot ? "pivot" : "free body", t64, double(n) * double(steps) / t64);
-    const double t32 = rbmc::bench::median_seconds<float>(n, steps, repetitions, pivot);
-    std::printf("| %s | float | %.4f | %.3g |\n", pivot ? "pivot" : "free body", t32, double(n) * double(steps) / t32);
+  using rbmc::bench::Workload;
+  for (const Workload w : {Workload::free_body, Workload::pivot, Workload::planar, Workload::point_force, Workload::spring,
+                           Workload::damping, Workload::central_body, Workload::dopri5, Workload::splitting,
+                           Workload::euler_zxz, Workload::events}) {
+    double steps64 = 0, steps32 = 0;
+    const double t64 = rbmc::bench::median_seconds<double>(n, steps, repetitions, w, steps64);
+    std::printf("| %s | double | %.4f | %.3g |\n", rbmc::bench::name_of(w), t64, steps64 / t64);
+    const double t32 = rbmc::bench::median_seconds<float>(n, steps, repetitions, w, steps32);
+    std::printf("| %s | float | %.4f | %.3g |\n", rbmc::bench::name_of(w), t32, steps32 / t32);
+    std::fflush(stdout);
   }
   return 0;
 }

@@ -1,25 +1,11 @@
-// The batch kernel: thread i integrates sample i with the core's per-sample function. Nothing
-// else happens here; the physics lives in include/rbmc.
+// The batch launch: the run's SampleKinds chosen once, then the kernel compiled for them
+// (run_batch_kernel.cuh, instantiated in run_batch_<stepper>.cu). Nothing else happens here; the
+// physics lives in include/rbmc.
 #include "kernels/run_batch.cuh"
-#include "rbmc/sample/run_sample.hpp"
-#include "rbmc/sample/sample_layout.hpp"
+
+#include "rbmc/sample/sample_kinds.hpp"
 
 namespace rbmc::kernels {
-
-namespace {
-
-constexpr unsigned kBlockSize = 128;
-
-template <class Scalar, class Variant>
-__global__ void run_batch_kernel(const Scalar* __restrict__ inputs, Scalar* __restrict__ outputs, Scalar* __restrict__ trajectory,
-                                 std::uint8_t* __restrict__ status, std::size_t n, std::size_t first, std::size_t end,
-                                 const SharedModel<Scalar> shared, IntegrationSettings<Scalar> how) {
-  const std::size_t i = first + std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i >= end) return;
-  run_sample_in_batch<Scalar, Variant>(inputs, outputs, trajectory, status, n, i, shared, how);
-}
-
-}  // namespace
 
 template <class Scalar>
 cudaError_t launch_run_batch(const Scalar* inputs, Scalar* outputs, Scalar* trajectory, std::uint8_t* status,
@@ -27,16 +13,10 @@ cudaError_t launch_run_batch(const Scalar* inputs, Scalar* outputs, Scalar* traj
                              cudaStream_t stream, std::size_t first, std::size_t count) {
   const std::size_t end = count == 0 || first + count > n ? n : first + count;
   if (first >= end) return cudaSuccess;
-  const auto blocks = static_cast<unsigned>((end - first + kBlockSize - 1) / kBlockSize);
-  // The shared model travels as a kernel argument (read-only, cached). A kernel per variant: each
-  // holds only the registers its own path needs.
-  if (is_free_body_rk4(shared, how))
-    run_batch_kernel<Scalar, FreeBodyRk4Variant><<<blocks, kBlockSize, 0, stream>>>(inputs, outputs, trajectory, status,
-                                                                                    n, first, end, shared, how);
-  else
-    run_batch_kernel<Scalar, GeneralVariant><<<blocks, kBlockSize, 0, stream>>>(inputs, outputs, trajectory, status, n,
-                                                                                first, end, shared, how);
-  return cudaGetLastError();
+  return with_sample_kinds(choose_sample_kinds(shared, how), [&](auto kinds) {
+    return launch_run_batch_for<Scalar, decltype(kinds)>(inputs, outputs, trajectory, status, n, shared, how, stream,
+                                                         first, end);
+  });
 }
 
 template cudaError_t launch_run_batch<float>(const float*, float*, float*, std::uint8_t*, std::size_t, const SharedModel<float>&,

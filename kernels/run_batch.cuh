@@ -19,4 +19,12 @@ cudaError_t launch_run_batch(const Scalar* inputs, Scalar* outputs, Scalar* traj
                              std::size_t n, const SharedModel<Scalar>& shared, const IntegrationSettings<Scalar>& how,
                              cudaStream_t stream, std::size_t first = 0, std::size_t count = 0);
 
+// The same, samples [first, end), with the kernel compiled for the given SampleKinds. Defined in
+// run_batch_kernel.cuh and instantiated in run_batch_<stepper>.cu.
+template <class Scalar, class Kinds>
+cudaError_t launch_run_batch_for(const Scalar* inputs, Scalar* outputs, Scalar* trajectory, std::uint8_t* status,
+                                 std::size_t n, const SharedModel<Scalar>& shared,
+                                 const IntegrationSettings<Scalar>& how, cudaStream_t stream, std::size_t first,
+                                 std::size_t end);
+
 }  // namespace rbmc::kernels

@@ -23,11 +23,12 @@ unsigned blocks_for(std::size_t n) { return static_cast<unsigned>((n + kBlockSiz
 template <class Scalar>
 __global__ void compute_quantities_kernel(const Scalar* __restrict__ inputs, const Scalar* __restrict__ trajectory,
                                           const Quaternion<Scalar>* __restrict__ nominal, int n_times, std::size_t n,
-                                          const SharedModel<Scalar> shared, Scalar* __restrict__ quantities) {
+                                          const __grid_constant__ SharedModel<Scalar> shared,
+                                          Scalar* __restrict__ quantities) {
   const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= n) return;
-  compute_sample_quantities(load_sample_inputs<Scalar>(inputs, n, i, shared.parameters.n), shared, trajectory, nominal,
-                            n_times, n, i, quantities);
+  compute_sample_quantities(load_sample_inputs<Scalar>(inputs, n, i, 0), own_values_in_batch(shared.parameters, inputs, n, i),
+                            shared, trajectory, nominal, n_times, n, i, quantities);
 }
 
 template <class Scalar>

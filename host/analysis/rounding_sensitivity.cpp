@@ -105,7 +105,7 @@ SensitivityCheck check_rounding_sensitivity(const ResultsReader& file, const std
     SampleInputs<double> in;
     plan.sample(samples[n], in, params.data());
     std::vector<double> path(std::size_t(kTrajectoryColumns * times.n)), moved_path(path.size());
-    TrajectorySink<double, double> sink{times, path.data(), 1, 0, 0};
+    TrajectorySink<double, double> sink{&times, path.data(), 1, 0, 0};
     const SampleResult<double> r = run_sample(in, shared, how, sink);
     // The moved run: perturbed by delta, and across precisions also the float run (float's CPU
     // and GPU roundings differ too; whichever moves the sample further is the explanation).
@@ -113,7 +113,7 @@ SensitivityCheck check_rounding_sensitivity(const ResultsReader& file, const std
     moved_inputs.initial = perturbed(in.initial, delta);
     if (s.constraint.kind != ConstraintKind::none)
       moved_inputs.initial = project_onto_constraint(s.constraint, moved_inputs.initial);
-    TrajectorySink<double, double> moved_sink{times, moved_path.data(), 1, 0, 0};
+    TrajectorySink<double, double> moved_sink{&times, moved_path.data(), 1, 0, 0};
     SampleResult<double> m = run_sample(moved_inputs, shared, how, moved_sink);
     double separation = scales.distance(r.final_state, r.time, m.final_state, m.time) + (r.status != m.status ? INFINITY : 0.0);
     if (across_precisions) {
@@ -121,7 +121,8 @@ SensitivityCheck check_rounding_sensitivity(const ResultsReader& file, const std
       std::vector<double> columns(std::size_t(input_column_count(shared.parameters.n)));
       store_sample_inputs(columns.data(), 1, 0, in, shared.parameters.n);
       std::vector<double> float_path(moved_path.size());
-      TrajectorySink<float, double> float_sink{times.cast<float>(), float_path.data(), 1, 0, 0};
+      const OutputTimes<float> float_times = times.cast<float>();
+      TrajectorySink<float, double> float_sink{&float_times, float_path.data(), 1, 0, 0};
       const SampleResult<float> f = run_sample(load_sample_inputs<float>(columns.data(), 1, 0, shared.parameters.n),
                                                shared.cast<float>(), how.cast<float>(), float_sink);
       const RigidBodyState<double> x{f.final_state.p_w.cast<double>(),

@@ -2,7 +2,6 @@
 #include <algorithm>
 #include <fstream>
 #include <memory>
-#include <optional>
 
 #include "host/backend/backend.hpp"
 #include "host/util/parallel_for.hpp"
@@ -48,20 +47,18 @@ class CpuBackend final : public Backend {
     // stores stay in the sample's own pages); every entry is written.
     trajectory_.resize(states ? n * kTrajectoryColumns * std::size_t(n_times) : 0);
     double* trajectory = states ? trajectory_.data() : nullptr;
-    // The free-body variant where it applies: the same numbers without the general dispatch.
-    const bool free_body = is_free_body_rk4(shared_, settings);
-    parallel_for(n, threads_, [&](std::size_t begin, std::size_t end) {
-      for (std::size_t i = begin; i < end; ++i) {
-        // One relaxed load a sample: a request to stop is seen within one sample's integration.
-        if (how.stop != nullptr && how.stop->load(std::memory_order_relaxed)) throw BatchAbandoned();
-        if (free_body)
-          run_sample_in_batch<Scalar, FreeBodyRk4Variant, TrajectoryLayout::by_sample>(inputs, outputs, trajectory,
-                                                                                      status, n, i, shared_, settings);
-        else
-          run_sample_in_batch<Scalar, GeneralVariant, TrajectoryLayout::by_sample>(inputs, outputs, trajectory, status,
-                                                                                  n, i, shared_, settings);
-        if (how.progress != nullptr) how.progress->fetch_add(1, std::memory_order_relaxed);  // progress within the batch
-      }
+    // The per-sample function compiled for the run's kinds (sample_kinds.hpp).
+    with_sample_kinds(choose_sample_kinds(shared_, settings), [&](auto kinds) {
+      using Kinds = decltype(kinds);
+      parallel_for(n, threads_, [&](std::size_t begin, std::size_t end) {
+        for (std::size_t i = begin; i < end; ++i) {
+          // One relaxed load a sample: a request to stop is seen within one sample's integration.
+          if (how.stop != nullptr && how.stop->load(std::memory_order_relaxed)) throw BatchAbandoned();
+          run_sample_in_batch<Scalar, Kinds, TrajectoryLayout::by_sample, ModelValuesAccess::copied>(
+              inputs, outputs, trajectory, status, n, i, shared_, settings);
+          if (how.progress != nullptr) how.progress->fetch_add(1, std::memory_order_relaxed);  // progress within the batch
+        }
+      });
     });
   }
 
@@ -81,13 +78,11 @@ class CpuBackend final : public Backend {
     constexpr std::size_t kBlock = 32;
     const std::size_t n_blocks = (n + kBlock - 1) / kBlock, state_block = std::size_t(n_times) * kTrajectoryColumns;
     parallel_for(n_blocks, threads_, [&](std::size_t first_block, std::size_t end_block) {
-      std::unique_ptr<std::optional<SampleModel<Scalar>>[]> own(new std::optional<SampleModel<Scalar>>[kBlock]);
       std::vector<FreeBodyModel<Scalar>> model(kBlock);
       for (std::size_t b = first_block; b < end_block; ++b) {
         const std::size_t first = b * kBlock, count = std::min(kBlock, n - first);
         for (std::size_t j = 0; j < count; ++j) {
-          const SampleInputs<Scalar> in = load_sample_inputs<Scalar>(inputs_, n, first + j, shared_.parameters.n);
-          own[j].emplace(shared_, in.model_values);
+          const SampleInputs<Scalar> in = load_sample_inputs<Scalar>(inputs_, n, first + j, 0);
           model[j] = make_free_body_model(in.body, in.gravity_w);
         }
         for (int k = 0; k < n_times; ++k)
@@ -97,7 +92,8 @@ class CpuBackend final : public Backend {
             const double* x = &trajectory_[i * state_block + std::size_t(k) * kTrajectoryColumns];
             for (int c = 0; c < kTrajectoryColumns; ++c) y(c) = Scalar(x[c]);
             Scalar q[quantity::count];
-            sample_quantities_at(*own[j], model[j], unpack(y), nominal[std::size_t(k)], q);
+            sample_quantities_at(shared_.loads, own_values_in_batch(shared_.parameters, inputs_, n, i), model[j], unpack(y),
+                                 nominal[std::size_t(k)], q);
             for (int c = 0; c < quantity::count; ++c) quantities_[(std::size_t(k) * quantity::count + std::size_t(c)) * n + i] = q[c];
           }
       }

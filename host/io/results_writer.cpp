@@ -634,7 +634,8 @@ void ResultsWriter::write_statistics(const RunStatistics& stats) {
   const std::size_t n_times = std::size_t(stats.n_times()), n_p = kQuantileProbabilities.size();
   write_string_attribute(group.get(), "quantile_method",
                          stats.exact() ? "exact: order statistics of every sample, linear interpolation (numpy's default)"
-                                       : "approximate: order statistics of a deterministic subsample, linear interpolation");
+                                       : "sketch: a KLL quantile sketch per column (k = " + std::to_string(stats.sketch_k()) +
+                                             "), the value at rank p (n - 1); rank error bound in quantile_rank_error_95");
   write_scalar_attribute<std::uint64_t>(group.get(), "quantile_samples", H5T_NATIVE_UINT64, stats.quantile_samples());
   write_matrix(group.get(), "quantile_probabilities",
                std::vector<double>(kQuantileProbabilities.begin(), kQuantileProbabilities.end()), hsize_t(n_p), 1);
@@ -695,7 +696,7 @@ void ResultsWriter::write_statistics(const RunStatistics& stats) {
     describe("min", info.units, "minimum" + of);
     describe("max", info.units, "maximum" + of);
     describe("quantiles", info.units, "quantiles at the probabilities of the quantile coordinate" + of);
-    if (!stats.exact()) describe("quantile_rank_error_95", "1", "95 % bound on each quantile's rank error (a subsample's)");
+    if (!stats.exact()) describe("quantile_rank_error_95", "1", "95 % bound on each quantile's rank error, as a fraction of the count (the sketch's, Hoeffding over its compactions)");
   }
   group.close("closing /statistics");
   attach_statistics_dimensions(file_.get(), times);
@@ -763,6 +764,13 @@ void write_statistics_state(hid_t group, const StatisticsState& state) {
   write_array(group, "values", state.values, {hsize_t(state.values.size())});
   std::vector<double> counts(state.value_counts.begin(), state.value_counts.end());
   write_array(group, "value_counts", counts, {hsize_t(counts.size())});
+  if (!state.sketch_level_sizes.empty()) {  // quantile sketches: (columns, levels) each
+    const hsize_t levels = QuantileSketch::kMaxLevels, columns = state.sketch_level_sizes.size() / levels;
+    write_array(group, "sketch_level_sizes", std::vector<double>(state.sketch_level_sizes.begin(), state.sketch_level_sizes.end()),
+                {columns, levels});
+    write_array(group, "sketch_compactions", std::vector<double>(state.sketch_compactions.begin(), state.sketch_compactions.end()),
+                {columns, levels});
+  }
 }
 
 StatisticsState read_statistics_state(const ResultsReader& r, const std::string& group) {
@@ -770,6 +778,10 @@ StatisticsState read_statistics_state(const ResultsReader& r, const std::string&
   state.moments = r.doubles(group + "/moments").data;
   state.values = r.doubles(group + "/values").data;
   for (double c : r.doubles(group + "/value_counts").data) state.value_counts.push_back(std::uint64_t(c));
+  if (r.has(group + "/sketch_level_sizes")) {
+    for (double c : r.doubles(group + "/sketch_level_sizes").data) state.sketch_level_sizes.push_back(std::uint64_t(c));
+    for (double c : r.doubles(group + "/sketch_compactions").data) state.sketch_compactions.push_back(std::uint64_t(c));
+  }
   state.quantile_samples = std::uint64_t(r.number_attribute(group, "quantile_samples"));
   return state;
 }

@@ -84,7 +84,7 @@ std::vector<Quaternion<double>> nominal_attitudes(const Scenario& s) {
   shared.parameters.n = 0;
   const std::size_t n_times = std::size_t(s.output_times.n);
   std::vector<double> trajectory(kTrajectoryColumns * n_times);
-  TrajectorySink<double, double> sink{s.output_times, trajectory.data(), 1, 0, 0};
+  TrajectorySink<double, double> sink{&s.output_times, trajectory.data(), 1, 0, 0};
   run_sample(in, shared, s.integration(), sink);
   std::vector<Quaternion<double>> q(n_times);
   for (std::size_t k = 0; k < n_times; ++k) {
@@ -381,8 +381,8 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
   // file equals an uninterrupted run's.
   if (suspended && options.batch_size == 0) batch_size = std::size_t(suspended->batch_size);
   if (journal_identity && options.batch_size == 0) batch_size = batch_size_of(*journal_identity, batch_size);
-  // A shard's quantile subsample is the whole run's (its fraction from the run's size), so that
-  // merged shards hold the same values as one run.
+  // A shard keeps every value, or a quantile sketch of the same k, as the whole run does (its
+  // budget from the run's size), so that merged shards hold what one run holds.
   RunStatistics statistics(scenario, options.shard_count > 0 ? scenario.run.n_samples : n_total, threads);
   TrajectorySelector selector(scenario);
   BatchIntegration how{scenario.integration(), scenario.shared_model(), statistics.enabled(), selector.active(), {}};
@@ -485,7 +485,7 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
     count_batch(batch, n, redrawn, totals);
     // Stage: statistics, reduced by the backend and merged into the run's.
     if (statistics.enabled()) {
-      const std::vector<std::uint32_t> rows = statistics.quantile_rows(batch.index.data(), n);
+      const std::vector<std::uint32_t> rows = statistics.quantile_rows(n);
       backend->reduce_statistics(how, rows, batch.moments, batch.quantities, driver_seconds);
       const StageClock clock(&driver_seconds, Stage::statistics);
       statistics.add(batch.moments, batch.quantities, rows.size());

@@ -266,11 +266,7 @@ int SamplingPlan::sample(std::uint64_t k, SampleInputs<double>& in, double* para
   // A constrained body starts on its constraint (its own, when the constraint is dispersed): a
   // consistent initial state (docs/scenario.md).
   if (s.constraint.kind != ConstraintKind::none) {
-    Constraint<double> constraint = s.constraint;
-    if (s.model_parameters.n > 0) {
-      LoadSet<double> loads = s.loads;
-      apply_model_parameters(s.model_parameters, in.model_values, loads, constraint);
-    }
+    const Constraint<double> constraint = constraint_of(s.constraint, own_values(s.model_parameters, in.model_values));
     in.initial = project_onto_constraint(constraint, in.initial);
   }
   return attempt;

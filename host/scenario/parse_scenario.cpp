@@ -13,6 +13,7 @@
 #include <toml++/toml.h>
 
 #include "host/errors.hpp"
+#include "host/io/results_reader.hpp"
 #include "host/scenario/scenario.hpp"
 #include "host/scenario/output_schema.hpp"
 #include "rbmc/body/principal_axes.hpp"
@@ -1020,17 +1021,89 @@ void read_grid_axes(const toml::table& table, const std::string& prefix, Scenari
   }
 }
 
+// The table's row count: run.samples, when given, must agree.
+void take_table_rows(TableReader& r, Scenario& s, const toml::node& file, bool samples_given) {
+  const std::uint64_t rows = s.design.n_points();
+  if (samples_given && s.run.n_samples != rows)
+    r.fail_at(file, "file", "the table has " + std::to_string(rows) + " rows (one per sample), but run.samples is " +
+                                std::to_string(s.run.n_samples) + " (omit run.samples to take the table's)");
+  s.run.n_samples = rows;
+}
+
+// [design] type = "table", file = "samples.h5" (or .hdf5): one dataset per input, named by its
+// key path, (rows,) for a scalar input and (rows, 3) for a vector, in the file's root or in
+// [design] group (a results file's "samples/params" or "samples/table" runs a previous run's
+// values again). Errors name the file, the dataset and the row.
+void read_hdf5_table(TableReader& r, Scenario& s, const toml::node& file, const std::string& path, bool samples_given) {
+  const std::string group = r.optional_string("group").value_or("");
+  std::optional<ResultsReader> reader;
+  try {
+    reader.emplace(path);
+  } catch (const std::exception& e) {
+    r.fail_at(file, "file", "cannot read the HDF5 table " + path + ": " + e.what());
+  }
+  std::vector<std::string> names;
+  try {
+    names = reader->children(group.empty() ? "/" : group);
+  } catch (const std::exception&) {
+    if (const toml::node* g = r.find("group")) r.fail_at(*g, "group", "is not a group of " + path);
+    throw ScenarioError(path, 0, 0, "", "has no readable root group");
+  }
+  if (names.empty()) throw ScenarioError(path, 0, 0, group, "holds no dataset: the table needs one per input");
+  // Datasets in name order (the file's); the design's axes follow it.
+  std::uint64_t rows = 0;
+  for (const std::string& name : names) {
+    const SourceLocation where{path, 0, 0};
+    const std::string dataset = group.empty() ? name : group + "/" + name;
+    // A results file's coordinates (sample, xyz: HDF5 dimension scales) are not inputs.
+    if (reader->has_attribute(dataset, "CLASS") && reader->string_attribute(dataset, "CLASS") == "DIMENSION_SCALE") continue;
+    Array<double> a;
+    try {
+      a = reader->doubles(dataset);
+    } catch (const std::exception&) {
+      throw ScenarioError(path, 0, 0, name, "is not a dataset of numbers");
+    }
+    GridAxis axis{claim_input(s, name, name, where), {}};
+    const std::uint64_t dim = std::uint64_t(axis.info.dim);
+    const bool scalar_shape = a.shape.size() == 1 || (a.shape.size() == 2 && a.shape[1] == 1);
+    if (dim == 1 ? !scalar_shape : !(a.shape.size() == 2 && a.shape[1] == 3))
+      throw ScenarioError(path, 0, 0, name, dim == 1 ? "is a scalar input: its dataset must be (rows,)"
+                                                     : "is a vector input: its dataset must be (rows, 3)");
+    if (s.design.axes.empty()) rows = a.shape[0];
+    if (a.shape[0] != rows)
+      throw ScenarioError(path, 0, 0, name, "has " + std::to_string(a.shape[0]) + " rows, the table's first dataset " +
+                                                std::to_string(rows));
+    for (std::uint64_t row = 0; row < rows; ++row) {
+      std::array<double, 3> v{};
+      for (std::uint64_t c = 0; c < dim; ++c) {
+        v[c] = a.data[row * dim + c];
+        if (!std::isfinite(v[c]))
+          throw ScenarioError(path, 0, 0, name, "row " + std::to_string(row) + " is not a finite number");
+      }
+      axis.values.push_back(v);
+    }
+    s.design.axes.push_back(axis);
+  }
+  if (s.design.axes.empty()) throw ScenarioError(path, 0, 0, group, "holds no input's dataset");
+  if (rows == 0) throw ScenarioError(path, 0, 0, "", "the table has no rows");
+  take_table_rows(r, s, file, samples_given);
+}
+
 // [design] type = "table", file = "samples.csv": a header of key paths (a vector input's
 // components as key.x, key.y, key.z), then one row of numbers per sample, in order. Errors name
-// the table's file, line and column.
+// the table's file, line and column. An HDF5 file instead: read_hdf5_table.
 void read_table_design(TableReader& r, Scenario& s, bool samples_given) {
   namespace fs = std::filesystem;
   const toml::node* file = r.find("file");
   if (file == nullptr || !file->is_string())
-    r.fail_here("file", "a table design needs file = \"samples.csv\": a header of key paths, one row per sample");
+    r.fail_here("file", "a table design needs file = \"samples.csv\" (a header of key paths, one row per sample) "
+                        "or \"samples.h5\" (a dataset per key path)");
   s.design.table_file = file->as_string()->get();
   const fs::path given(s.design.table_file);
   const std::string path = (given.is_absolute() ? given : fs::path(s.path).parent_path() / given).string();
+  const std::string extension = given.extension().string();
+  if (extension == ".h5" || extension == ".hdf5") return read_hdf5_table(r, s, *file, path, samples_given);
+  if (const toml::node* group = r.find("group")) r.fail_at(*group, "group", "applies to an HDF5 table only");
   std::ifstream in(path);
   if (!in) r.fail_at(*file, "file", "cannot open the table " + path);
   // One line's fields, with the column (1-based) where each begins.
@@ -1119,12 +1192,8 @@ void read_table_design(TableReader& r, Scenario& s, bool samples_given) {
       s.design.axes[columns[c].axis].values.back()[std::size_t(columns[c].component)] = v;
     }
   }
-  const std::uint64_t rows = s.design.n_points();
-  if (rows == 0) throw ScenarioError(path, line_number, 0, "", "the table has a header but no rows");
-  if (samples_given && s.run.n_samples != rows)
-    r.fail_at(*file, "file", "the table has " + std::to_string(rows) + " rows (one per sample), but run.samples is " +
-                                 std::to_string(s.run.n_samples) + " (omit run.samples to take the table's)");
-  s.run.n_samples = rows;
+  if (s.design.n_points() == 0) throw ScenarioError(path, line_number, 0, "", "the table has a header but no rows");
+  take_table_rows(r, s, *file, samples_given);
 }
 
 void read_design(TableReader& r, Scenario& s, bool samples_given) {

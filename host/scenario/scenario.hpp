@@ -168,8 +168,8 @@ struct TrajectoryRetention {
 struct OutputSettings {
   TrajectoryRetention trajectories;
   bool statistics = true;  // with output times: statistics at each of them
-  // Bytes of quantity values kept for exact quantiles; beyond, quantiles come from a
-  // deterministic subsample of the samples (docs/output-format.md).
+  // Bytes of quantity values kept for exact quantiles; beyond, quantiles come from a quantile
+  // sketch per column that fits the same budget (docs/output-format.md).
   std::uint64_t quantile_memory = std::uint64_t(256) << 20;
   // [output] samples: the per-sample datasets kept (names under /samples, or groups of them);
   // empty: all (host/scenario/output_schema.hpp). With where each entry stands in the file.

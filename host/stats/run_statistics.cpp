@@ -5,7 +5,6 @@
 #include <stdexcept>
 
 #include "host/util/parallel_for.hpp"
-#include "rbmc/random/philox_stream.hpp"
 #include "rbmc/stats/output_quantities.hpp"
 
 namespace rbmc {
@@ -37,32 +36,42 @@ RunStatistics::RunStatistics(const Scenario& scenario, std::uint64_t n_rows, uns
   if (n_times_ == 0) return;
   const std::size_t columns = std::size_t(n_times_) * quantity::count;
   moments_.assign(columns, Moments{});
-  values_.resize(columns);
-  const double bytes = double(n_rows) * double(columns) * sizeof(double);
-  fraction_ = std::min(1.0, double(scenario.output.quantile_memory) / bytes);
+  const double budget = double(scenario.output.quantile_memory);
+  if (double(n_rows) * double(columns) * sizeof(double) <= budget) {
+    values_.resize(columns);
+    return;
+  }
+  // The largest k whose sketches fit the budget, at most the default (rank error ≤ 1e-3).
+  const double per_column = budget / double(columns) / sizeof(double);
+  const double fixed = double(QuantileSketch::max_retained(0, n_rows));
+  sketch_k_ = int(std::clamp((per_column - fixed) / 3.0, 64.0, double(QuantileSketch::kDefaultK)));
+  sketches_.reserve(columns);
+  // Each column's coins from its own streams.
+  for (std::size_t c = 0; c < columns; ++c) sketches_.emplace_back(sketch_k_, seed_ * std::uint64_t(0x9E3779B97F4A7C15) + c);
 }
 
-std::vector<std::uint32_t> RunStatistics::quantile_rows(const std::uint64_t* index, std::size_t n) const {
-  std::vector<std::uint32_t> rows;
-  for (std::size_t i = 0; i < n; ++i) {
-    // A sample is in the subsample by its own stream: the same samples whatever the batches.
-    const bool keep = fraction_ >= 1 || PhiloxStream(seed_, index[i], stream_id("statistics.quantiles")).uniform(0) <= fraction_;
-    if (keep) rows.push_back(std::uint32_t(i));
-  }
+std::vector<std::uint32_t> RunStatistics::quantile_rows(std::size_t n) const {
+  std::vector<std::uint32_t> rows(n);
+  for (std::size_t i = 0; i < n; ++i) rows[i] = std::uint32_t(i);
   return rows;
 }
 
 void RunStatistics::add(const std::vector<Moments>& moments, const std::vector<double>& values, std::size_t n_rows) {
-  // Each thread takes whole columns: the same values in the same order as one thread would.
+  // Each thread takes whole columns: the same values in the same order as one thread would, so a
+  // sketch is the same whatever the threads and batches.
   const std::size_t columns = moments_.size();
   parallel_for(columns, threads_, [&](std::size_t begin, std::size_t end) {
     for (std::size_t c = begin; c < end; ++c) {
       moments_[c] = merge(moments_[c], moments[c]);
-      std::vector<double>& column = values_[c];
-      column.reserve(column.size() + n_rows);
-      for (std::size_t r = 0; r < n_rows; ++r) {
-        const double v = values[c * n_rows + r];
-        if (std::isfinite(v)) column.push_back(v);  // as the moments: infinities counted apart
+      const double* v = &values[c * n_rows];
+      if (exact()) {
+        std::vector<double>& column = values_[c];
+        column.reserve(column.size() + n_rows);
+        for (std::size_t r = 0; r < n_rows; ++r)
+          if (std::isfinite(v[r])) column.push_back(v[r]);  // as the moments: infinities counted apart
+      } else {
+        for (std::size_t r = 0; r < n_rows; ++r)
+          if (std::isfinite(v[r])) sketches_[c].add(v[r]);
       }
     }
   });
@@ -70,11 +79,17 @@ void RunStatistics::add(const std::vector<Moments>& moments, const std::vector<d
 }
 
 std::array<double, kQuantileProbabilities.size()> RunStatistics::quantiles(std::size_t column) const {
+  std::array<double, kQuantileProbabilities.size()> q{};
+  if (!exact()) {
+    const std::vector<double> s =
+        sketches_[column].quantiles(std::vector<double>(kQuantileProbabilities.begin(), kQuantileProbabilities.end()));
+    std::copy(s.begin(), s.end(), q.begin());
+    return q;
+  }
   // The two order statistics each quantile interpolates, by selection rather than a full sort:
   // O(m) per probability instead of O(m log m), which matters over T × 12 columns. The
   // probabilities ascend, so each selection searches only above the previous one's.
   std::vector<double> x = values_[column];
-  std::array<double, kQuantileProbabilities.size()> q{};
   if (x.empty()) {
     q.fill(NAN);
     return q;
@@ -93,57 +108,111 @@ std::array<double, kQuantileProbabilities.size()> RunStatistics::quantiles(std::
 }
 
 std::vector<std::array<double, kQuantileProbabilities.size()>> RunStatistics::all_quantiles() const {
-  std::vector<std::array<double, kQuantileProbabilities.size()>> q(values_.size());
-  parallel_for(values_.size(), threads_, [&](std::size_t begin, std::size_t end) {
+  std::vector<std::array<double, kQuantileProbabilities.size()>> q(moments_.size());
+  parallel_for(moments_.size(), threads_, [&](std::size_t begin, std::size_t end) {
     for (std::size_t c = begin; c < end; ++c) q[c] = quantiles(c);
   });
   return q;
 }
 
 double RunStatistics::rank_error_95(std::size_t column) const {
-  const double m = double(values_[column].size());
-  return exact() || m == 0 ? 0.0 : std::sqrt(std::log(2 / 0.05) / (2 * m));
+  return exact() ? 0.0 : sketches_[column].rank_error_95();
 }
+
+namespace {
+
+// The moments as saved: kSavedPerMoment numbers a column.
+void save_moments(const std::vector<Moments>& moments, StatisticsState& s) {
+  for (const Moments& m : moments) s.moments.insert(s.moments.end(), {m.count, m.mean, m.m2, m.min, m.max, m.non_finite});
+}
+
+Moments saved_moment(const StatisticsState& s, std::size_t column) {
+  const double* m = &s.moments[kSavedPerMoment * column];
+  return {m[0], m[1], m[2], m[3], m[4], m[5]};
+}
+
+// Column c's values in a saved state, from `at` on.
+std::vector<double> saved_values(const StatisticsState& s, std::size_t column, std::size_t& at) {
+  if (at + s.value_counts[column] > s.values.size()) throw std::runtime_error("the saved quantile values are truncated");
+  std::vector<double> v(s.values.begin() + std::ptrdiff_t(at), s.values.begin() + std::ptrdiff_t(at + s.value_counts[column]));
+  at += s.value_counts[column];
+  return v;
+}
+
+// Column c's sketch in a saved state.
+QuantileSketch::State saved_sketch(const StatisticsState& s, std::size_t column, std::size_t& at) {
+  const std::size_t levels = QuantileSketch::kMaxLevels, from = column * levels;
+  QuantileSketch::State sketch;
+  sketch.values = saved_values(s, column, at);
+  sketch.level_sizes.assign(s.sketch_level_sizes.begin() + std::ptrdiff_t(from),
+                            s.sketch_level_sizes.begin() + std::ptrdiff_t(from + levels));
+  sketch.compactions.assign(s.sketch_compactions.begin() + std::ptrdiff_t(from),
+                            s.sketch_compactions.begin() + std::ptrdiff_t(from + levels));
+  return sketch;
+}
+
+// A saved state fits when it has this run's columns and the same kind of quantiles.
+void check_fits(const StatisticsState& s, std::size_t columns, bool exact, const char* what) {
+  const std::size_t levels = QuantileSketch::kMaxLevels;
+  const bool sketched = !s.sketch_level_sizes.empty();
+  if (s.moments.size() != kSavedPerMoment * columns || s.value_counts.size() != columns)
+    throw std::runtime_error(std::string(what) + " do not match this scenario's output times");
+  if (sketched == exact)
+    throw std::runtime_error(std::string(what) + (exact ? " hold quantile sketches, where this run keeps every value"
+                                                        : " hold every value, where this run keeps quantile sketches"));
+  if (sketched && (s.sketch_level_sizes.size() != columns * levels || s.sketch_compactions.size() != columns * levels))
+    throw std::runtime_error(std::string(what) + "' quantile sketches are truncated");
+}
+
+}  // namespace
 
 StatisticsState RunStatistics::save() const {
   StatisticsState s;
-  for (const Moments& m : moments_)
-    s.moments.insert(s.moments.end(), {m.count, m.mean, m.m2, m.min, m.max, m.non_finite});
-  for (const std::vector<double>& v : values_) {
-    s.values.insert(s.values.end(), v.begin(), v.end());
-    s.value_counts.push_back(v.size());
+  save_moments(moments_, s);
+  if (exact()) {
+    for (const std::vector<double>& v : values_) {
+      s.values.insert(s.values.end(), v.begin(), v.end());
+      s.value_counts.push_back(v.size());
+    }
+  } else {
+    for (const QuantileSketch& sketch : sketches_) {
+      const QuantileSketch::State state = sketch.save();
+      s.values.insert(s.values.end(), state.values.begin(), state.values.end());
+      s.value_counts.push_back(state.values.size());
+      s.sketch_level_sizes.insert(s.sketch_level_sizes.end(), state.level_sizes.begin(), state.level_sizes.end());
+      s.sketch_compactions.insert(s.sketch_compactions.end(), state.compactions.begin(), state.compactions.end());
+    }
   }
   s.quantile_samples = quantile_samples_;
   return s;
 }
 
 void RunStatistics::absorb(const StatisticsState& s) {
-  if (s.moments.size() != kSavedPerMoment * moments_.size() || s.value_counts.size() != values_.size())
-    throw std::runtime_error("the part's statistics do not match this scenario's output times");
+  check_fits(s, moments_.size(), exact(), "the part's statistics");
   std::size_t at = 0;
   for (std::size_t c = 0; c < moments_.size(); ++c) {
-    const double* m = &s.moments[kSavedPerMoment * c];
-    moments_[c] = merge(moments_[c], Moments{m[0], m[1], m[2], m[3], m[4], m[5]});
-    if (at + s.value_counts[c] > s.values.size()) throw std::runtime_error("the part's quantile values are truncated");
-    values_[c].insert(values_[c].end(), s.values.begin() + std::ptrdiff_t(at),
-                      s.values.begin() + std::ptrdiff_t(at + s.value_counts[c]));
-    at += s.value_counts[c];
+    moments_[c] = merge(moments_[c], saved_moment(s, c));
+    if (exact()) {
+      const std::vector<double> v = saved_values(s, c, at);
+      values_[c].insert(values_[c].end(), v.begin(), v.end());
+    } else {
+      QuantileSketch part(sketch_k_, 0);
+      part.restore(saved_sketch(s, c, at));
+      sketches_[c].merge(part);
+    }
   }
   quantile_samples_ += s.quantile_samples;
 }
 
 void RunStatistics::restore(const StatisticsState& s) {
-  if (s.moments.size() != kSavedPerMoment * moments_.size() || s.value_counts.size() != values_.size())
-    throw std::runtime_error("the saved statistics do not match this scenario's output times");
-  for (std::size_t c = 0; c < moments_.size(); ++c) {
-    const double* m = &s.moments[kSavedPerMoment * c];
-    moments_[c] = {m[0], m[1], m[2], m[3], m[4], m[5]};
-  }
+  check_fits(s, moments_.size(), exact(), "the saved statistics");
   std::size_t at = 0;
-  for (std::size_t c = 0; c < values_.size(); ++c) {
-    if (at + s.value_counts[c] > s.values.size()) throw std::runtime_error("the saved quantile values are truncated");
-    values_[c].assign(s.values.begin() + std::ptrdiff_t(at), s.values.begin() + std::ptrdiff_t(at + s.value_counts[c]));
-    at += s.value_counts[c];
+  for (std::size_t c = 0; c < moments_.size(); ++c) {
+    moments_[c] = saved_moment(s, c);
+    if (exact())
+      values_[c] = saved_values(s, c, at);
+    else
+      sketches_[c].restore(saved_sketch(s, c, at));
   }
   quantile_samples_ = s.quantile_samples;
 }

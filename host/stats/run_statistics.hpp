@@ -1,7 +1,8 @@
 // The statistics of a run at each output time, merged batch by batch: count, mean, standard
 // deviation, min and max from the backends' moments, and quantiles from the values of every
-// sample (exact) or, beyond a memory budget, of a deterministic subsample (approximate, with a
-// stated rank-error bound). Layout in the file: docs/output-format.md, /statistics.
+// sample (exact) or, beyond a memory budget, from a quantile sketch per column (approximate, with
+// a stated rank-error bound: quantile_sketch.hpp). Layout in the file: docs/output-format.md,
+// /statistics.
 #pragma once
 
 #include <array>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "host/scenario/scenario.hpp"
+#include "host/stats/quantile_sketch.hpp"
 #include "rbmc/stats/moments.hpp"
 
 namespace rbmc {
@@ -34,25 +36,29 @@ inline constexpr std::size_t kSavedPerMoment = 6;
 // What an interrupted run saves of its statistics, to continue them exactly.
 struct StatisticsState {
   std::vector<double> moments;               // kSavedPerMoment per column: count, mean, m2, min, max, non_finite
-  std::vector<double> values;                // every column's quantile values, one after another
+  std::vector<double> values;                // every column's quantile values (or sketch values), one after another
   std::vector<std::uint64_t> value_counts;   // per column
   std::uint64_t quantile_samples = 0;
+  // With sketches: per column, each level's size and compactions (QuantileSketch::kMaxLevels
+  // each); empty for exact quantiles.
+  std::vector<std::uint64_t> sketch_level_sizes, sketch_compactions;
 };
 
 class RunStatistics {
  public:
   // n_rows: the samples this run integrates. Quantile values of every sample are kept when they
-  // fit in scenario.output.quantile_memory, otherwise those of samples selected by a hash of
-  // (seed, k) with the probability that fits.
+  // fit in scenario.output.quantile_memory; otherwise each column feeds a quantile sketch whose k
+  // fits the same budget (at most QuantileSketch::kDefaultK).
   // threads: merging batches and selecting quantiles run over the columns on this many threads.
   RunStatistics(const Scenario& scenario, std::uint64_t n_rows, unsigned threads = 1);
 
   bool enabled() const { return n_times_ > 0; }
   int n_times() const { return n_times_; }
   std::size_t n_columns() const { return moments_.size(); }  // output times × quantity::count
-  bool exact() const { return fraction_ >= 1; }
-  // The rows of a batch (global indices `index`) whose quantity values the quantiles need.
-  std::vector<std::uint32_t> quantile_rows(const std::uint64_t* index, std::size_t n) const;
+  bool exact() const { return sketch_k_ == 0; }
+  int sketch_k() const { return sketch_k_; }
+  // The rows of a batch whose quantity values the quantiles need: all of them.
+  std::vector<std::uint32_t> quantile_rows(std::size_t n) const;
   // One batch's moments ((times, quantity::count)) and its quantile rows' values, column by
   // column ((times × quantity::count, rows)).
   void add(const std::vector<Moments>& moments, const std::vector<double>& values, std::size_t n_rows);
@@ -63,23 +69,25 @@ class RunStatistics {
   std::array<double, kQuantileProbabilities.size()> quantiles(std::size_t column) const;
   // Every column's quantiles, columns selected in parallel: (columns, probabilities).
   std::vector<std::array<double, kQuantileProbabilities.size()>> all_quantiles() const;
-  // With a subsample of m values, each estimated quantile's rank lies within this of p with 95 %
-  // confidence (Dvoretzky–Kiefer–Wolfowitz with Massart's constant: √(ln(2/0.05) / (2m))).
+  // With a sketch, each estimated quantile's rank lies within this of p with 95 % confidence
+  // (QuantileSketch::rank_error_95); 0 when exact.
   double rank_error_95(std::size_t column) const;
 
   StatisticsState save() const;
   void restore(const StatisticsState& state);  // throws std::runtime_error when it does not fit
   // Merges another part's statistics after this one's (rbmc merge): the moments by the pairwise
-  // update, the quantile values appended. Throws std::runtime_error when it does not fit.
+  // update, the quantile values appended or the sketches merged. Throws std::runtime_error when
+  // it does not fit.
   void absorb(const StatisticsState& state);
 
  private:
   int n_times_ = 0;
   std::uint64_t seed_ = 0;
   unsigned threads_ = 1;
-  double fraction_ = 1;  // of samples whose values are kept
+  int sketch_k_ = 0;  // 0: exact quantiles
   std::vector<Moments> moments_;
-  std::vector<std::vector<double>> values_;  // per column
+  std::vector<std::vector<double>> values_;  // per column, exact
+  std::vector<QuantileSketch> sketches_;     // per column, beyond the memory budget
   std::uint64_t quantile_samples_ = 0;
 };
 

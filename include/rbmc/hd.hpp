@@ -30,6 +30,15 @@
 #define RBMC_HD_INLINE inline
 #endif
 
+// The integration loops and the per-sample path around them: inlined into the kernel on the
+// device, where a call passes its reference arguments through the stack frame (local memory);
+// left to the compiler on the host, where forcing it makes GCC's code slower.
+#if defined(__CUDACC__)
+#define RBMC_HD_KERNEL_INLINE __host__ __device__ __forceinline__
+#else
+#define RBMC_HD_KERNEL_INLINE inline
+#endif
+
 namespace rbmc {
 
 template <class Scalar>

@@ -30,6 +30,17 @@ LoadSet<S> two_of_each() {
   return l;
 }
 
+// A table of one entry, applied to copies of the loads and constraint: the same per-member
+// lookups (point_force_of, spring_of, ..., constraint_of) that the loads' evaluation makes.
+template <class S>
+void apply_one(ModelField field, int index, int component, S offset, S value, LoadSet<S>& loads,
+               Constraint<S>& constraint) {
+  ModelParameters<S> table;
+  table.n = 1;
+  table.targets[0] = {field, std::uint8_t(index), std::uint8_t(component), offset};
+  apply_model_parameters(table, &value, loads, constraint);
+}
+
 // Every field is set to value + offset, at its index and component, and nothing else changes.
 TYPED_TEST(ModelParametersTest, EachFieldSetsOnlyItself) {
   using S = TypeParam;
@@ -55,8 +66,7 @@ TYPED_TEST(ModelParametersTest, EachFieldSetsOnlyItself) {
     const LoadSet<S> before = loads;
     const Constraint<S> constraint_before = constraint;
     const S value = S(-42.5);
-    apply_model_parameter<S>({c.field, std::uint8_t(c.index), std::uint8_t(c.component), c.offset}, value, loads,
-                             constraint);
+    apply_one(c.field, c.index, c.component, c.offset, value, loads, constraint);
     // Find the one scalar that changed by comparing every field.
     std::vector<S> a, b;
     const auto flatten = [](const LoadSet<S>& l, const Constraint<S>& k, std::vector<S>& out) {
@@ -89,9 +99,9 @@ TYPED_TEST(ModelParametersTest, EachFieldSetsOnlyItself) {
   // The specific destinations of a few, by name.
   LoadSet<S> loads = two_of_each<S>();
   Constraint<S> constraint;
-  apply_model_parameter<S>({ModelField::spring_anchor, 1, 2, S(0)}, S(9), loads, constraint);
+  apply_one<S>(ModelField::spring_anchor, 1, 2, S(0), S(9), loads, constraint);
   EXPECT_EQ(loads.springs[1].anchor_w.z(), S(9));
-  apply_model_parameter<S>({ModelField::pivot_anchor, 0, 1, S(0)}, S(3), loads, constraint);
+  apply_one<S>(ModelField::pivot_anchor, 0, 1, S(0), S(3), loads, constraint);
   EXPECT_EQ(constraint.anchor_w.y(), S(3));
 }
 
@@ -163,6 +173,91 @@ TYPED_TEST(ModelParametersTest, NominalValuesReproduceTheSharedModel) {
   // And a different anchor moves the answer (the values are used).
   in.model_values[3] = S(0.6);
   EXPECT_NE(run_sample(in, dispersed, how).final_state.p_w, plain.final_state.p_w);
+}
+
+// Each sample's values read where the loads use them, from its input columns (the GPU's way),
+// give the numbers of integrating a copy of the model with the values set (the CPU's way, and
+// apply_model_parameters by hand), bit for bit: every kind of load, each stepper.
+TYPED_TEST(ModelParametersTest, ValuesReadInPlaceEqualACopiedModel) {
+  using S = TypeParam;
+  SharedModel<S> shared;
+  LoadSet<S>& l = shared.loads;
+  l.n_point_forces = l.n_torques = l.n_springs = 2;
+  for (int i = 0; i < 2; ++i) {
+    l.point_forces[i] = {Vec3<S>(S(0.1), 0, S(0.05)), Vec3<S>(S(0.5), 0, S(0.2)), i == 0 ? LoadFrame::world : LoadFrame::body};
+    l.torques[i] = {Vec3<S>(0, S(0.01), S(0.02)), i == 0 ? LoadFrame::body : LoadFrame::world};
+    l.springs[i] = {Vec3<S>(S(0.05), 0, 0), Vec3<S>(0, S(0.2), 1), S(10), S(0.5), S(0.1)};
+  }
+  l.linear_damping = S(0.3);
+  l.has_central_body = true;
+  l.central_mu = S(4);
+  l.central_center_w = Vec3<S>(0, 0, -10);
+  struct Entry {
+    ModelField field;
+    int index, component;
+    S offset, value;
+  };
+  const Entry entries[] = {
+      {ModelField::point_force_point, 1, 2, S(0), S(0.07)},  {ModelField::point_force_force, 0, 1, S(0), S(-0.3)},
+      {ModelField::torque, 1, 0, S(0), S(0.015)},            {ModelField::spring_point, 1, 1, S(0), S(0.02)},
+      {ModelField::spring_anchor, 0, 2, S(0), S(1.1)},       {ModelField::spring_stiffness, 1, 0, S(0), S(13)},
+      {ModelField::spring_rest_length, 0, 0, S(0), S(0.45)}, {ModelField::spring_damping, 1, 0, S(0), S(0.2)},
+      {ModelField::linear_damping, 0, 0, S(0.25), S(0.1)},   {ModelField::angular_quadratic_damping, 0, 0, S(0), S(0.01)},
+      {ModelField::central_mu, 0, 0, S(0), S(5)},            {ModelField::central_center, 0, 1, S(0), S(0.5)},
+  };
+  SampleInputs<S> in;
+  in.body = {S(1.5), Vec3<S>(S(0.01), 0, 0), Vec3<S>(S(0.1), S(0.2), S(0.25)).asDiagonal()};
+  in.initial = {Vec3<S>(0, 0, S(0.2)), Quaternion<S>{std::cos(S(0.3)), 0, std::sin(S(0.3)), 0}, Vec3<S>(S(0.1), 0, 0),
+                Vec3<S>(1, 2, S(0.5))};
+  in.gravity_w = Vec3<S>(0, 0, S(-9.81));
+  SharedModel<S> copied = shared;
+  for (const Entry& e : entries) {
+    shared.parameters.targets[shared.parameters.n] = {e.field, std::uint8_t(e.index), std::uint8_t(e.component), e.offset};
+    in.model_values[shared.parameters.n++] = e.value;
+  }
+  apply_model_parameters(shared.parameters, in.model_values, copied.loads, copied.constraint);
+  const int n_values = shared.parameters.n;
+  std::vector<double> inputs(std::size_t(input_column_count(n_values))), outputs(std::size_t(output_column_count(0)));
+  std::vector<std::uint8_t> status(1);
+  store_sample_inputs(inputs.data(), 1, 0, in, n_values);
+  std::vector<double> copied_outputs(outputs.size());
+  const auto check = [&](const IntegrationSettings<S>& how) {
+    run_sample_in_batch<S>(inputs.data(), outputs.data(), static_cast<double*>(nullptr), status.data(), 1, 0, shared, how);
+    // The CPU backend's way: a copy per sample, made in the batch path.
+    run_sample_in_batch<S, RuntimeKinds, TrajectoryLayout::by_column, ModelValuesAccess::copied>(
+        inputs.data(), copied_outputs.data(), static_cast<double*>(nullptr), status.data(), 1, 0, shared, how);
+    EXPECT_EQ(copied_outputs, outputs);
+    const SampleResult<S> r = run_sample(in, copied, how);
+    EXPECT_EQ(status[0], std::uint8_t(r.status));
+    EXPECT_EQ(r.status, SampleStatus::ok);
+    for (int c = 0; c < 3; ++c) {
+      EXPECT_EQ(outputs[std::size_t(output_column::p_w + c)], double(r.final_state.p_w(c)));
+      EXPECT_EQ(outputs[std::size_t(output_column::omega_b + c)], double(r.final_state.omega_b(c)));
+    }
+    EXPECT_EQ(outputs[output_column::energy_drift], double(r.energy_drift));
+  };
+  IntegrationSettings<S> how = fixed_step<S>(S(0.002), 200);
+  check(how);
+  how.kind = IntegratorKind::splitting;
+  check(how);
+  how = fixed_step<S>(S(0.002), 200);
+  how.euler_zxz = true;
+  how.euler_threshold = S(1e-3);
+  check(how);
+  how = fixed_step<S>(S(0.002), 200);
+  how.kind = IntegratorKind::dopri5;
+  how.rtol = how.atol = S(1e-6);
+  how.min_step = S(1e-9);
+  how.max_step = S(0.05);
+  how.max_steps = 100000;
+  check(how);
+  // The values are used: the copy without them differs.
+  const SampleResult<S> nominal = run_sample(in, [&] {
+    SharedModel<S> m = shared;
+    m.parameters.n = 0;
+    return m;
+  }(), fixed_step<S>(S(0.002), 200));
+  EXPECT_NE(outputs[output_column::p_w], double(nominal.final_state.p_w.x()));
 }
 
 }  // namespace

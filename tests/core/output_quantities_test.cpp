@@ -35,7 +35,7 @@ TYPED_TEST(OutputQuantitiesTest, MatchTheirDefinitions) {
     trajectory[(std::size_t(n_times - 1) * kTrajectoryColumns + c) * n + i] = Eigen::NumTraits<S>::quiet_NaN();
   const std::vector<Quaternion<S>> nominal = {random.quaternion<S>(), random.quaternion<S>(), random.quaternion<S>()};
   std::vector<S> q(n * quantity::count * n_times, S(0));
-  compute_sample_quantities(in, shared, trajectory.data(), nominal.data(), n_times, n, i, q.data());
+  compute_sample_quantities(in, own_values(shared.parameters, in.model_values), shared, trajectory.data(), nominal.data(), n_times, n, i, q.data());
   const auto at = [&](int k, int c) { return q[(std::size_t(k) * quantity::count + c) * n + i]; };
   const S tol = S(64) * test::eps<S>();
   for (int k = 0; k < n_times - 1; ++k) {

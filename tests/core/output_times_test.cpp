@@ -24,7 +24,7 @@ Recorded record(const SampleInputs<double>& in, SharedModel<double> shared, cons
   shared.output_times = times;
   Recorded r;
   r.data.assign(std::size_t(times.n) * kTrajectoryColumns, -1.0);
-  TrajectorySink<double, double> sink{times, r.data.data(), 1, 0, 0};
+  TrajectorySink<double, double> sink{&times, r.data.data(), 1, 0, 0};
   const SampleResult<double> out = run_sample(in, shared, how, sink);
   if (result != nullptr) *result = out;
   return r;

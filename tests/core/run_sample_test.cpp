@@ -80,46 +80,101 @@ TYPED_TEST(RunSampleTest, BatchPathEqualsDirectCallBitForBit) {
   }
 }
 
-// The free-body variant computes the general path's numbers, bit for bit, output times included;
-// is_free_body_rk4 admits only the runs it can take.
-TYPED_TEST(RunSampleTest, FreeBodyVariantEqualsTheGeneralPath) {
+// The free-body kinds compute the general path's numbers, bit for bit, output times included,
+// and so do the kinds without events on a run without events; choose_sample_kinds gives the
+// free body only to the runs it can take.
+TYPED_TEST(RunSampleTest, FreeBodyKindsEqualTheGeneralPath) {
   using S = TypeParam;
   SharedModel<S> shared{};
   shared.output_times.n = 5;
   shared.output_times.interval = S(0.2);
   const IntegrationSettings<S> how = fixed_step<S>(S(0.01), 100);
-  ASSERT_TRUE(is_free_body_rk4(shared, how));
-  std::vector<S> a(kTrajectoryColumns * 5), b(kTrajectoryColumns * 5);
-  TrajectorySink<S, S> sink_a{shared.output_times, a.data(), 1, 0, 0}, sink_b{shared.output_times, b.data(), 1, 0, 0};
-  const SampleResult<S> general = run_sample<S, GeneralVariant>(box_inputs<S>(), shared, how, sink_a);
-  const SampleResult<S> free = run_sample<S, FreeBodyRk4Variant>(box_inputs<S>(), shared, how, sink_b);
-  EXPECT_EQ(free.final_state.p_w, general.final_state.p_w);
-  EXPECT_EQ(free.final_state.omega_b, general.final_state.omega_b);
-  EXPECT_EQ(free.final_state.q_wb.w, general.final_state.q_wb.w);
-  EXPECT_EQ(free.energy_drift, general.energy_drift);
+  const SampleKindsChoice chosen = choose_sample_kinds(shared, how);
+  ASSERT_TRUE(chosen.free_body);
+  std::vector<S> a(kTrajectoryColumns * 5), b(a.size()), c(a.size());
+  TrajectorySink<S, S> sink_a{&shared.output_times, a.data(), 1, 0, 0}, sink_b{&shared.output_times, b.data(), 1, 0, 0},
+      sink_c{&shared.output_times, c.data(), 1, 0, 0};
+  using General = SampleKinds<StepperKind::rk4, true>;
+  const SampleResult<S> general = run_sample<S, General>(box_inputs<S>(), shared, how, sink_a);
+  const SampleResult<S> free = run_sample<S, FreeBodyRk4Kinds>(box_inputs<S>(), shared, how, sink_b);
+  const SampleResult<S> no_events = run_sample<S, SampleKinds<StepperKind::rk4, false>>(box_inputs<S>(), shared, how, sink_c);
+  for (const SampleResult<S>* r : {&free, &no_events}) {
+    EXPECT_EQ(r->final_state.p_w, general.final_state.p_w);
+    EXPECT_EQ(r->final_state.omega_b, general.final_state.omega_b);
+    EXPECT_EQ(r->final_state.q_wb.w, general.final_state.q_wb.w);
+    EXPECT_EQ(r->energy_drift, general.energy_drift);
+  }
   EXPECT_EQ(a, b);
-  // What the variant cannot take.
+  EXPECT_EQ(a, c);
+  // What the free body cannot take, and the stepper each run gets.
   SharedModel<S> with_event = shared;
   with_event.events.n = 1;
-  EXPECT_FALSE(is_free_body_rk4(with_event, how));
+  EXPECT_FALSE(choose_sample_kinds(with_event, how).free_body);
+  EXPECT_TRUE(choose_sample_kinds(with_event, how).events);
+  EXPECT_FALSE(chosen.events);
   SharedModel<S> spring = shared;
   spring.loads.n_springs = 1;
-  EXPECT_FALSE(is_free_body_rk4(spring, how));
+  EXPECT_FALSE(choose_sample_kinds(spring, how).free_body);
   SharedModel<S> damped = shared;
   damped.loads.angular_linear_damping = S(0.1);
-  EXPECT_FALSE(is_free_body_rk4(damped, how));
+  EXPECT_FALSE(choose_sample_kinds(damped, how).free_body);
   SharedModel<S> pivot = shared;
   pivot.constraint.kind = ConstraintKind::pivot;
-  EXPECT_FALSE(is_free_body_rk4(pivot, how));
+  EXPECT_FALSE(choose_sample_kinds(pivot, how).free_body);
   SharedModel<S> dispersed = shared;
   dispersed.parameters.n = 1;
-  EXPECT_FALSE(is_free_body_rk4(dispersed, how));
+  EXPECT_FALSE(choose_sample_kinds(dispersed, how).free_body);
+  EXPECT_EQ(chosen.stepper, StepperKind::rk4);
   IntegrationSettings<S> adaptive = how;
   adaptive.kind = IntegratorKind::dopri5;
-  EXPECT_FALSE(is_free_body_rk4(shared, adaptive));
+  EXPECT_FALSE(choose_sample_kinds(shared, adaptive).free_body);
+  EXPECT_EQ(choose_sample_kinds(shared, adaptive).stepper, StepperKind::dopri5);
   IntegrationSettings<S> euler = how;
   euler.euler_zxz = true;
-  EXPECT_FALSE(is_free_body_rk4(shared, euler));
+  EXPECT_FALSE(choose_sample_kinds(shared, euler).free_body);
+  EXPECT_EQ(choose_sample_kinds(shared, euler).stepper, StepperKind::rk4_euler_zxz);
+  IntegrationSettings<S> splitting = how;
+  splitting.kind = IntegratorKind::splitting;
+  EXPECT_EQ(choose_sample_kinds(shared, splitting).stepper, StepperKind::splitting);
+}
+
+// For every stepper, the kinds compiled with the event machinery give the same numbers, bit for
+// bit, as those without it on a run without events (with loads, output times and a trajectory).
+TYPED_TEST(RunSampleTest, KindsWithAndWithoutEventsAgreeForEveryStepper) {
+  using S = TypeParam;
+  SharedModel<S> shared{};
+  shared.output_times.n = 4;
+  shared.output_times.interval = S(0.1);
+  shared.loads.n_springs = 1;
+  shared.loads.springs[0] = {Vec3<S>(S(0.05), 0, 0), Vec3<S>(0, 0, 1), S(20), S(0.5), S(0.3)};
+  shared.loads.angular_linear_damping = S(0.01);
+  IntegrationSettings<S> how = fixed_step<S>(S(0.005), 60);
+  SampleInputs<S> in = box_inputs<S>();
+  in.initial.q_wb = {std::cos(S(0.25)), std::sin(S(0.25)), 0, 0};  // tilted: away from ZXZ's θ = 0
+  const auto check = [&](auto with, auto without) {
+    std::vector<S> a(kTrajectoryColumns * 4), b(a.size());
+    TrajectorySink<S, S> sink_a{&shared.output_times, a.data(), 1, 0, 0}, sink_b{&shared.output_times, b.data(), 1, 0, 0};
+    const SampleResult<S> r = run_sample<S, decltype(with)>(in, shared, how, sink_a);
+    const SampleResult<S> q = run_sample<S, decltype(without)>(in, shared, how, sink_b);
+    EXPECT_EQ(r.status, SampleStatus::ok);
+    EXPECT_EQ(r.final_state.p_w, q.final_state.p_w);
+    EXPECT_EQ(r.final_state.omega_b, q.final_state.omega_b);
+    EXPECT_EQ(r.steps, q.steps);
+    EXPECT_EQ(a, b);
+  };
+  using K = StepperKind;
+  check(SampleKinds<K::rk4, true>{}, SampleKinds<K::rk4, false>{});
+  check(SampleKinds<K::splitting, true>{}, SampleKinds<K::splitting, false>{});
+  how.euler_zxz = true;
+  how.euler_threshold = S(1e-3);
+  check(SampleKinds<K::rk4_euler_zxz, true>{}, SampleKinds<K::rk4_euler_zxz, false>{});
+  how = fixed_step<S>(S(0.005), 60);
+  how.kind = IntegratorKind::dopri5;
+  how.rtol = how.atol = S(1e-5);
+  how.min_step = S(1e-9);
+  how.max_step = S(0.1);
+  how.max_steps = 10000;
+  check(SampleKinds<K::dopri5, true>{}, SampleKinds<K::dopri5, false>{});
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include "host/sampling/distributions.hpp"
 
 #include "host/errors.hpp"
+#include "host/io/h5_write.hpp"
 #include "host/io/results_reader.hpp"
 #include "host/run/run_driver.hpp"
 #include "host/sampling/sampling_plan.hpp"
@@ -418,6 +419,65 @@ TEST(TableDesign, ErrorsNameTheFileLineAndColumn) {
   } catch (const ScenarioError& x) {
     EXPECT_EQ(x.key_path(), "design.file");
   }
+}
+
+// An HDF5 table: a previous run's /samples/params (one dataset per key path) gives a new run
+// without dispersions every input the old one drew, and the new run is the old one, bit for bit.
+TEST(TableDesign, APreviousRunsParamsRunItAgain) {
+  test::TempDir dir;
+  const std::string text = test::valid_scenario_text(40);
+  RunOptions o;
+  o.output = dir.file("a.h5");
+  o.backend = BackendChoice::cpu;
+  o.progress = false;
+  run_scenario(parse_scenario(text, dir.file("a.toml")), o);
+  std::string again = text.substr(0, text.find("[dispersions]"));
+  again.erase(again.find("samples = 40"), 12);
+  const Scenario rerun =
+      parse_scenario(again + "[design]\ntype = \"table\"\nfile = \"a.h5\"\ngroup = \"samples/params\"\n", dir.file("b.toml"));
+  EXPECT_EQ(rerun.run.n_samples, 40u);
+  EXPECT_EQ(rerun.design.axes.size(), 5u);  // mass, principal moments, centre of mass, spin, attitude
+  o.output = dir.file("b.h5");
+  run_scenario(rerun, o);
+  const ResultsReader a(dir.file("a.h5")), b(dir.file("b.h5"));
+  for (const char* d : {"samples/body/mass", "samples/body/inertia", "samples/initial/orientation",
+                        "samples/initial/angular_velocity", "samples/final/position", "samples/final/angular_velocity"})
+    EXPECT_EQ(a.doubles(d).data, b.doubles(d).data) << d;
+}
+
+// An HDF5 table's errors name its file and dataset, and the row.
+TEST(TableDesign, HDF5TableErrorsNameTheDatasetAndRow) {
+  test::TempDir dir;
+  const auto write = [&](const std::vector<std::pair<std::string, Array<double>>>& datasets) {
+    h5::Handle file(H5Fcreate(dir.file("t.h5").c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose, "creating t.h5");
+    for (const auto& [name, a] : datasets) h5::write_array(file.get(), name, a.data, std::vector<hsize_t>(a.shape.begin(), a.shape.end()));
+  };
+  const auto error = [&]() -> ScenarioError {
+    try {
+      parse_scenario(table_scenario("t.h5"), dir.file("box.toml"));
+    } catch (const ScenarioError& e) {
+      return e;
+    }
+    ADD_FAILURE() << "accepted";
+    return ScenarioError("", 0, 0, "", "");
+  };
+  write({{"gravity.acceleration", {{2, 3}, {0, 0, -9.8, 0, 0, -1.6}}}, {"initial.position", {{2, 3}, {0, 0, 0, 0, 0, NAN}}}});
+  ScenarioError e = error();
+  EXPECT_EQ(e.file(), dir.file("t.h5"));
+  EXPECT_EQ(e.key_path(), "initial.position");
+  EXPECT_NE(std::string(e.what()).find("row 1 is not a finite number"), std::string::npos) << e.what();
+  write({{"gravity.acceleration", {{2}, {-9.8, -1.6}}}});
+  EXPECT_NE(std::string(error().what()).find("must be (rows, 3)"), std::string::npos);
+  write({{"gravity.acceleration", {{2, 3}, {0, 0, -9.8, 0, 0, -1.6}}}, {"initial.position", {{3, 3}, std::vector<double>(9, 0.0)}}});
+  EXPECT_NE(std::string(error().what()).find("has 3 rows, the table's first dataset 2"), std::string::npos);
+  write({{"body.massive", {{2}, {1, 2}}}});
+  EXPECT_EQ(error().key_path(), "body.massive");
+  // The table's values, when they are good.
+  write({{"gravity.acceleration", {{2, 3}, {0, 0, -9.8, 0, 0, -1.6}}}});
+  const Scenario s = parse_scenario(table_scenario("t.h5"), dir.file("box.toml"));
+  EXPECT_EQ(s.run.n_samples, 2u);
+  ASSERT_EQ(s.design.axes.size(), 1u);
+  EXPECT_EQ(s.design.axes[0].values[1][2], -1.6);
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include "host/errors.hpp"
 #include "host/io/results_reader.hpp"
 #include "host/run/run_driver.hpp"
+#include "host/stats/run_statistics.hpp"
 #include "test_scenarios.hpp"
 
 namespace rbmc {
@@ -47,8 +48,9 @@ TEST(ShardRange, PartsCoverTheRunOnceWithSizesWithinOne) {
   for (const char* bad : {"5/5", "1/0", "a/3", "3", "-1/4", "1/"}) EXPECT_THROW(parse_shard(bad), UsageError) << bad;
 }
 
-// Three parts with statistics, a trajectory limit that the first part alone fills, and a
-// quantile subsample (1 MiB of quantile memory): merged, they are the one run's file.
+// Three parts with statistics, a trajectory limit that the first part alone fills, and quantile
+// sketches (1 MiB of quantile memory): merged, they are the one run's file, but for the sketches,
+// merged in another order, whose quantiles are each within their bounds.
 TEST(MergeShards, PartsMergedEqualTheWholeRun) {
   test::TempDir dir;
   const std::string text = test::valid_scenario_text(600, 0.5, 0.01) +
@@ -76,14 +78,34 @@ TEST(MergeShards, PartsMergedEqualTheWholeRun) {
   EXPECT_EQ(merged.uint64s("trajectories/sample_index").data, whole.uint64s("trajectories/sample_index").data);
   EXPECT_EQ(merged.number_attribute("", "total_steps"), whole.number_attribute("", "total_steps"));
   EXPECT_EQ(merged.number_attribute("", "n_status_ok"), 600);
-  // The statistics: exact or subsampled, the same values, so the same quantiles; the moments
-  // merged in another order, so equal to rounding.
+  // The statistics: sketches of the same k over every sample; the moments merged in another
+  // order, so equal to rounding.
   EXPECT_EQ(merged.string_attribute("statistics", "quantile_method"), whole.string_attribute("statistics", "quantile_method"));
-  EXPECT_EQ(merged.number_attribute("statistics", "quantile_samples"), whole.number_attribute("statistics", "quantile_samples"));
-  EXPECT_LT(whole.number_attribute("statistics", "quantile_samples"), 600);  // a subsample
+  EXPECT_NE(whole.string_attribute("statistics", "quantile_method").find("sketch"), std::string::npos);
+  EXPECT_EQ(merged.number_attribute("statistics", "quantile_samples"), 600);
+  EXPECT_EQ(whole.number_attribute("statistics", "quantile_samples"), 600);
+  // The last output time is the end: the quantiles of ω there against the samples' final ω, each
+  // within its recorded 95 % bound taken at 99.99 % (as RunStatistics.SketchedQuantilesStayWithinTheirRankBound).
+  const std::vector<double> omega = whole.doubles("samples/final/angular_velocity").data;
+  for (const ResultsReader* file : {&whole, &merged}) {
+    const std::vector<double> q = file->doubles("statistics/angular_velocity/quantiles").data,
+                              bound = file->doubles("statistics/angular_velocity/quantile_rank_error_95").data;
+    const std::size_t last = bound.size() / 3 - 1;
+    for (std::size_t c = 0; c < 3; ++c)
+      for (std::size_t p = 0; p < 5; ++p) {
+        const double x = q[(last * 5 + p) * 3 + c], b = bound[last * 3 + c] * std::sqrt(std::log(2 / 1e-4) / std::log(40.0));
+        double below = 0, at_or_below = 0;
+        for (std::size_t i = c; i < omega.size(); i += 3) {
+          below += omega[i] < x;
+          at_or_below += omega[i] <= x;
+        }
+        const double target = kQuantileProbabilities[p] * 599 / 600;
+        EXPECT_GE(target, below / 600 - b - 1.0 / 600) << c << " " << p;
+        EXPECT_LE(target, at_or_below / 600 + b) << c << " " << p;
+      }
+  }
   for (const char* q : {"angular_velocity", "attitude_angle", "kinetic_energy"}) {
     const std::string g = std::string("statistics/") + q;
-    EXPECT_EQ(merged.doubles(g + "/quantiles").data, whole.doubles(g + "/quantiles").data) << q;
     const std::vector<double> a = merged.doubles(g + "/mean").data, b = whole.doubles(g + "/mean").data,
                               sa = merged.doubles(g + "/sd").data, sb = whole.doubles(g + "/sd").data;
     ASSERT_EQ(a.size(), b.size());

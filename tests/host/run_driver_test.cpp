@@ -156,6 +156,34 @@ TEST(RunDriver, AResumedRunEqualsAnUninterruptedOne) {
   EXPECT_THROW(run_scenario(s, resume), UsageError);
 }
 
+// With quantile sketches (past a 1 MiB budget: 1500 samples × 51 times × 12 quantities), the
+// sketches saved at an interruption and restored give the uninterrupted run's quantiles and
+// bounds bit for bit, and the batches and threads do not change them.
+TEST(RunDriver, ResumedQuantileSketchesEqualAnUninterruptedRunsSketches) {
+  test::TempDir dir;
+  std::string text = test::valid_scenario_text(1500, 0.5, 0.01);
+  text += "[output]\ninterval = 0.01\nquantile_memory_mb = 1\n";
+  const Scenario s = parse_scenario(text, "box.toml");
+  run_scenario(s, cpu_options(dir.file("whole.h5"), 2, 256));
+  run_scenario(s, cpu_options(dir.file("other.h5"), 1, 100));
+  RunOptions o = cpu_options(dir.file("r.h5"), 2, 256);
+  o.after_batch = [](std::uint64_t rows) {
+    if (rows == 768) interrupt_requested() = true;
+  };
+  EXPECT_THROW(run_scenario(s, o), Interrupted);
+  interrupt_requested() = false;
+  RunOptions resume = cpu_options(dir.file("r.h5"), 2, 0);
+  resume.resume = true;
+  run_scenario(s, resume);
+  const ResultsReader a(dir.file("whole.h5")), b(dir.file("r.h5")), c(dir.file("other.h5"));
+  ASSERT_NE(a.string_attribute("statistics", "quantile_method").find("sketch"), std::string::npos);
+  for (const char* d : {"statistics/angular_velocity/quantiles", "statistics/angular_velocity/quantile_rank_error_95",
+                        "statistics/kinetic_energy/quantiles", "statistics/position/quantiles"}) {
+    EXPECT_EQ(a.doubles(d).data, b.doubles(d).data) << d;
+    EXPECT_EQ(a.doubles(d).data, c.doubles(d).data) << d;
+  }
+}
+
 // The retention limit holds across a resume: 20 trajectories kept before the interruption (the
 // first 20 samples, in the first two batches of 16) and none after it. Once, the resumed run
 // kept 20 more, and n_trajectories counted only those.

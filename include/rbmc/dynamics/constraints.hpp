@@ -4,7 +4,8 @@
 // affine in the reaction λ it applies, so the constrained accelerations satisfy c̈₀ + K λ = target,
 // K the constraint's apparent inverse inertia (002, "apparent inverse inertia"; 004's
 // A = Lᵀ M⁻¹ L, eq. 100). This is the Schur complement of 002's [H Kᵀ; K 0] system and 004's
-// λ = −A⁻¹ (Lᵀ B) (eqs 96–103). K is found by superposition: the rates under unit reactions.
+// λ = −A⁻¹ (Lᵀ B) (eqs 96–103). K is found by superposition: column j is the change of c̈ under
+// the unit reaction e_j, from the linear part of the rate (free_body_rate_change).
 // Drift off the constraint is stabilised (Baumgarte): target = −2α ċ − α² c, a critically
 // damped return at rate α (default_stabilization()).
 #pragma once
@@ -73,6 +74,15 @@ RBMC_HD inline Vec3<Scalar> constraint_acceleration(const Constraint<Scalar>& c,
   return Vec3<Scalar>(xd.v_dot_w.z(), xd.omega_dot_b.x(), xd.omega_dot_b.y());
 }
 
+// How the constrained quantities' second derivatives change with the rate change dxd at fixed
+// position and velocity: constraint_acceleration's linear part (the ω × (ω × p) term is fixed).
+template <class Scalar>
+RBMC_HD inline Vec3<Scalar> constraint_acceleration_change(const Constraint<Scalar>& c, const RigidBodyState<Scalar>& x,
+                                                           const RigidBodyStateRate<Scalar>& dxd) {
+  if (c.kind == ConstraintKind::pivot) return dxd.v_dot_w + rotate(x.q_wb, Vec3<Scalar>(dxd.omega_dot_b.cross(c.point_b)));
+  return Vec3<Scalar>(dxd.v_dot_w.z(), dxd.omega_dot_b.x(), dxd.omega_dot_b.y());
+}
+
 // Position- and velocity-level errors (c, ċ). Planar: e = Rᵀ e_z is world z in body components;
 // the tilt errors are (e_y, −e_x), whose rates are (ω_x, ω_y) to first order.
 template <class Scalar>
@@ -102,19 +112,20 @@ RBMC_HD_INLINE ConstrainedRate<Scalar> constrained_rate(const Constraint<Scalar>
   if (c.kind == ConstraintKind::none) return {free, Vec3<Scalar>::Zero()};
   const Vec3<Scalar> c0 = constraint_acceleration(c, x, free);
   Mat3<Scalar> k;
-  for (int j = 0; j < 3; ++j) {
-    Wrench<Scalar> w = applied;
-    w += reaction_wrench<Scalar>(c, model, x, Vec3<Scalar>::Unit(j));
-    k.col(j) = constraint_acceleration(c, x, free_body_rate(model, x, w)) - c0;
-  }
+  for (int j = 0; j < 3; ++j)
+    k.col(j) = constraint_acceleration_change(
+        c, x, free_body_rate_change(model, x, reaction_wrench<Scalar>(c, model, x, Vec3<Scalar>::Unit(j))));
   Vec3<Scalar> error, error_rate;
   constraint_errors(c, x, error, error_rate);
   const Scalar a = c.stabilization;
   const Vec3<Scalar> target = -Scalar(2) * a * error_rate - a * a * error;
   const Vec3<Scalar> lambda = k.inverse() * (target - c0);
-  Wrench<Scalar> w = applied;
-  w += reaction_wrench(c, model, x, lambda);
-  return {free_body_rate(model, x, w), lambda};
+  // The free rate plus the reaction's change of it (the rate is affine in the wrench).
+  RigidBodyStateRate<Scalar> rate = free;
+  const RigidBodyStateRate<Scalar> reaction = free_body_rate_change(model, x, reaction_wrench(c, model, x, lambda));
+  rate.v_dot_w += reaction.v_dot_w;
+  rate.omega_dot_b += reaction.omega_dot_b;
+  return {rate, lambda};
 }
 
 // The state moved onto the constraint (a consistent initial condition): pivot, the origin placed

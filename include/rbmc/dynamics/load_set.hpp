@@ -4,6 +4,7 @@
 
 #include "rbmc/dynamics/invariants.hpp"
 #include "rbmc/dynamics/loads.hpp"
+#include "rbmc/dynamics/model_values.hpp"
 #include "rbmc/dynamics/newton_euler.hpp"
 
 namespace rbmc {
@@ -98,49 +99,124 @@ RBMC_HD inline Vec3<Scalar> point_velocity_w(const RigidBodyState<Scalar>& x, co
   return x.v_w + rotate(x.q_wb, Vec3<Scalar>(x.omega_b.cross(point_b)));
 }
 
-// The resultant wrench of uniform gravity (from the model) and every load in the set.
+// One load as a sample sees it: the shared load with the sample's own values of its dispersed
+// fields (model_values.hpp). Own is SharedValuesOnly or OwnModelValues.
+template <class Scalar, class Own>
+RBMC_HD_INLINE typename LoadSet<Scalar>::PointForce point_force_of(const LoadSet<Scalar>& loads, const Own& own, int i) {
+  typename LoadSet<Scalar>::PointForce f = loads.point_forces[i];
+  own.apply(ModelField::point_force_point, i, f.point_b);
+  own.apply(ModelField::point_force_force, i, f.force);
+  return f;
+}
+template <class Scalar, class Own>
+RBMC_HD_INLINE typename LoadSet<Scalar>::Torque torque_of(const LoadSet<Scalar>& loads, const Own& own, int i) {
+  typename LoadSet<Scalar>::Torque t = loads.torques[i];
+  own.apply(ModelField::torque, i, t.torque);
+  return t;
+}
+template <class Scalar, class Own>
+RBMC_HD_INLINE typename LoadSet<Scalar>::Spring spring_of(const LoadSet<Scalar>& loads, const Own& own, int i) {
+  typename LoadSet<Scalar>::Spring s = loads.springs[i];
+  own.apply(ModelField::spring_point, i, s.point_b);
+  own.apply(ModelField::spring_anchor, i, s.anchor_w);
+  own.apply(ModelField::spring_stiffness, i, s.stiffness);
+  own.apply(ModelField::spring_rest_length, i, s.rest_length);
+  own.apply(ModelField::spring_damping, i, s.damping);
+  return s;
+}
+// The damping coefficients (linear, quadratic, angular linear, angular quadratic) and the central
+// body (μ, centre).
 template <class Scalar>
-RBMC_HD_INLINE Wrench<Scalar> evaluate_loads(const LoadSet<Scalar>& loads, const FreeBodyModel<Scalar>& model,
-                                             const RigidBodyState<Scalar>& x) {
+struct Damping {
+  Scalar linear, quadratic, angular_linear, angular_quadratic;
+  RBMC_HD bool any() const {
+    return linear != Scalar(0) || quadratic != Scalar(0) || angular_linear != Scalar(0) ||
+           angular_quadratic != Scalar(0);
+  }
+};
+template <class Scalar, class Own>
+RBMC_HD_INLINE Damping<Scalar> damping_of(const LoadSet<Scalar>& loads, const Own& own) {
+  Damping<Scalar> d{loads.linear_damping, loads.quadratic_damping, loads.angular_linear_damping,
+                    loads.angular_quadratic_damping};
+  own.apply(ModelField::linear_damping, 0, d.linear);
+  own.apply(ModelField::quadratic_damping, 0, d.quadratic);
+  own.apply(ModelField::angular_linear_damping, 0, d.angular_linear);
+  own.apply(ModelField::angular_quadratic_damping, 0, d.angular_quadratic);
+  return d;
+}
+template <class Scalar, class Own>
+RBMC_HD_INLINE void central_body_of(const LoadSet<Scalar>& loads, const Own& own, Scalar& mu, Vec3<Scalar>& center_w) {
+  mu = loads.central_mu;
+  center_w = loads.central_center_w;
+  own.apply(ModelField::central_mu, 0, mu);
+  own.apply(ModelField::central_center, 0, center_w);
+}
+
+// The resultant wrench of uniform gravity (from the model) and every load in the set, with the
+// sample's own values of the dispersed fields.
+template <class Scalar, class Own>
+RBMC_HD_INLINE Wrench<Scalar> evaluate_loads(const LoadSet<Scalar>& loads, const Own& own,
+                                             const FreeBodyModel<Scalar>& model, const RigidBodyState<Scalar>& x) {
   Wrench<Scalar> w = uniform_gravity_wrench(model.mass, model.gravity_w);
   for (int i = 0; i < loads.n_point_forces; ++i) {
-    const auto& f = loads.point_forces[i];
+    const auto f = point_force_of(loads, own, i);
     w += point_force_wrench(x.q_wb, model.com_b, f.point_b, f.force, f.frame);
   }
-  for (int i = 0; i < loads.n_torques; ++i) w += pure_torque_wrench(x.q_wb, loads.torques[i].torque, loads.torques[i].frame);
-  if (loads.linear_damping != Scalar(0) || loads.quadratic_damping != Scalar(0) ||
-      loads.angular_linear_damping != Scalar(0) || loads.angular_quadratic_damping != Scalar(0))
-    w += damping_wrench(com_velocity_w(model, x), x.omega_b, loads.linear_damping, loads.quadratic_damping,
-                        loads.angular_linear_damping, loads.angular_quadratic_damping);
+  for (int i = 0; i < loads.n_torques; ++i) {
+    const auto t = torque_of(loads, own, i);
+    w += pure_torque_wrench(x.q_wb, t.torque, t.frame);
+  }
+  const Damping<Scalar> d = damping_of(loads, own);
+  if (d.any())
+    w += damping_wrench(com_velocity_w(model, x), x.omega_b, d.linear, d.quadratic, d.angular_linear,
+                        d.angular_quadratic);
   for (int i = 0; i < loads.n_springs; ++i) {
-    const auto& s = loads.springs[i];
+    const auto s = spring_of(loads, own, i);
     w += spring_damper_wrench(x.q_wb, model.com_b, s.point_b, point_position_w(x, s.point_b),
                               point_velocity_w(x, s.point_b), s.anchor_w, s.stiffness, s.rest_length, s.damping);
   }
-  if (loads.has_central_body)
-    w += central_gravity_wrench(x.q_wb, model.inertia_c_b, model.mass, com_position_w(model, x), loads.central_center_w,
-                                loads.central_mu);
+  if (loads.has_central_body) {
+    Scalar mu;
+    Vec3<Scalar> center_w;
+    central_body_of(loads, own, mu, center_w);
+    w += central_gravity_wrench(x.q_wb, model.inertia_c_b, model.mass, com_position_w(model, x), center_w, mu);
+  }
   return w;
+}
+
+template <class Scalar>
+RBMC_HD_INLINE Wrench<Scalar> evaluate_loads(const LoadSet<Scalar>& loads, const FreeBodyModel<Scalar>& model,
+                                             const RigidBodyState<Scalar>& x) {
+  return evaluate_loads(loads, SharedValuesOnly{}, model, x);
 }
 
 // The potential energy of the conservative loads: uniform and central gravity, springs, and
 // world-fixed point forces (V = −F · r_P). Meaningful as T + V only when is_conservative().
-template <class Scalar>
-RBMC_HD inline Scalar potential_energy(const LoadSet<Scalar>& loads, const FreeBodyModel<Scalar>& model,
-                                       const RigidBodyState<Scalar>& x) {
+template <class Scalar, class Own>
+RBMC_HD inline Scalar potential_energy(const LoadSet<Scalar>& loads, const Own& own,
+                                       const FreeBodyModel<Scalar>& model, const RigidBodyState<Scalar>& x) {
   Scalar v = potential_energy(model, x);  // uniform gravity
   for (int i = 0; i < loads.n_point_forces; ++i) {
-    const auto& f = loads.point_forces[i];
+    const auto f = point_force_of(loads, own, i);
     if (f.frame == LoadFrame::world) v -= f.force.dot(point_position_w(x, f.point_b));
   }
   for (int i = 0; i < loads.n_springs; ++i) {
-    const auto& s = loads.springs[i];
+    const auto s = spring_of(loads, own, i);
     v += spring_potential(point_position_w(x, s.point_b), s.anchor_w, s.stiffness, s.rest_length);
   }
-  if (loads.has_central_body)
-    v += central_gravity_potential(x.q_wb, model.inertia_c_b, model.mass, com_position_w(model, x),
-                                   loads.central_center_w, loads.central_mu);
+  if (loads.has_central_body) {
+    Scalar mu;
+    Vec3<Scalar> center_w;
+    central_body_of(loads, own, mu, center_w);
+    v += central_gravity_potential(x.q_wb, model.inertia_c_b, model.mass, com_position_w(model, x), center_w, mu);
+  }
   return v;
+}
+
+template <class Scalar>
+RBMC_HD inline Scalar potential_energy(const LoadSet<Scalar>& loads, const FreeBodyModel<Scalar>& model,
+                                       const RigidBodyState<Scalar>& x) {
+  return potential_energy(loads, SharedValuesOnly{}, model, x);
 }
 
 }  // namespace rbmc

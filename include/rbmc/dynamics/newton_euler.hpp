@@ -56,6 +56,23 @@ RBMC_HD_INLINE RigidBodyStateRate<Scalar> free_body_rate(const FreeBodyModel<Sca
   return xd;
 }
 
+// How ẋ changes when the wrench dw is added to the one acting: free_body_rate is affine in the
+// wrench, and this is its linear part (ω̇ by I⁻¹ dτ, a_C by dF / m, a_O by the same change carried
+// from C to O; the positions' and attitude's rates do not change). The constraint solve builds its
+// apparent inverse inertia from it (constraints.hpp).
+template <class Scalar>
+RBMC_HD_INLINE RigidBodyStateRate<Scalar> free_body_rate_change(const FreeBodyModel<Scalar>& model,
+                                                                const RigidBodyState<Scalar>& x,
+                                                                const Wrench<Scalar>& dw) {
+  RigidBodyStateRate<Scalar> dxd;
+  dxd.p_dot_w = Vec3<Scalar>::Zero();
+  dxd.q_dot_wb = {Scalar(0), Scalar(0), Scalar(0), Scalar(0)};
+  dxd.omega_dot_b = mat3_times(model.inertia_inv_c_b, dw.torque_c_b);
+  dxd.v_dot_w = dw.force_w / model.mass;
+  if (!model.com_at_origin) dxd.v_dot_w -= rotate(x.q_wb, Vec3<Scalar>(dxd.omega_dot_b.cross(model.com_b)));
+  return dxd;
+}
+
 // Under uniform gravity alone (the other loads: load_set.hpp).
 template <class Scalar>
 RBMC_HD_INLINE RigidBodyStateRate<Scalar> free_body_rate(const FreeBodyModel<Scalar>& model,

@@ -40,20 +40,23 @@ RBMC_HD_INLINE RigidBodyState<Scalar> advance(const RigidBodyState<Scalar>& x, c
   return y;
 }
 
-// a k1 + b k2 + ... : the weighted sum of stage rates, written for four stages (RK4's weights).
+// w k: a stage rate scaled, to start a weighted sum of stages.
 template <class Scalar>
-RBMC_HD_INLINE RigidBodyStateRate<Scalar> weighted_sum(const RigidBodyStateRate<Scalar>& k1, Scalar w1,
-                                                       const RigidBodyStateRate<Scalar>& k2, Scalar w2,
-                                                       const RigidBodyStateRate<Scalar>& k3, Scalar w3,
-                                                       const RigidBodyStateRate<Scalar>& k4, Scalar w4) {
-  RigidBodyStateRate<Scalar> s;
-  s.p_dot_w = w1 * k1.p_dot_w + w2 * k2.p_dot_w + w3 * k3.p_dot_w + w4 * k4.p_dot_w;
-  const Quaternion<Scalar>&a = k1.q_dot_wb, &b = k2.q_dot_wb, &c = k3.q_dot_wb, &d = k4.q_dot_wb;
-  s.q_dot_wb = {w1 * a.w + w2 * b.w + w3 * c.w + w4 * d.w, w1 * a.x + w2 * b.x + w3 * c.x + w4 * d.x,
-                w1 * a.y + w2 * b.y + w3 * c.y + w4 * d.y, w1 * a.z + w2 * b.z + w3 * c.z + w4 * d.z};
-  s.v_dot_w = w1 * k1.v_dot_w + w2 * k2.v_dot_w + w3 * k3.v_dot_w + w4 * k4.v_dot_w;
-  s.omega_dot_b = w1 * k1.omega_dot_b + w2 * k2.omega_dot_b + w3 * k3.omega_dot_b + w4 * k4.omega_dot_b;
-  return s;
+RBMC_HD_INLINE RigidBodyStateRate<Scalar> scaled(const RigidBodyStateRate<Scalar>& k, Scalar w) {
+  return {w * k.p_dot_w, {w * k.q_dot_wb.w, w * k.q_dot_wb.x, w * k.q_dot_wb.y, w * k.q_dot_wb.z}, w * k.v_dot_w,
+          w * k.omega_dot_b};
+}
+
+// sum + w k, component by component: a weighted sum of stages accumulated as each stage is
+// found, so that a stage's rate need not stay live until the last one (registers on the GPU).
+// Left to right, as a + b + c + d is: the same rounding as the sum written out.
+template <class Scalar>
+RBMC_HD_INLINE void accumulate(RigidBodyStateRate<Scalar>& sum, const RigidBodyStateRate<Scalar>& k, Scalar w) {
+  sum.p_dot_w = sum.p_dot_w + w * k.p_dot_w;
+  sum.q_dot_wb = {sum.q_dot_wb.w + w * k.q_dot_wb.w, sum.q_dot_wb.x + w * k.q_dot_wb.x,
+                  sum.q_dot_wb.y + w * k.q_dot_wb.y, sum.q_dot_wb.z + w * k.q_dot_wb.z};
+  sum.v_dot_w = sum.v_dot_w + w * k.v_dot_w;
+  sum.omega_dot_b = sum.omega_dot_b + w * k.omega_dot_b;
 }
 
 template <class Scalar>

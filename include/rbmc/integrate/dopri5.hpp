@@ -4,6 +4,8 @@
 // coefficients of their DOPRI5 code).
 #pragma once
 
+#include "rbmc/integrate/events.hpp"
+#include "rbmc/integrate/integration_settings.hpp"
 #include "rbmc/integrate/state_vector.hpp"
 
 namespace rbmc {
@@ -90,6 +92,76 @@ RBMC_HD inline Scalar next_step_factor(Scalar err, bool after_rejection) {
   Scalar factor = Scalar(0.9) * Eigen::numext::pow(err, Scalar(-0.2));
   factor = factor < Scalar(0.2) ? Scalar(0.2) : factor;
   return factor > max_growth ? max_growth : factor;
+}
+
+// Adaptive Dormand–Prince 5(4) to the duration, each sample with its own step: accepted when the
+// error norm is at most 1, then the step grows or shrinks by next_step_factor(); the last step
+// is shortened to land on the end time. Stops with max_steps_reached, step_size_underflow or
+// non_finite_state when it cannot go on.
+template <class Scalar, class Rate, class Events, class Sink>
+RBMC_HD_KERNEL_INLINE IntegrationEnd<Scalar> integrate_dopri5(const Rate& rate, const RigidBodyState<Scalar>& x0,
+                                                       const IntegrationSettings<Scalar>& how, Events& events,
+                                                       Sink& sink) {
+  StateVector<Scalar> y = pack(x0);
+  StateVector<Scalar> k1 = pack(rate(x0));
+  Scalar t = Scalar(0);
+  Scalar h = how.step < how.max_step ? how.step : how.max_step;
+  std::int64_t accepted = 0, rejected = 0;
+  bool after_rejection = false;
+  SampleStatus status = SampleStatus::ok;
+  while (t < how.duration) {
+    if (accepted + rejected >= how.max_steps) {
+      status = SampleStatus::max_steps_reached;
+      break;
+    }
+    // Land on the end time; stretch by up to 1 % rather than leave a sliver of a step.
+    const Scalar left = how.duration - t;
+    const bool last = h >= left * Scalar(0.99);
+    const Scalar step = last ? left : h;
+    const Dopri5Trial<Scalar> trial = dopri5_trial(rate, y, k1, t, step);
+    const Scalar err = error_norm(trial.error, y, trial.y, how.rtol, how.atol);
+    if (!isfinite_hd(err)) {
+      // A non-finite trial: shrink like a rejection; if the step cannot shrink, the state itself is bad.
+      if (step <= how.min_step) {
+        status = SampleStatus::non_finite_state;
+        break;
+      }
+      h = step * Scalar(0.2);
+      ++rejected;
+      after_rejection = true;
+      continue;
+    }
+    if (err <= Scalar(1)) {
+      y = trial.y;
+      // Back onto the unit sphere; k7 belongs to the unnormalised y, an O(tolerance) difference.
+      const Scalar qn = sqrt_hd(y(3) * y(3) + y(4) * y(4) + y(5) * y(5) + y(6) * y(6));
+      y.template segment<4>(3) /= qn;
+      k1 = trial.k7;
+      const Scalar t0 = t;
+      t = last ? how.duration : t + step;
+      ++accepted;
+      Scalar t_stop;
+      RigidBodyState<Scalar> x_stop;
+      int which = -1;
+      if (events.any() && events.step(trial.dense, t0, t, unpack(y), t_stop, x_stop, which)) {
+        sink.step(trial.dense, t_stop, x_stop);
+        return {x_stop, t_stop, SampleStatus::terminal_event, accepted, rejected, which};
+      }
+      sink.step(trial.dense, t, unpack(y));
+      h = step * next_step_factor(err, after_rejection);
+      after_rejection = false;
+    } else {
+      ++rejected;
+      h = step * next_step_factor(err, true);
+      after_rejection = true;
+    }
+    if (h > how.max_step) h = how.max_step;
+    if (h < how.min_step && t < how.duration) {
+      status = SampleStatus::step_size_underflow;
+      break;
+    }
+  }
+  return {unpack(y), t, status, accepted, rejected, -1};
 }
 
 }  // namespace rbmc

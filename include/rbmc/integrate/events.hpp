@@ -139,6 +139,8 @@ struct EventTracker {
   Scalar g[EventSet<Scalar>::kMax];  // each g at the last accepted state
   EventRecord<Scalar> records[EventSet<Scalar>::kMax];
 
+  RBMC_HD bool any() const { return set->n > 0; }
+
   RBMC_HD void start(const EventSet<Scalar>& events, Scalar t, const RigidBodyState<Scalar>& x) {
     set = &events;
     for (int i = 0; i < events.n; ++i) {
@@ -178,6 +180,16 @@ struct EventTracker {
     }
     if (stop) x_stop = interpolated_state<Scalar>(interp, t_stop);
     return stop;
+  }
+};
+
+// The event policy of a run without events: the integration loops carry no g values, records or
+// root finding.
+struct NoEvents {
+  RBMC_HD static constexpr bool any() { return false; }
+  template <class Interpolant, class Scalar, class State>
+  RBMC_HD bool step(const Interpolant&, Scalar, Scalar, const State&, Scalar&, State&, int&) {
+    return false;
   }
 };
 

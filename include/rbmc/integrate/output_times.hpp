@@ -37,14 +37,15 @@ inline constexpr int kTrajectoryColumns = 13;
 
 // Writes sample i's states at the output times into a structure-of-arrays buffer: component c
 // at time k at data[(k · 13 + c) · n + i]. Times after the sample stopped are left as NaN.
+// The output times are referred to, not copied: a kernel reads them from its parameters.
 template <class Scalar, class Stored>
 struct TrajectorySink {
-  OutputTimes<Scalar> times;
+  const OutputTimes<Scalar>* times;
   Stored* data = nullptr;  // null: no trajectory is kept
   std::size_t n = 0, i = 0;
   int next = 0;  // the first output time not yet written
 
-  RBMC_HD bool active() const { return data != nullptr && next < times.n; }
+  RBMC_HD bool active() const { return data != nullptr && next < times->n; }
 
   RBMC_HD void write(int k, const RigidBodyState<Scalar>& x) {
     const StateVector<Scalar> y = pack(x);
@@ -53,7 +54,7 @@ struct TrajectorySink {
 
   // The start: times at or before t0.
   RBMC_HD void start(Scalar t0, const RigidBodyState<Scalar>& x0) {
-    while (active() && times.at(next) <= t0) write(next++, x0);
+    while (active() && times->at(next) <= t0) write(next++, x0);
   }
 
   // One step ending at t1 in the state x1, with its interpolant: the times in (t0, t1]. A time
@@ -61,8 +62,8 @@ struct TrajectorySink {
   template <class Interpolant>
   RBMC_HD void step(const Interpolant& interp, Scalar t1, const RigidBodyState<Scalar>& x1) {
     const Scalar ulps = Scalar(4) * Eigen::NumTraits<Scalar>::epsilon() * (t1 < Scalar(0) ? -t1 : t1);
-    while (active() && times.at(next) <= t1 + ulps) {
-      const Scalar t = times.at(next);
+    while (active() && times->at(next) <= t1 + ulps) {
+      const Scalar t = times->at(next);
       write(next, t >= t1 - ulps ? x1 : interpolated_state<Scalar>(interp, t));
       ++next;
     }
@@ -72,7 +73,7 @@ struct TrajectorySink {
   // written (only the last, when k Δt rounds an ulp past n h); one that stopped early has no state
   // for the times after it stopped (NaN).
   RBMC_HD void finish(bool reached_end, const RigidBodyState<Scalar>& x_end) {
-    while (data != nullptr && next < times.n) {
+    while (data != nullptr && next < times->n) {
       if (reached_end) {
         write(next++, x_end);
         continue;
@@ -82,6 +83,17 @@ struct TrajectorySink {
       ++next;
     }
   }
+};
+
+// No trajectory: a sink that takes nothing.
+struct NoTrajectory {
+  RBMC_HD bool active() const { return false; }
+  template <class Scalar, class State>
+  RBMC_HD void start(Scalar, const State&) {}
+  template <class Interpolant, class Scalar, class State>
+  RBMC_HD void step(const Interpolant&, Scalar, const State&) {}
+  template <class State>
+  RBMC_HD void finish(bool, const State&) {}
 };
 
 }  // namespace rbmc

@@ -13,11 +13,16 @@ template <class Scalar, class Rate>
 RBMC_HD_INLINE RigidBodyState<Scalar> rk4_step(const Rate& rate, const RigidBodyState<Scalar>& x,
                                                const RigidBodyStateRate<Scalar>& k1, Scalar h) {
   const Scalar half = Scalar(0.5) * h;
-  const RigidBodyStateRate<Scalar> k2 = rate(advance(x, k1, half));
-  const RigidBodyStateRate<Scalar> k3 = rate(advance(x, k2, half));
-  const RigidBodyStateRate<Scalar> k4 = rate(advance(x, k3, h));
   const Scalar sixth = Scalar(1) / Scalar(6), third = Scalar(1) / Scalar(3);
-  RigidBodyState<Scalar> y = advance(x, weighted_sum(k1, sixth, k2, third, k3, third, k4, sixth), h);
+  // (k1 + 2 k2 + 2 k3 + k4) / 6, summed as the stages come: two stage rates live, not four.
+  RigidBodyStateRate<Scalar> sum = scaled(k1, sixth);
+  RigidBodyStateRate<Scalar> k = rate(advance(x, k1, half));  // k2
+  accumulate(sum, k, third);
+  k = rate(advance(x, k, half));  // k3
+  accumulate(sum, k, third);
+  k = rate(advance(x, k, h));  // k4
+  accumulate(sum, k, sixth);
+  RigidBodyState<Scalar> y = advance(x, sum, h);
   y.q_wb = normalized(y.q_wb);
   return y;
 }

@@ -1,102 +1,46 @@
-// Per-sample values of load and constraint parameters.
-//
-// Loads and the constraint are shared by every sample of a run (SharedModel). When a scenario
-// disperses one of their parameters, each sample carries its own value of it (an input column,
-// sample_layout.hpp) and run_sample integrates a copy of the shared loads and constraint with
-// those values set. The table below says which field each value sets; the host's sampling plan
-// and the per-sample function both apply it with apply_model_parameters, so the initial state the
-// host projects onto a dispersed constraint and the constraint the sample integrates are the same.
+// Per-sample values of load and constraint parameters: the constraint a sample integrates, and a
+// whole copy of the loads and constraint with a sample's values set (for the host and the tests;
+// the per-sample function never copies the loads, see dynamics/model_values.hpp).
 #pragma once
-
-#include <cstdint>
 
 #include "rbmc/dynamics/constraints.hpp"
 #include "rbmc/dynamics/load_set.hpp"
+#include "rbmc/dynamics/model_values.hpp"
 
 namespace rbmc {
 
-// Scalar values per sample (a 3-vector takes three).
-inline constexpr int kMaxModelParameters = 16;
-
-enum class ModelField : std::uint8_t {
-  point_force_point,          // LoadSet::point_forces[index].point_b, component (m)
-  point_force_force,          // .force, component (N)
-  torque,                     // LoadSet::torques[index].torque, component (N m)
-  spring_point,               // LoadSet::springs[index].point_b, component (m)
-  spring_anchor,              // .anchor_w, component (m)
-  spring_stiffness,           // .stiffness (N/m)
-  spring_rest_length,         // .rest_length (m)
-  spring_damping,             // .damping (N s/m)
-  linear_damping,             // the run's total; `offset` holds the other damping entries' sum
-  quadratic_damping,          //   "
-  angular_linear_damping,     //   "
-  angular_quadratic_damping,  //   "
-  central_mu,                 // m³/s²
-  central_center,             // component (m)
-  pivot_point,                // Constraint::point_b, component (m)
-  pivot_anchor,               // Constraint::anchor_w, component (m)
-  plane_height,               // Constraint::plane_height (m)
-};
-
-// One per-sample value's destination: field = value + offset.
-template <class Scalar>
-struct ModelParameter {
-  ModelField field;
-  std::uint8_t index;      // which point force, torque or spring
-  std::uint8_t component;  // of a vector field
-  Scalar offset;           // damping: what the entries not dispersed contribute to the total
-
-  template <class Other>
-  ModelParameter<Other> cast() const {
-    return {field, index, component, Other(offset)};
-  }
-};
-
-template <class Scalar>
-struct ModelParameters {
-  int n = 0;
-  ModelParameter<Scalar> targets[kMaxModelParameters];
-
-  template <class Other>
-  ModelParameters<Other> cast() const {
-    ModelParameters<Other> o;
-    o.n = n;
-    for (int i = 0; i < n; ++i) o.targets[i] = targets[i].template cast<Other>();
-    return o;
-  }
-};
-
-template <class Scalar>
-RBMC_HD inline void apply_model_parameter(const ModelParameter<Scalar>& p, Scalar value, LoadSet<Scalar>& loads,
-                                          Constraint<Scalar>& constraint) {
-  const int i = p.index, c = p.component;
-  const Scalar v = value + p.offset;
-  switch (p.field) {
-    case ModelField::point_force_point: loads.point_forces[i].point_b(c) = v; break;
-    case ModelField::point_force_force: loads.point_forces[i].force(c) = v; break;
-    case ModelField::torque: loads.torques[i].torque(c) = v; break;
-    case ModelField::spring_point: loads.springs[i].point_b(c) = v; break;
-    case ModelField::spring_anchor: loads.springs[i].anchor_w(c) = v; break;
-    case ModelField::spring_stiffness: loads.springs[i].stiffness = v; break;
-    case ModelField::spring_rest_length: loads.springs[i].rest_length = v; break;
-    case ModelField::spring_damping: loads.springs[i].damping = v; break;
-    case ModelField::linear_damping: loads.linear_damping = v; break;
-    case ModelField::quadratic_damping: loads.quadratic_damping = v; break;
-    case ModelField::angular_linear_damping: loads.angular_linear_damping = v; break;
-    case ModelField::angular_quadratic_damping: loads.angular_quadratic_damping = v; break;
-    case ModelField::central_mu: loads.central_mu = v; break;
-    case ModelField::central_center: loads.central_center_w(c) = v; break;
-    case ModelField::pivot_point: constraint.point_b(c) = v; break;
-    case ModelField::pivot_anchor: constraint.anchor_w(c) = v; break;
-    case ModelField::plane_height: constraint.plane_height = v; break;
-  }
+// The constraint with the sample's own pivot point and anchor or plane height: a few values,
+// copied once per sample.
+template <class Scalar, class Own>
+RBMC_HD inline Constraint<Scalar> constraint_of(const Constraint<Scalar>& shared, const Own& own) {
+  Constraint<Scalar> c = shared;
+  own.apply(ModelField::pivot_point, 0, c.point_b);
+  own.apply(ModelField::pivot_anchor, 0, c.anchor_w);
+  own.apply(ModelField::plane_height, 0, c.plane_height);
+  return c;
 }
 
-// Sets every per-sample value (values[j] for targets[j]) in the given copies of the loads and constraint.
+// Sets the sample's own values (own: OwnModelValues) in the given copies of the loads and
+// constraint: the same per-member lookups the loads' evaluation makes when it reads them in place.
+template <class Scalar, class Own>
+RBMC_HD inline void apply_own_values(const Own& own, LoadSet<Scalar>& loads, Constraint<Scalar>& constraint) {
+  for (int i = 0; i < loads.n_point_forces; ++i) loads.point_forces[i] = point_force_of(loads, own, i);
+  for (int i = 0; i < loads.n_torques; ++i) loads.torques[i] = torque_of(loads, own, i);
+  for (int i = 0; i < loads.n_springs; ++i) loads.springs[i] = spring_of(loads, own, i);
+  const Damping<Scalar> d = damping_of(loads, own);
+  loads.linear_damping = d.linear;
+  loads.quadratic_damping = d.quadratic;
+  loads.angular_linear_damping = d.angular_linear;
+  loads.angular_quadratic_damping = d.angular_quadratic;
+  central_body_of(loads, own, loads.central_mu, loads.central_center_w);
+  constraint = constraint_of(constraint, own);
+}
+
+// The same with the values given as an array (values[j] for table.targets[j]).
 template <class Scalar>
 RBMC_HD inline void apply_model_parameters(const ModelParameters<Scalar>& table, const Scalar* values,
                                            LoadSet<Scalar>& loads, Constraint<Scalar>& constraint) {
-  for (int j = 0; j < table.n; ++j) apply_model_parameter(table.targets[j], values[j], loads, constraint);
+  apply_own_values(own_values(table, values), loads, constraint);
 }
 
 }  // namespace rbmc

@@ -166,27 +166,65 @@ RBMC_HD inline void gather_column_element(const Stored* data, std::size_t n, con
 // (the CPU's: one sample's stores and loads stay within a few pages): [(i · T + k) · 13 + c].
 enum class TrajectoryLayout { by_column, by_sample };
 
+// Sample i's own values of the dispersed load and constraint fields, read from its input columns
+// where the loads use them (dynamics/model_values.hpp): nothing is copied per sample.
+template <class Scalar, class StoredIn>
+RBMC_HD inline OwnModelValues<Scalar, StoredIn> own_values_in_batch(const ModelParameters<Scalar>& table,
+                                                                    const StoredIn* inputs, std::size_t n,
+                                                                    std::size_t i) {
+  return {&table, inputs + std::size_t(input_column::count) * n + i, n};
+}
+
+// How a sample's own values of the dispersed load and constraint fields reach its loads. Read in
+// place (the GPU's): each load's evaluation looks its fields up in the sample's input columns, and
+// nothing is copied. Copied (the CPU's): the sample integrates its own copy of the shared model
+// with its values set, about 3 KB copied once against lookups in every evaluation. The same
+// numbers bit for bit (ModelParametersTest.ValuesReadInPlaceEqualACopiedModel).
+enum class ModelValuesAccess { read_in_place, copied };
+
 // Loads sample i, integrates it and stores its result: the whole per-sample path of a batch.
 // trajectory, when not null, receives the states at the output times, in the given layout (a
 // compile-time choice: the GPU's kernels carry nothing of the CPU's).
-// Variant: GeneralVariant, or FreeBodyRk4Variant where is_free_body_rk4() holds.
-template <class Scalar, class Variant = GeneralVariant, TrajectoryLayout Layout = TrajectoryLayout::by_column,
-          class StoredIn, class StoredOut>
-RBMC_HD inline void run_sample_in_batch(const StoredIn* inputs, StoredOut* outputs, StoredOut* trajectory,
+// Kinds: the run's SampleKinds (choose_sample_kinds), or RuntimeKinds to choose them here.
+template <class Scalar, class Kinds = RuntimeKinds, TrajectoryLayout Layout = TrajectoryLayout::by_column,
+          ModelValuesAccess Access = ModelValuesAccess::read_in_place, class StoredIn, class StoredOut>
+RBMC_HD_KERNEL_INLINE void run_sample_in_batch(const StoredIn* inputs, StoredOut* outputs, StoredOut* trajectory,
                                         std::uint8_t* status, std::size_t n, std::size_t i,
                                         const SharedModel<Scalar>& shared, const IntegrationSettings<Scalar>& how) {
-  // By sample: the sample's own block, written as a one-sample batch.
-  std::size_t sink_n = n, sink_i = i;
-  if constexpr (Layout == TrajectoryLayout::by_sample) {
-    if (trajectory != nullptr) trajectory += i * std::size_t(shared.output_times.n) * kTrajectoryColumns;
-    sink_n = 1;
-    sink_i = 0;
+  if constexpr (std::is_same_v<Kinds, RuntimeKinds>) {
+    with_sample_kinds(choose_sample_kinds(shared, how), [&](auto kinds) {
+      run_sample_in_batch<Scalar, decltype(kinds), Layout, Access>(inputs, outputs, trajectory, status, n, i, shared,
+                                                                   how);
+    });
+    return;
+  } else {
+    // By sample: the sample's own block, written as a one-sample batch.
+    std::size_t sink_n = n, sink_i = i;
+    if constexpr (Layout == TrajectoryLayout::by_sample) {
+      if (trajectory != nullptr) trajectory += i * std::size_t(shared.output_times.n) * kTrajectoryColumns;
+      sink_n = 1;
+      sink_i = 0;
+    }
+    TrajectorySink<Scalar, StoredOut> sink{&shared.output_times, trajectory, sink_n, sink_i, 0};
+    // The model values stay in their columns (none loaded here): own_values_in_batch reads them.
+    const SampleInputs<Scalar> in = load_sample_inputs<Scalar>(inputs, n, i, 0);
+    const OwnModelValues<Scalar, StoredIn> own = own_values_in_batch(shared.parameters, inputs, n, i);
+    SampleResult<Scalar> r;
+    if constexpr (Access == ModelValuesAccess::copied) {
+      if (shared.parameters.n > 0) {
+        SharedModel<Scalar> copy = shared;
+        apply_own_values(own, copy.loads, copy.constraint);
+        copy.parameters.n = 0;
+        r = run_sample<Scalar, Kinds>(in, SharedValuesOnly{}, copy, how, sink);
+      } else {
+        r = run_sample<Scalar, Kinds>(in, SharedValuesOnly{}, shared, how, sink);
+      }
+    } else {
+      r = run_sample<Scalar, Kinds>(in, own, shared, how, sink);
+    }
+    store_sample_result(outputs, n, i, r, Kinds::events ? shared.events.n : 0);
+    status[i] = static_cast<std::uint8_t>(r.status);
   }
-  TrajectorySink<Scalar, StoredOut> sink{shared.output_times, trajectory, sink_n, sink_i, 0};
-  const SampleResult<Scalar> r =
-      run_sample<Scalar, Variant>(load_sample_inputs<Scalar>(inputs, n, i, shared.parameters.n), shared, how, sink);
-  store_sample_result(outputs, n, i, r, shared.events.n);
-  status[i] = static_cast<std::uint8_t>(r.status);
 }
 
 }  // namespace rbmc

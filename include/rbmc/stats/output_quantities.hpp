@@ -9,7 +9,7 @@
 #include "rbmc/dynamics/invariants.hpp"
 #include "rbmc/integrate/output_times.hpp"
 #include "rbmc/math/rotation.hpp"
-#include "rbmc/sample/run_sample.hpp"
+#include "rbmc/sample/sample_layout.hpp"
 
 namespace rbmc {
 
@@ -30,11 +30,12 @@ enum : int {
 inline constexpr double kOverflowingQuantity = 1e100;
 
 // One sample's quantities in its state x at one output time, into q[quantity::count]: own and
-// model are the sample's loads and mass properties, nominal_q the nominal sample's attitude then.
+// model are the sample's own values of the dispersed loads (model_values.hpp) and its mass
+// properties, nominal_q the nominal sample's attitude then.
 // A NaN state (the sample had stopped) gives NaN; a quantity that overflowed from a finite state
 // gives +∞.
-template <class Scalar>
-RBMC_HD inline void sample_quantities_at(const SampleModel<Scalar>& own, const FreeBodyModel<Scalar>& model,
+template <class Scalar, class Own>
+RBMC_HD inline void sample_quantities_at(const LoadSet<Scalar>& loads, const Own& own, const FreeBodyModel<Scalar>& model,
                                          const RigidBodyState<Scalar>& x, const Quaternion<Scalar>& nominal_q,
                                          Scalar* q) {
   for (int c = 0; c < 3; ++c) {
@@ -44,7 +45,7 @@ RBMC_HD inline void sample_quantities_at(const SampleModel<Scalar>& own, const F
   }
   q[quantity::attitude_angle] = angle_between(x.q_wb, nominal_q);
   q[quantity::kinetic_energy] = kinetic_energy(model, x);
-  q[quantity::potential_energy] = potential_energy(*own.loads, model, x);
+  q[quantity::potential_energy] = potential_energy(loads, own, model, x);
   // A finite state whose quantity overflowed (ω² of a diverging sample: ∞, or ∞ · 0 = NaN), or
   // is so large that its square cannot be summed into a variance (beyond kOverflowingQuantity),
   // is marked +∞: the statistics count it apart. NaN stays "the sample had stopped".
@@ -59,17 +60,17 @@ RBMC_HD inline void sample_quantities_at(const SampleModel<Scalar>& own, const F
 // Sample i's quantities at each of n_times output times, from its trajectory (output_times.hpp
 // layout: component c at time k at trajectory[(k · 13 + c) · n + i]) into quantities[(k ·
 // quantity::count + c) · n + i]. nominal_q: the nominal sample's attitude at each output time.
-template <class Scalar, class Stored>
-RBMC_HD inline void compute_sample_quantities(const SampleInputs<Scalar>& in, const SharedModel<Scalar>& shared,
+template <class Scalar, class Own, class Stored>
+RBMC_HD inline void compute_sample_quantities(const SampleInputs<Scalar>& in, const Own& own,
+                                              const SharedModel<Scalar>& shared,
                                               const Stored* trajectory, const Quaternion<Scalar>* nominal_q,
                                               int n_times, std::size_t n, std::size_t i, Stored* quantities) {
-  const SampleModel<Scalar> own(shared, in.model_values);
   const FreeBodyModel<Scalar> model = make_free_body_model(in.body, in.gravity_w);
   for (int k = 0; k < n_times; ++k) {
     StateVector<Scalar> y;
     for (int c = 0; c < kTrajectoryColumns; ++c) y(c) = Scalar(trajectory[(std::size_t(k) * kTrajectoryColumns + c) * n + i]);
     Scalar q[quantity::count];
-    sample_quantities_at(own, model, unpack(y), nominal_q[k], q);
+    sample_quantities_at(shared.loads, own, model, unpack(y), nominal_q[k], q);
     for (int c = 0; c < quantity::count; ++c) quantities[(std::size_t(k) * quantity::count + c) * n + i] = Stored(q[c]);
   }
 }

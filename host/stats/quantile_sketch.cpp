@@ -1,0 +1,159 @@
+#include "host/stats/quantile_sketch.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <utility>
+
+#include "rbmc/random/philox_stream.hpp"
+
+namespace rbmc {
+
+namespace {
+constexpr double kCapacityDecay = 2.0 / 3.0;  // KLL's c
+constexpr std::size_t kMinCapacity = 64;
+}
+
+QuantileSketch::QuantileSketch(int k, std::uint64_t seed) : k_(std::max(k, 8)), seed_(seed) { add_level(); }
+
+std::size_t QuantileSketch::capacity(int level) const { return capacities_[std::size_t(level)]; }
+
+void QuantileSketch::add_level() {
+  levels_.emplace_back();
+  compactions_.push_back(0);
+  // Every level's capacity: k at the top, (2/3) less a level down, at least kMinCapacity.
+  capacities_.resize(levels_.size());
+  for (std::size_t h = 0; h < levels_.size(); ++h) {
+    const double depth = double(levels_.size() - 1 - h);
+    capacities_[h] = std::max<std::size_t>(kMinCapacity, std::size_t(std::ceil(double(k_) * std::pow(kCapacityDecay, depth))));
+  }
+}
+
+std::size_t QuantileSketch::max_retained(int k, std::uint64_t count) {
+  // Σ_h k (2/3)^h ≤ 3k, plus, on each level that count values can fill, the minimum capacity and a
+  // value left over. Level h holds values of weight 2^h: no more than log2(count / kMinCapacity) + 2.
+  const double levels = std::min(double(kMaxLevels), std::log2(double(std::max<std::uint64_t>(count, 1)) / kMinCapacity) + 2);
+  return 3 * std::size_t(k) + (kMinCapacity + 1) * std::size_t(std::max(1.0, std::ceil(levels)));
+}
+
+std::size_t QuantileSketch::retained() const {
+  std::size_t n = 0;
+  for (const std::vector<double>& level : levels_) n += level.size();
+  return n;
+}
+
+void QuantileSketch::add(double value) {
+  levels_[0].push_back(value);
+  ++count_;
+  if (levels_[0].size() >= capacity(0)) compress();
+}
+
+void QuantileSketch::compact(int level) {
+  if (level + 1 == int(levels_.size())) {
+    if (int(levels_.size()) == kMaxLevels) throw std::runtime_error("quantile sketch: more levels than kMaxLevels");
+    add_level();
+  }
+  std::vector<double>& from = levels_[std::size_t(level)];
+  std::sort(from.begin(), from.end());
+  // An odd value out stays (the largest, unweighted by the coin): no rank moves for it.
+  const bool odd = from.size() % 2 == 1;
+  const double left_over = odd ? from.back() : 0.0;
+  if (odd) from.pop_back();
+  // Coin n of level h: draw n mod 2^32 of stream (seed, (n / 2^32) · kMaxLevels + h).
+  const std::uint64_t n = compactions_[std::size_t(level)];
+  const PhiloxStream coins(seed_, (n >> 32) * kMaxLevels + std::uint64_t(level), stream_id("statistics.quantile_sketch"));
+  const std::size_t offset = coins.uniform(std::uint32_t(n)) <= 0.5 ? 0 : 1;
+  std::vector<double>& to = levels_[std::size_t(level) + 1];
+  for (std::size_t i = offset; i < from.size(); i += 2) to.push_back(from[i]);
+  from.clear();
+  if (odd) from.push_back(left_over);
+  ++compactions_[std::size_t(level)];
+}
+
+void QuantileSketch::compress() {
+  // Lazy KLL: compact the lowest level over its capacity until every level is within its own.
+  for (int level = 0; level < int(levels_.size()); ++level)
+    if (levels_[std::size_t(level)].size() >= capacity(level)) compact(level);
+}
+
+void QuantileSketch::merge(const QuantileSketch& other) {
+  while (levels_.size() < other.levels_.size()) add_level();
+  for (std::size_t h = 0; h < other.levels_.size(); ++h) {
+    levels_[h].insert(levels_[h].end(), other.levels_[h].begin(), other.levels_[h].end());
+    compactions_[h] += other.compactions_[h];
+  }
+  count_ += other.count_;
+  // Compacting a level can overfill the next and adds levels, which lowers every capacity: repeat.
+  for (bool over = true; over;) {
+    compress();
+    over = false;
+    for (int level = 0; level < int(levels_.size()); ++level) over = over || levels_[std::size_t(level)].size() >= capacity(level);
+  }
+}
+
+std::vector<double> QuantileSketch::quantiles(const std::vector<double>& p) const {
+  std::vector<std::pair<double, double>> weighted;  // (value, weight)
+  weighted.reserve(retained());
+  for (std::size_t h = 0; h < levels_.size(); ++h)
+    for (double v : levels_[h]) weighted.emplace_back(v, std::ldexp(1.0, int(h)));
+  std::sort(weighted.begin(), weighted.end());
+  std::vector<double> q(p.size(), NAN);
+  if (weighted.empty()) return q;
+  for (std::size_t j = 0; j < p.size(); ++j) {
+    const double rank = p[j] * double(count_ - 1);
+    double below = 0;  // W(< the value at i)
+    q[j] = weighted.back().first;
+    for (const auto& [value, weight] : weighted) {
+      if (below + weight > rank) {
+        q[j] = value;
+        break;
+      }
+      below += weight;
+    }
+  }
+  return q;
+}
+
+double QuantileSketch::quantile(double p) const { return quantiles({p})[0]; }
+
+double QuantileSketch::rank_error_95() const {
+  if (count_ == 0) return 0.0;
+  double sum = 0;  // Σ over compactions of (2^h)²
+  for (std::size_t h = 0; h < compactions_.size(); ++h) sum += double(compactions_[h]) * std::ldexp(1.0, 2 * int(h));
+  return std::sqrt(2 * std::log(2 / 0.05) * sum) / double(count_);
+}
+
+QuantileSketch::State QuantileSketch::save() const {
+  State s;
+  s.level_sizes.assign(kMaxLevels, 0);
+  s.compactions.assign(kMaxLevels, 0);
+  for (std::size_t h = 0; h < levels_.size(); ++h) {
+    s.values.insert(s.values.end(), levels_[h].begin(), levels_[h].end());
+    s.level_sizes[h] = levels_[h].size();
+    s.compactions[h] = compactions_[h];
+  }
+  return s;
+}
+
+void QuantileSketch::restore(const State& s) {
+  if (s.level_sizes.size() != std::size_t(kMaxLevels) || s.compactions.size() != std::size_t(kMaxLevels))
+    throw std::runtime_error("the saved quantile sketch has the wrong number of levels");
+  std::size_t top = 0;
+  for (std::size_t h = 0; h < std::size_t(kMaxLevels); ++h)
+    if (s.level_sizes[h] > 0 || s.compactions[h] > 0) top = h;
+  levels_.clear();
+  compactions_.clear();
+  while (levels_.size() < top + 1) add_level();
+  compactions_.assign(s.compactions.begin(), s.compactions.begin() + std::ptrdiff_t(top + 1));
+  std::size_t at = 0;
+  count_ = 0;
+  for (std::size_t h = 0; h <= top; ++h) {
+    if (at + s.level_sizes[h] > s.values.size()) throw std::runtime_error("the saved quantile sketch is truncated");
+    levels_[h].assign(s.values.begin() + std::ptrdiff_t(at), s.values.begin() + std::ptrdiff_t(at + s.level_sizes[h]));
+    at += s.level_sizes[h];
+    count_ += std::uint64_t(s.level_sizes[h]) << h;  // compaction keeps the total weight
+  }
+  if (at != s.values.size()) throw std::runtime_error("the saved quantile sketch has values left over");
+}
+
+}  // namespace rbmc

@@ -1,0 +1,72 @@
+// A mergeable quantile sketch with a stated rank-error bound: the statistics' quantiles when every
+// sample's values would not fit in [output] quantile_memory_mb.
+//
+// It is Karnin, Lang and Liberty's KLL sketch ("Optimal quantile approximation in streams", FOCS
+// 2016): levels of values, a value at level h standing for 2^h samples. When the values outgrow
+// the capacity, the lowest level over its own capacity (k (2/3)^(H − h), H the top level, at least
+// 64, which keeps the lowest levels from compacting every few values) is compacted: sorted, and every other value, the odd or the even ones by a fair coin, moves up
+// a level with twice the weight. A compaction at level h moves the estimated rank of any point by
+// 0 or ±2^h with equal probability, independently of the others, so by Hoeffding's inequality the
+// rank of a fixed point is off by more than t = √(2 ln(2/δ) Σ_compactions 4^h) with probability at
+// most δ. The sketch counts its compactions per level and reports that bound for δ = 0.05, as a
+// fraction of the count: rank_error_95(). It holds after merges too (their compactions add).
+//
+// The coins come from a Philox stream keyed by (seed, level, compaction number), so a sketch is
+// the same whatever the batches its values came in, as long as they come in the same order.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace rbmc {
+
+class QuantileSketch {
+ public:
+  static constexpr int kMaxLevels = 48;  // 2^48 samples per value: beyond any run
+  // The k that keeps rank_error_95() at or below 1e-3 for any count (tests/host/quantile_sketch_test).
+  static constexpr int kDefaultK = 5120;
+
+  explicit QuantileSketch(int k = kDefaultK, std::uint64_t seed = 0);
+
+  // A finite value (the caller counts non-finite ones apart).
+  void add(double value);
+  // Another sketch's samples, as if they had come after this one's.
+  void merge(const QuantileSketch& other);
+
+  std::uint64_t count() const { return count_; }
+  std::size_t retained() const;  // values held, over all levels
+  // The value whose estimated rank is the p-quantile's: the smallest retained value x with
+  // W(≤ x) > p (count − 1), W the summed weights (rank (count − 1) p, numpy's convention).
+  double quantile(double p) const;
+  // Several at once (one sort), in the order asked.
+  std::vector<double> quantiles(const std::vector<double>& p) const;
+  // With 95 % confidence, the rank of each estimate lies within this fraction of the count of the
+  // rank asked for.
+  double rank_error_95() const;
+  // The most values a sketch of this k holds after `count` values, for budgeting memory.
+  static std::size_t max_retained(int k, std::uint64_t count);
+
+  // Its state, to save and restore exactly: each level's values (lowest level first) and, per
+  // level, how many values it holds and how many compactions it has had.
+  struct State {
+    std::vector<double> values;
+    std::vector<std::uint64_t> level_sizes, compactions;  // kMaxLevels each
+  };
+  State save() const;
+  void restore(const State& state);  // throws std::runtime_error when it does not fit
+
+ private:
+  std::size_t capacity(int level) const;
+  void add_level();
+  void compress();
+  void compact(int level);
+
+  int k_;
+  std::uint64_t seed_;
+  std::uint64_t count_ = 0;
+  std::vector<std::vector<double>> levels_;
+  std::vector<std::uint64_t> compactions_;
+  std::vector<std::size_t> capacities_;
+};
+
+}  // namespace rbmc

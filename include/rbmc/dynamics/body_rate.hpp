@@ -1,0 +1,35 @@
+// The right-hand side of one sample: its body under uniform gravity, the run's loads with the
+// sample's own values of their dispersed fields, and the run's constraint.
+#pragma once
+
+#include "rbmc/dynamics/constraints.hpp"
+#include "rbmc/dynamics/load_set.hpp"
+#include "rbmc/dynamics/model_values.hpp"
+
+namespace rbmc {
+
+// Own: SharedValuesOnly or OwnModelValues (model_values.hpp). kFreeBody: uniform gravity alone,
+// the loads and constraint not looked at (a free body's general rate is this one, bit for bit).
+template <class Scalar, class Own = SharedValuesOnly, bool kFreeBody = false>
+struct BodyRate {
+  FreeBodyModel<Scalar> model;
+  const LoadSet<Scalar>* loads;
+  const Constraint<Scalar>* constraint;
+  Own own{};
+
+  // The applied wrench: gravity and the loads (not the constraint's reaction).
+  RBMC_HD_INLINE Wrench<Scalar> wrench(const RigidBodyState<Scalar>& x) const {
+    if constexpr (kFreeBody) return uniform_gravity_wrench(model.mass, model.gravity_w);
+    return evaluate_loads(*loads, own, model, x);
+  }
+  RBMC_HD_INLINE ConstrainedRate<Scalar> evaluate(const RigidBodyState<Scalar>& x) const {
+    if constexpr (kFreeBody) return {free_body_rate(model, x), Vec3<Scalar>::Zero()};
+    return constrained_rate(*constraint, model, x, wrench(x));
+  }
+  RBMC_HD_INLINE RigidBodyStateRate<Scalar> operator()(const RigidBodyState<Scalar>& x) const { return evaluate(x).rate; }
+  RBMC_HD Scalar potential_energy(const RigidBodyState<Scalar>& x) const {
+    return rbmc::potential_energy(*loads, own, model, x);
+  }
+};
+
+}  // namespace rbmc

@@ -1,0 +1,109 @@
+// Per-sample values of load and constraint parameters, read where they are used.
+//
+// Loads and the constraint are shared by every sample of a run (SharedModel). When a scenario
+// disperses one of their parameters, each sample carries its own value of it (an input column,
+// sample_layout.hpp). Nothing copies the shared loads per sample: each load's evaluation asks the
+// sample's values for its own fields (OwnModelValues::apply), so a kernel reads a per-sample value
+// from its input column where the load uses it and everything else from the shared model.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "rbmc/hd.hpp"
+
+namespace rbmc {
+
+// Scalar values per sample (a 3-vector takes three).
+inline constexpr int kMaxModelParameters = 16;
+
+enum class ModelField : std::uint8_t {
+  point_force_point,          // LoadSet::point_forces[index].point_b, component (m)
+  point_force_force,          // .force, component (N)
+  torque,                     // LoadSet::torques[index].torque, component (N m)
+  spring_point,               // LoadSet::springs[index].point_b, component (m)
+  spring_anchor,              // .anchor_w, component (m)
+  spring_stiffness,           // .stiffness (N/m)
+  spring_rest_length,         // .rest_length (m)
+  spring_damping,             // .damping (N s/m)
+  linear_damping,             // the run's total; `offset` holds the other damping entries' sum
+  quadratic_damping,          //   "
+  angular_linear_damping,     //   "
+  angular_quadratic_damping,  //   "
+  central_mu,                 // m³/s²
+  central_center,             // component (m)
+  pivot_point,                // Constraint::point_b, component (m)
+  pivot_anchor,               // Constraint::anchor_w, component (m)
+  plane_height,               // Constraint::plane_height (m)
+};
+
+// One per-sample value's destination: field = value + offset.
+template <class Scalar>
+struct ModelParameter {
+  ModelField field;
+  std::uint8_t index;      // which point force, torque or spring
+  std::uint8_t component;  // of a vector field
+  Scalar offset;           // damping: what the entries not dispersed contribute to the total
+
+  template <class Other>
+  ModelParameter<Other> cast() const {
+    return {field, index, component, Other(offset)};
+  }
+};
+
+template <class Scalar>
+struct ModelParameters {
+  int n = 0;
+  ModelParameter<Scalar> targets[kMaxModelParameters];
+
+  template <class Other>
+  ModelParameters<Other> cast() const {
+    ModelParameters<Other> o;
+    o.n = n;
+    for (int i = 0; i < n; ++i) o.targets[i] = targets[i].template cast<Other>();
+    return o;
+  }
+};
+
+// No per-sample values: every field as the scenario declares it.
+struct SharedValuesOnly {
+  template <class T>
+  RBMC_HD void apply(ModelField, int, T&) const {}
+};
+
+// One sample's values of the dispersed fields: value j (for table->targets[j]) at
+// values[j * stride], converted to Scalar, so that the same view reads a SampleInputs' array
+// (stride 1) or a batch's input columns in place (stride n).
+template <class Scalar, class Stored = Scalar>
+struct OwnModelValues {
+  const ModelParameters<Scalar>* table = nullptr;
+  const Stored* values = nullptr;
+  std::size_t stride = 1;
+
+  // Sets v (a scalar field, or one component of a vector field) to the sample's value where
+  // (field, index) is dispersed; leaves it as it is otherwise.
+  template <class T>
+  RBMC_HD void apply(ModelField field, int index, T& v) const {
+    for (int j = 0; j < table->n; ++j) {
+      const ModelParameter<Scalar>& t = table->targets[j];
+      if (t.field == field && t.index == index) set(v, t.component, Scalar(values[std::size_t(j) * stride]) + t.offset);
+    }
+  }
+
+ private:
+  RBMC_HD static void set(Scalar& v, int, Scalar value) { v = value; }
+  // Each component by name: v(component) with a run-time index would put v in local memory.
+  template <class Vector>
+  RBMC_HD static void set(Vector& v, int component, Scalar value) {
+    if (component == 0) v.x() = value;
+    else if (component == 1) v.y() = value;
+    else v.z() = value;
+  }
+};
+
+template <class Scalar>
+RBMC_HD inline OwnModelValues<Scalar> own_values(const ModelParameters<Scalar>& table, const Scalar* values) {
+  return {&table, values, 1};
+}
+
+}  // namespace rbmc

@@ -1,0 +1,168 @@
+// The fixed-step loop, written once over a stepper: classical RK4 on quaternions, RK4 on ZXZ
+// Euler angles (004's formulation), and the symplectic splitting.
+//
+// Each step's end is closed the same way whatever the stepper: a terminal event is located and
+// the output times are filled on the cubic Hermite interpolant through the step's two states and
+// their rates (third order). Times are products k h, not running sums: no accumulated rounding.
+//
+// A stepper offers:
+//   kUsesStartRate            whether step() needs the rate at the step's start (RK4's first stage);
+//                             when it does, the loop evaluates the rate at every step's end and
+//                             hands it to the next step, so it is computed once;
+//   start(x0) -> status       ok, or why the sample cannot start;
+//   state()                   the state at the current step's start;
+//   step(k0, h, next) -> status   the next state, or why it is not usable;
+//   accept(next)              makes next the current state.
+#pragma once
+
+#include "rbmc/dynamics/body_rate.hpp"
+#include "rbmc/integrate/events.hpp"
+#include "rbmc/integrate/integration_settings.hpp"
+#include "rbmc/integrate/rk4.hpp"
+#include "rbmc/integrate/splitting.hpp"
+#include "rbmc/math/euler.hpp"
+
+namespace rbmc {
+
+// Classical RK4 on the quaternion state (rk4.hpp).
+template <class Scalar, class Rate>
+struct Rk4Stepper {
+  static constexpr bool kUsesStartRate = true;
+  const Rate& rate;
+  RigidBodyState<Scalar> x{};
+
+  RBMC_HD SampleStatus start(const RigidBodyState<Scalar>& x0) {
+    x = x0;
+    return SampleStatus::ok;
+  }
+  RBMC_HD const RigidBodyState<Scalar>& state() const { return x; }
+  RBMC_HD_INLINE SampleStatus step(const RigidBodyStateRate<Scalar>& k0, Scalar h, RigidBodyState<Scalar>& next) const {
+    next = rk4_step(rate, x, k0, h);
+    return is_finite(next) ? SampleStatus::ok : SampleStatus::non_finite_state;
+  }
+  RBMC_HD void accept(const RigidBodyState<Scalar>& next) { x = next; }
+};
+
+// The symplectic splitting (splitting.hpp); the body's principal frame is found once.
+template <class Scalar, class Rate>
+struct SplittingStepper {
+  static constexpr bool kUsesStartRate = false;
+  const Rate& rate;
+  SplittingFrame<Scalar> frame{};
+  RigidBodyState<Scalar> x{};
+
+  RBMC_HD SampleStatus start(const RigidBodyState<Scalar>& x0) {
+    frame = splitting_frame(rate.model);
+    x = x0;
+    return SampleStatus::ok;
+  }
+  RBMC_HD const RigidBodyState<Scalar>& state() const { return x; }
+  RBMC_HD_INLINE SampleStatus step(const RigidBodyStateRate<Scalar>&, Scalar h, RigidBodyState<Scalar>& next) const {
+    const auto wrench_of = [&](const RigidBodyState<Scalar>& s) { return rate.wrench(s); };
+    next = splitting_step(rate.model, frame, wrench_of, x, h);
+    return is_finite(next) ? SampleStatus::ok : SampleStatus::non_finite_state;
+  }
+  RBMC_HD void accept(const RigidBodyState<Scalar>& next) { x = next; }
+};
+
+// RK4 with the attitude carried as ZXZ Euler angles, the texts' own formulation: ẋ = A v of 004
+// eq. 52, the angle rates from T (004 eq. 60) and the velocities' rates from the same right-hand
+// side as always (evaluated at the angles' quaternion). The map T is singular at sin θ = 0: the
+// sample stops with euler_singularity when |sin θ| falls below the threshold. Quaternions have no
+// such singularity and are the default; this exists to reproduce 004.
+template <class Scalar, class Rate>
+struct EulerZxzRk4Stepper {
+  // The state [p, (ψ, θ, φ), v, ω] in a 13-vector whose last quaternion slot is unused.
+  using V = StateVector<Scalar>;
+  static constexpr bool kUsesStartRate = false;
+  const Rate& rate;
+  Scalar threshold;
+  V y{}, y_next{};
+
+  RBMC_HD static RigidBodyState<Scalar> to_state(const V& z) {
+    return {z.template segment<3>(0),
+            quaternion_from_euler_zxz<Scalar>(EulerAngles<Scalar>(z.template segment<3>(3))),
+            z.template segment<3>(7), z.template segment<3>(10)};
+  }
+  RBMC_HD bool too_close(const V& z) const { return Eigen::numext::abs(Eigen::numext::sin(z(4))) < threshold; }
+
+  RBMC_HD SampleStatus start(const RigidBodyState<Scalar>& x0) {
+    bool at_start = false;
+    y << x0.p_w, euler_zxz_from_quaternion(x0.q_wb, &at_start), Scalar(0), x0.v_w, x0.omega_b;
+    return at_start || too_close(y) ? SampleStatus::euler_singularity : SampleStatus::ok;
+  }
+  RBMC_HD RigidBodyState<Scalar> state() const { return to_state(y); }
+  RBMC_HD_INLINE SampleStatus step(const RigidBodyStateRate<Scalar>&, Scalar h, RigidBodyState<Scalar>& next) {
+    bool singular = false;
+    const auto f = [&](const V& z) {
+      const RigidBodyState<Scalar> x = to_state(z);
+      const RigidBodyStateRate<Scalar> xd = rate(x);
+      bool s = false;
+      V d;
+      d << xd.p_dot_w, euler_zxz_rates<Scalar>(EulerAngles<Scalar>(z.template segment<3>(3)), x.omega_b, &s),
+          Scalar(0), xd.v_dot_w, xd.omega_dot_b;
+      singular = singular || s;
+      return d;
+    };
+    const Scalar half = Scalar(0.5) * h;
+    const V k1 = f(y), k2 = f(y + half * k1), k3 = f(y + half * k2), k4 = f(y + h * k3);
+    y_next = y + (h / Scalar(6)) * (k1 + Scalar(2) * (k2 + k3) + k4);
+    next = to_state(y_next);
+    if (!is_finite(next)) return SampleStatus::non_finite_state;
+    if (singular || too_close(y_next)) return SampleStatus::euler_singularity;
+    return SampleStatus::ok;
+  }
+  RBMC_HD void accept(const RigidBodyState<Scalar>&) { y = y_next; }
+};
+
+// The end of one fixed step from (x, k0) to (next, k1): events and output times on the step's
+// cubic Hermite interpolant. Returns true, with `end` filled in, when a terminal event stopped
+// the sample.
+template <class Scalar, class Events, class Sink>
+RBMC_HD_KERNEL_INLINE bool close_fixed_step(Events& events, Sink& sink, const RigidBodyState<Scalar>& x,
+                                     const RigidBodyStateRate<Scalar>& k0, const RigidBodyState<Scalar>& next,
+                                     const RigidBodyStateRate<Scalar>& k1, std::int64_t step, Scalar h,
+                                     IntegrationEnd<Scalar>& end) {
+  const HermiteInterpolant<Scalar> interp{pack(x), pack(k0), pack(next), pack(k1), Scalar(step) * h, h};
+  Scalar t_stop;
+  RigidBodyState<Scalar> x_stop;
+  int which = -1;
+  if (events.any() && events.step(interp, Scalar(step) * h, Scalar(step + 1) * h, next, t_stop, x_stop, which)) {
+    sink.step(interp, t_stop, x_stop);
+    end = {x_stop, t_stop, SampleStatus::terminal_event, step + 1, 0, which};
+    return true;
+  }
+  sink.step(interp, Scalar(step + 1) * h, next);
+  return false;
+}
+
+// how.n_steps steps of how.step from x0. Stops at the last usable state when a step is not
+// usable (non-finite, or a stepper's own reason), or at a terminal event.
+template <class Scalar, class Stepper, class Rate, class Events, class Sink>
+RBMC_HD_KERNEL_INLINE IntegrationEnd<Scalar> integrate_fixed_step(Stepper& stepper, const Rate& rate,
+                                                           const RigidBodyState<Scalar>& x0,
+                                                           const IntegrationSettings<Scalar>& how, Events& events,
+                                                           Sink& sink) {
+  const Scalar h = how.step;
+  const SampleStatus started = stepper.start(x0);
+  if (started != SampleStatus::ok) return {x0, Scalar(0), started, 0, 0, -1};
+  // The rate at the current step's start: needed by the stepper, or to interpolate. Whether the
+  // loop interpolates can only turn off (the sink fills up), so k0 is current whenever it is used.
+  RigidBodyStateRate<Scalar> k0{};
+  if (Stepper::kUsesStartRate || events.any() || sink.active()) k0 = rate(stepper.state());
+  for (std::int64_t step = 0; step < how.n_steps; ++step) {
+    RigidBodyState<Scalar> next;
+    const SampleStatus status = stepper.step(k0, h, next);
+    if (status != SampleStatus::ok) return {stepper.state(), Scalar(step) * h, status, step, 0, -1};
+    const bool interpolate = events.any() || sink.active();
+    RigidBodyStateRate<Scalar> k1{};
+    if (Stepper::kUsesStartRate || interpolate) k1 = rate(next);
+    IntegrationEnd<Scalar> end;
+    if (interpolate && close_fixed_step(events, sink, stepper.state(), k0, next, k1, step, h, end)) return end;
+    stepper.accept(next);
+    k0 = k1;
+  }
+  return {stepper.state(), Scalar(how.n_steps) * h, SampleStatus::ok, how.n_steps, 0, -1};
+}
+
+}  // namespace rbmc

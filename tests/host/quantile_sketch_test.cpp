@@ -1,0 +1,123 @@
+// The quantile sketch: each estimate's rank within the bound the sketch states, that bound at or
+// below 1e-3 with the default k, merges, and an exact save and restore.
+#include "host/stats/quantile_sketch.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <vector>
+
+namespace rbmc {
+namespace {
+
+const std::vector<double> kP = {0.01, 0.05, 0.5, 0.95, 0.99};
+
+// How far (as a fraction of the count) the rank of x in the sorted values is from p (n − 1): 0
+// when some copy of x sits at that rank.
+double rank_error(const std::vector<double>& sorted, double x, double p) {
+  const double n = double(sorted.size());
+  const double first = double(std::lower_bound(sorted.begin(), sorted.end(), x) - sorted.begin());
+  const double last = double(std::upper_bound(sorted.begin(), sorted.end(), x) - sorted.begin()) - 1;
+  const double rank = p * (n - 1);
+  return (rank < first ? first - rank : rank > last ? rank - last : 0.0) / n;
+}
+
+std::vector<double> draws(int distribution, std::size_t n, unsigned seed) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> normal;
+  std::uniform_real_distribution<double> uniform;
+  std::vector<double> v(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    switch (distribution) {
+      case 0: v[i] = normal(rng); break;
+      case 1: v[i] = std::exp(3 * normal(rng)); break;      // heavy right tail
+      case 2: v[i] = std::floor(10 * uniform(rng)); break;  // ten values, many ties
+      default: v[i] = i % 2 == 0 ? double(i) : -double(i);  // arriving in order of magnitude
+    }
+  }
+  return v;
+}
+
+void expect_within_bound(const QuantileSketch& sketch, std::vector<double> values, const char* what) {
+  std::sort(values.begin(), values.end());
+  const double bound = sketch.rank_error_95();
+  const std::vector<double> q = sketch.quantiles(kP);
+  for (std::size_t j = 0; j < kP.size(); ++j)
+    EXPECT_LE(rank_error(values, q[j], kP[j]), bound) << what << ", p = " << kP[j];
+}
+
+// Small k: many compactions at many levels, and a bound of about 1e-2 that each estimate keeps.
+TEST(QuantileSketch, EachEstimateIsWithinTheStatedRankError) {
+  for (int distribution = 0; distribution < 4; ++distribution)
+    for (unsigned seed = 1; seed <= 3; ++seed) {
+      const std::vector<double> v = draws(distribution, 200000, seed);
+      QuantileSketch sketch(256, seed);
+      for (double x : v) sketch.add(x);
+      EXPECT_EQ(sketch.count(), v.size());
+      EXPECT_LE(sketch.retained(), QuantileSketch::max_retained(256, v.size()));
+      EXPECT_GT(sketch.rank_error_95(), 1e-3);
+      EXPECT_LT(sketch.rank_error_95(), 0.05);
+      expect_within_bound(sketch, v, "k = 256");
+    }
+}
+
+// The default k states at most 1e-3 (the bound) at 10^7 samples, holds it, and keeps
+// fewer than 3k + a few hundred values. The bound grows no further with the count: each level's
+// Σ 4^h compactions grows as the count squared, the rank as the count.
+TEST(QuantileSketch, DefaultSketchStatesAndKeepsARankErrorOfAtMostOneInAThousand) {
+  const std::vector<double> v = draws(1, 10000000, 7);
+  QuantileSketch sketch;
+  for (double x : v) sketch.add(x);
+  EXPECT_LE(sketch.rank_error_95(), 1e-3);
+  EXPECT_LE(sketch.retained(), QuantileSketch::max_retained(QuantileSketch::kDefaultK, v.size()));
+  expect_within_bound(sketch, v, "default k");
+}
+
+// Merging parts gives a sketch of the whole, within its (summed) bound; an empty part changes nothing.
+TEST(QuantileSketch, MergedPartsSketchTheWhole) {
+  const std::vector<double> v = draws(0, 300000, 11);
+  QuantileSketch whole(512, 3), parts[3] = {QuantileSketch(512, 3), QuantileSketch(512, 3), QuantileSketch(512, 3)};
+  for (std::size_t i = 0; i < v.size(); ++i) parts[i * 3 / v.size()].add(v[i]);
+  whole.merge(parts[0]);
+  whole.merge(QuantileSketch(512, 3));
+  whole.merge(parts[1]);
+  whole.merge(parts[2]);
+  EXPECT_EQ(whole.count(), v.size());
+  EXPECT_LE(whole.retained(), QuantileSketch::max_retained(512, v.size()));
+  expect_within_bound(whole, v, "merged");
+}
+
+// Save and restore give the same sketch: the same quantiles, and the same after more values.
+TEST(QuantileSketch, SaveAndRestoreAreExact) {
+  const std::vector<double> v = draws(0, 100000, 5);
+  QuantileSketch a(300, 9), b(300, 9);
+  for (std::size_t i = 0; i < v.size() / 2; ++i) a.add(v[i]);
+  b.restore(a.save());
+  EXPECT_EQ(b.count(), a.count());
+  EXPECT_EQ(b.quantiles(kP), a.quantiles(kP));
+  EXPECT_EQ(b.rank_error_95(), a.rank_error_95());
+  for (std::size_t i = v.size() / 2; i < v.size(); ++i) {
+    a.add(v[i]);
+    b.add(v[i]);
+  }
+  EXPECT_EQ(b.quantiles(kP), a.quantiles(kP));
+  QuantileSketch::State s = a.save();
+  s.values.pop_back();
+  EXPECT_THROW(b.restore(s), std::runtime_error);
+}
+
+// Few values: no compaction, the estimates are order statistics and the bound is 0.
+TEST(QuantileSketch, FewValuesAreKeptExactly) {
+  QuantileSketch s;
+  for (double x : {5.0, 1.0, 3.0, 2.0, 4.0}) s.add(x);
+  EXPECT_EQ(s.rank_error_95(), 0.0);
+  EXPECT_EQ(s.quantile(0.5), 3.0);
+  EXPECT_EQ(s.quantile(0.0), 1.0);
+  EXPECT_EQ(s.quantile(1.0), 5.0);
+  EXPECT_TRUE(std::isnan(QuantileSketch().quantile(0.5)));
+}
+
+}  // namespace
+}  // namespace rbmc
