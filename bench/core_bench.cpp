@@ -86,7 +86,7 @@ BENCHMARK_TEMPLATE(rk4_step_bench, float);
 BENCHMARK_TEMPLATE(rk4_step_bench, double);
 BENCHMARK_TEMPLATE(dopri5_step_bench, float);
 BENCHMARK_TEMPLATE(dopri5_step_bench, double);
-using GeneralRk4 = SampleKinds<StepperKind::rk4, false>;
+using GeneralRk4 = SampleKinds<StepperKind::rk4, true>;
 void run_sample_free_float(benchmark::State& s) { run_sample_bench<float, GeneralRk4>(s, false); }
 void run_sample_free_double(benchmark::State& s) { run_sample_bench<double, GeneralRk4>(s, false); }
 void run_sample_pivot_float(benchmark::State& s) { run_sample_bench<float>(s, true); }
