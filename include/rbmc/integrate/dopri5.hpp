@@ -100,8 +100,8 @@ RBMC_HD inline Scalar next_step_factor(Scalar err, bool after_rejection) {
 // non_finite_state when it cannot go on.
 template <class Scalar, class Rate, class Events, class Sink>
 RBMC_HD_KERNEL_INLINE IntegrationEnd<Scalar> integrate_dopri5(const Rate& rate, const RigidBodyState<Scalar>& x0,
-                                                       const IntegrationSettings<Scalar>& how, Events& events,
-                                                       Sink& sink) {
+                                                              const IntegrationSettings<Scalar>& how, Events& events,
+                                                              Sink& sink) {
   StateVector<Scalar> y = pack(x0);
   StateVector<Scalar> k1 = pack(rate(x0));
   Scalar t = Scalar(0);

@@ -120,9 +120,9 @@ struct EulerZxzRk4Stepper {
 // the sample.
 template <class Scalar, class Events, class Sink>
 RBMC_HD_KERNEL_INLINE bool close_fixed_step(Events& events, Sink& sink, const RigidBodyState<Scalar>& x,
-                                     const RigidBodyStateRate<Scalar>& k0, const RigidBodyState<Scalar>& next,
-                                     const RigidBodyStateRate<Scalar>& k1, std::int64_t step, Scalar h,
-                                     IntegrationEnd<Scalar>& end) {
+                                            const RigidBodyStateRate<Scalar>& k0, const RigidBodyState<Scalar>& next,
+                                            const RigidBodyStateRate<Scalar>& k1, std::int64_t step, Scalar h,
+                                            IntegrationEnd<Scalar>& end) {
   const HermiteInterpolant<Scalar> interp{pack(x), pack(k0), pack(next), pack(k1), Scalar(step) * h, h};
   Scalar t_stop;
   RigidBodyState<Scalar> x_stop;
@@ -140,9 +140,9 @@ RBMC_HD_KERNEL_INLINE bool close_fixed_step(Events& events, Sink& sink, const Ri
 // usable (non-finite, or a stepper's own reason), or at a terminal event.
 template <class Scalar, class Stepper, class Rate, class Events, class Sink>
 RBMC_HD_KERNEL_INLINE IntegrationEnd<Scalar> integrate_fixed_step(Stepper& stepper, const Rate& rate,
-                                                           const RigidBodyState<Scalar>& x0,
-                                                           const IntegrationSettings<Scalar>& how, Events& events,
-                                                           Sink& sink) {
+                                                                  const RigidBodyState<Scalar>& x0,
+                                                                  const IntegrationSettings<Scalar>& how,
+                                                                  Events& events, Sink& sink) {
   const Scalar h = how.step;
   const SampleStatus started = stepper.start(x0);
   if (started != SampleStatus::ok) return {x0, Scalar(0), started, 0, 0, -1};

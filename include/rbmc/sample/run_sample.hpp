@@ -5,6 +5,8 @@
 // apply the accuracy guard. It is compiled for the run's SampleKinds (sample_kinds.hpp).
 #pragma once
 
+#include <type_traits>
+
 #include "rbmc/dynamics/body_rate.hpp"
 #include "rbmc/integrate/dopri5.hpp"
 #include "rbmc/integrate/fixed_step.hpp"
@@ -28,8 +30,8 @@ using EventsOf = std::conditional_t<Kinds::events, EventTracker<Scalar>, NoEvent
 // Stage: integrate from x0 with the kind's stepper.
 template <class Kinds, class Scalar, class Rate, class Events, class Sink>
 RBMC_HD_KERNEL_INLINE IntegrationEnd<Scalar> integrate_sample(const Rate& rate, const RigidBodyState<Scalar>& x0,
-                                                       const IntegrationSettings<Scalar>& how, Events& events,
-                                                       Sink& sink) {
+                                                              const IntegrationSettings<Scalar>& how, Events& events,
+                                                              Sink& sink) {
   if constexpr (Kinds::stepper == StepperKind::dopri5) {
     return integrate_dopri5(rate, x0, how, events, sink);
   } else if constexpr (Kinds::stepper == StepperKind::splitting) {
@@ -86,8 +88,8 @@ RBMC_HD inline void apply_accuracy_guard(const IntegrationSettings<Scalar>& how,
 // properties are not physical is not integrated (status invalid_body).
 template <class Scalar, class Kinds, class Own, class Sink>
 RBMC_HD_KERNEL_INLINE SampleResult<Scalar> run_sample(const SampleInputs<Scalar>& in, const Own& own,
-                                               const SharedModel<Scalar>& shared,
-                                               const IntegrationSettings<Scalar>& how, Sink& sink) {
+                                                      const SharedModel<Scalar>& shared,
+                                                      const IntegrationSettings<Scalar>& how, Sink& sink) {
   const RigidBodyState<Scalar>& x0 = in.initial;
   SampleResult<Scalar> out;
   out.final_state = x0;

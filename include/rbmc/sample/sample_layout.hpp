@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <type_traits>
 
 #include "rbmc/sample/run_sample.hpp"
 
@@ -189,8 +190,9 @@ enum class ModelValuesAccess { read_in_place, copied };
 template <class Scalar, class Kinds = RuntimeKinds, TrajectoryLayout Layout = TrajectoryLayout::by_column,
           ModelValuesAccess Access = ModelValuesAccess::read_in_place, class StoredIn, class StoredOut>
 RBMC_HD_KERNEL_INLINE void run_sample_in_batch(const StoredIn* inputs, StoredOut* outputs, StoredOut* trajectory,
-                                        std::uint8_t* status, std::size_t n, std::size_t i,
-                                        const SharedModel<Scalar>& shared, const IntegrationSettings<Scalar>& how) {
+                                               std::uint8_t* status, std::size_t n, std::size_t i,
+                                               const SharedModel<Scalar>& shared,
+                                               const IntegrationSettings<Scalar>& how) {
   if constexpr (std::is_same_v<Kinds, RuntimeKinds>) {
     with_sample_kinds(choose_sample_kinds(shared, how), [&](auto kinds) {
       run_sample_in_batch<Scalar, decltype(kinds), Layout, Access>(inputs, outputs, trajectory, status, n, i, shared,
