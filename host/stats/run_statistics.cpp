@@ -63,7 +63,7 @@ void RunStatistics::add(const std::vector<Moments>& moments, const std::vector<d
   parallel_for(columns, threads_, [&](std::size_t begin, std::size_t end) {
     for (std::size_t c = begin; c < end; ++c) {
       moments_[c] = merge(moments_[c], moments[c]);
-      const double* v = &values[c * n_rows];
+      const double* v = values.data() + c * n_rows;
       if (exact()) {
         std::vector<double>& column = values_[c];
         column.reserve(column.size() + n_rows);
