@@ -53,8 +53,10 @@ void QuantileSketch::compact(int level) {
     if (int(levels_.size()) == kMaxLevels) throw std::runtime_error("quantile sketch: more levels than kMaxLevels");
     add_level();
   }
+  // Levels above the lowest are kept sorted (each receives sorted halves, merged in), so only the
+  // lowest, where values arrive, is sorted here: the same order, without sorting again.
   std::vector<double>& from = levels_[std::size_t(level)];
-  std::sort(from.begin(), from.end());
+  if (level == 0) std::sort(from.begin(), from.end());
   // An odd value out stays (the largest, unweighted by the coin): no rank moves for it.
   const bool odd = from.size() % 2 == 1;
   const double left_over = odd ? from.back() : 0.0;
@@ -64,7 +66,9 @@ void QuantileSketch::compact(int level) {
   const PhiloxStream coins(seed_, (n >> 32) * kMaxLevels + std::uint64_t(level), stream_id("statistics.quantile_sketch"));
   const std::size_t offset = coins.uniform(std::uint32_t(n)) <= 0.5 ? 0 : 1;
   std::vector<double>& to = levels_[std::size_t(level) + 1];
+  const std::size_t before = to.size();
   for (std::size_t i = offset; i < from.size(); i += 2) to.push_back(from[i]);
+  std::inplace_merge(to.begin(), to.begin() + std::ptrdiff_t(before), to.end());
   from.clear();
   if (odd) from.push_back(left_over);
   ++compactions_[std::size_t(level)];
@@ -79,7 +83,10 @@ void QuantileSketch::compress() {
 void QuantileSketch::merge(const QuantileSketch& other) {
   while (levels_.size() < other.levels_.size()) add_level();
   for (std::size_t h = 0; h < other.levels_.size(); ++h) {
-    levels_[h].insert(levels_[h].end(), other.levels_[h].begin(), other.levels_[h].end());
+    std::vector<double>& mine = levels_[h];
+    const std::size_t before = mine.size();
+    mine.insert(mine.end(), other.levels_[h].begin(), other.levels_[h].end());
+    if (h > 0) std::inplace_merge(mine.begin(), mine.begin() + std::ptrdiff_t(before), mine.end());  // sorted above 0
     compactions_[h] += other.compactions_[h];
   }
   count_ += other.count_;
