@@ -244,13 +244,7 @@ TYPED_TEST(ModelParametersTest, ValuesReadInPlaceEqualACopiedModel) {
   how.euler_zxz = true;
   how.euler_threshold = S(1e-3);
   check(how);
-  how = fixed_step<S>(S(0.002), 200);
-  how.kind = IntegratorKind::dopri5;
-  how.rtol = how.atol = S(1e-6);
-  how.min_step = S(1e-9);
-  how.max_step = S(0.05);
-  how.max_steps = 100000;
-  check(how);
+  check(test::dopri5_settings<S>(S(0.002), 200, S(1e-6), S(0.05)));
   // The values are used: the copy without them differs.
   const SampleResult<S> nominal = run_sample(in, [&] {
     SharedModel<S> m = shared;

@@ -168,12 +168,7 @@ TYPED_TEST(RunSampleTest, KindsWithAndWithoutEventsAgreeForEveryStepper) {
   how.euler_zxz = true;
   how.euler_threshold = S(1e-3);
   check(SampleKinds<K::rk4_euler_zxz, true>{}, SampleKinds<K::rk4_euler_zxz, false>{});
-  how = fixed_step<S>(S(0.005), 60);
-  how.kind = IntegratorKind::dopri5;
-  how.rtol = how.atol = S(1e-5);
-  how.min_step = S(1e-9);
-  how.max_step = S(0.1);
-  how.max_steps = 10000;
+  how = test::dopri5_settings<S>(S(0.005), 60, S(1e-5), S(0.1));
   check(SampleKinds<K::dopri5, true>{}, SampleKinds<K::dopri5, false>{});
 }
 

@@ -8,6 +8,7 @@
 
 #include "rbmc/body/mass_properties.hpp"
 #include "rbmc/dynamics/state.hpp"
+#include "rbmc/sample/sample_inputs.hpp"
 
 namespace rbmc::test {
 
@@ -16,6 +17,19 @@ using Scalars = ::testing::Types<float, double>;
 template <class Scalar>
 Scalar eps() {
   return Eigen::NumTraits<Scalar>::epsilon();
+}
+
+// Adaptive DOPRI5 over n · h (h the first step tried), at relative and absolute tolerance tol,
+// steps from 1e-9 up to max_step.
+template <class Scalar>
+IntegrationSettings<Scalar> dopri5_settings(Scalar h, std::int64_t n, Scalar tol, Scalar max_step) {
+  IntegrationSettings<Scalar> how = fixed_step<Scalar>(h, n);
+  how.kind = IntegratorKind::dopri5;
+  how.rtol = how.atol = tol;
+  how.min_step = Scalar(1e-9);
+  how.max_step = max_step;
+  how.max_steps = 100000;
+  return how;
 }
 
 class Random {
