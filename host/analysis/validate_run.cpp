@@ -40,7 +40,10 @@ class WorkDirectory {
 }  // namespace
 
 Validation validate_scenario(const ValidateOptions& options) {
-  const Scenario scenario = load_scenario(options.scenario);
+  return validate_scenario(load_scenario(options.scenario), options);
+}
+
+Validation validate_scenario(const Scenario& scenario, const ValidateOptions& options) {
   // No GPU: say so now, before the reference run's minutes.
   (void)make_backend(options.candidate, options.precision, options.threads);
   Validation v;

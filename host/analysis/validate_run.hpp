@@ -10,8 +10,10 @@
 
 namespace rbmc {
 
+struct Scenario;  // host/scenario/scenario.hpp
+
 struct ValidateOptions {
-  std::string scenario;                        // TOML path
+  std::string scenario;                        // TOML path (or, with a parsed scenario, its name in the report)
   std::optional<std::uint64_t> samples, seed;  // override the scenario's
   BackendChoice candidate = BackendChoice::cuda;
   Precision precision = Precision::float64;    // the candidate's
@@ -30,6 +32,8 @@ struct Validation {
 
 // Throws NotBuiltWithCuda or CudaError before any work when the candidate is CUDA and there is none.
 Validation validate_scenario(const ValidateOptions& options);
+// The same for a scenario already parsed (the Python module's dicts).
+Validation validate_scenario(const Scenario& scenario, const ValidateOptions& options);
 void print_validation(const Validation& v, const ValidateOptions& options, std::FILE* out);
 
 }  // namespace rbmc

@@ -14,6 +14,7 @@
 
 #include "host/errors.hpp"
 #include "host/io/results_reader.hpp"
+#include "host/scenario/parse_scenario_table.hpp"
 #include "host/scenario/scenario.hpp"
 #include "host/scenario/output_schema.hpp"
 #include "rbmc/body/principal_axes.hpp"
@@ -1339,9 +1340,6 @@ void read_dispersions(const toml::table& table, const std::string& prefix, Scena
 }  // namespace
 
 Scenario parse_scenario(const std::string& text, const std::string& path) {
-  Scenario s;
-  s.path = path;
-  s.text = text;
   toml::table root;
   try {
     root = toml::parse(text, path);
@@ -1349,6 +1347,14 @@ Scenario parse_scenario(const std::string& text, const std::string& path) {
     const auto& b = e.source().begin;
     throw ScenarioError(path, b.line, b.column, "", "malformed TOML: " + std::string(e.description()));
   }
+  return parse_scenario_table(root, text, path, std::filesystem::path(path).stem().string());
+}
+
+Scenario parse_scenario_table(const toml::table& root, const std::string& text, const std::string& path,
+                              const std::string& default_name) {
+  Scenario s;
+  s.path = path;
+  s.text = text;
   TableReader top(root, "", s.path);
   const auto required_table = [&](std::string_view key, const char* what) -> const toml::table& {
     const toml::table* t = top.optional_table(key);
@@ -1356,7 +1362,7 @@ Scenario parse_scenario(const std::string& text, const std::string& path) {
     return *t;
   };
 
-  s.name = std::filesystem::path(path).stem().string();
+  s.name = default_name;
   if (const toml::table* t = top.optional_table("scenario")) {
     TableReader r(*t, "scenario", s.path);
     s.name = r.optional_string("name").value_or(s.name);
