@@ -18,6 +18,8 @@ packages=(
   libbenchmark-dev               # bench/
   python3-h5py python3-numpy python3-matplotlib   # tools/plot_results.py
   python3-xarray python3-h5netcdf python3-pandas  # the xarray test (tests/tools/xarray_test.py)
+  pybind11-dev python3-dev                        # import rbmc (python/; optional: detected by CMake)
+  python3-pytest python3-venv python3-pip python3-setuptools python3-wheel  # its tests, pip install .
 )
 
 # --bench: also the benchmarks' optional peers (MuJoCo; Boost.Odeint comes with libboost-dev).

@@ -612,7 +612,10 @@ void print_comparison_json(const Comparison& c, const CompareOptions& o, std::FI
   j.end_object();
   j.field("n_common", static_cast<unsigned long long>(c.n_common)).field("same_scenario", c.same_scenario);
   j.field("statistical", o.statistical);
-  j.key("tolerance").begin_object().field("rtol", c.tolerance.rtol).field("atol", c.tolerance.atol);
+  // The tolerance judged by (--rtol/--atol where given), and the one derived from the runs.
+  j.key("tolerance").begin_object().field("rtol", o.rtol.value_or(c.tolerance.rtol));
+  j.field("atol", o.atol.value_or(c.tolerance.atol)).field("given", o.rtol.has_value() || o.atol.has_value());
+  j.field("derived_rtol", c.tolerance.rtol).field("derived_atol", c.tolerance.atol);
   j.field("epsilon", c.tolerance.epsilon).field("steps", c.tolerance.steps).field("derivation", c.tolerance.derivation);
   j.end_object();
   j.key("margins").begin_object().field("margin_sd", o.margin).field("rank_margin", o.rank_margin).field("alpha", o.alpha);

@@ -132,5 +132,6 @@ def validate(scenario, *, samples=None, seed=None, backend="cuda", precision="do
 
 
 def build_info():
-    """This build: rbmc's version, whether it has CUDA, the HDF5 version."""
+    """This build: rbmc's ``version``, whether it has ``cuda``, whether a usable GPU is present
+    (``cuda_device``), and the ``hdf5`` library's version."""
     return dict(_rbmc.build())

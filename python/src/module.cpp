@@ -230,6 +230,7 @@ py::dict build() {
 #else
   d["cuda"] = false;
 #endif
+  d["cuda_device"] = cuda_device_available();  // a usable GPU is present (and CUDA is built)
   d["hdf5"] = std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(release);
   return d;
 }
@@ -254,7 +255,7 @@ void translate_errors(std::exception_ptr error) {
   } catch (const Hdf5Error& e) {
     raise_as("OutputError", py::make_tuple(e.what()));
   } catch (const Interrupted& e) {
-    raise_as("Interrupted", py::make_tuple(e.what()));
+    raise_as("Interrupted", py::make_tuple(std::string(e.what()) + " (from Python: the same rbmc.run call with resume=True)"));
   }
 }
 

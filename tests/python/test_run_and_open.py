@@ -1,0 +1,134 @@
+"""rbmc.run and rbmc.open: what the file holds, read as xarray, checked against h5py's reading and
+against statistics recomputed with NumPy from the kept trajectories."""
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+
+import h5py
+import numpy as np
+import pytest
+
+import rbmc
+from conftest import BOX_TOML, box_dict, run_quietly
+
+
+@pytest.fixture
+def box(tmp_path):
+    return run_quietly(box_dict(), output=tmp_path / "box.h5")
+
+
+def test_the_summary_counts_every_sample(box):
+    s = box.summary
+    assert (s["samples"], s["steps"], s["backend"], s["precision"]) == (64, 100, "cpu", "double")
+    assert sum(s["statuses"].values()) == 64 and s["statuses"] == {"ok": 64}
+    assert set(s["timings"]) >= {"sample", "integrate", "statistics", "write"}
+    assert box.complete and box.attrs["n_samples"] == 64 and box.timings.keys() == s["timings"].keys()
+
+
+def test_samples_are_one_dataset_equal_to_the_files_datasets(box):
+    ds = box.samples
+    assert dict(ds.sizes) == {"sample": 64, "xyz": 3, "wxyz": 4, "row": 3, "column": 3}
+    assert (ds["sample"].values == np.arange(64)).all()
+    assert ds["final.angular_velocity"].dims == ("sample", "xyz")
+    assert ds["final.angular_velocity"].attrs["units"] == "rad/s"
+    with h5py.File(box.path, "r") as f:
+        for name, path in [("final.angular_velocity", "samples/final/angular_velocity"),
+                           ("body.inertia", "samples/body/inertia"), ("params.body.mass", "samples/params/body.mass"),
+                           ("status", "samples/status")]:
+            np.testing.assert_array_equal(ds[name].values, f[path][()], err_msg=name)
+
+
+def test_statistics_equal_numpy_over_the_kept_trajectories(box):
+    # Every sample is kept, so each time's mean, sd (n - 1) and quantiles (type 7, numpy's default)
+    # follow from the trajectories: to rounding of 64 terms of size 3, far below 1e-12.
+    w = box.trajectories["angular_velocity"].values  # (sample, time, xyz)
+    stats = box.statistics["angular_velocity"]
+    assert w.shape == (64, 11, 3) and stats["mean"].dims == ("time", "xyz")
+    np.testing.assert_allclose(stats["mean"].values, w.mean(axis=0), rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(stats["sd"].values, w.std(axis=0, ddof=1), rtol=1e-10, atol=1e-14)
+    p = stats["quantile"].values
+    np.testing.assert_allclose(stats["quantiles"].values, np.moveaxis(np.quantile(w, p, axis=0), 0, 1), rtol=1e-12)
+    np.testing.assert_allclose(box.trajectories["time"].values, np.linspace(0, 1, 11), atol=1e-15)
+
+
+def test_a_data_frame_has_a_column_per_component(box):
+    frame = box.to_dataframe()
+    assert frame.shape[0] == 64 and frame.index.name == "sample"
+    np.testing.assert_array_equal(frame["final.angular_velocity.y"], box.samples["final.angular_velocity"][:, 1])
+    assert frame["body.inertia.yy"].iloc[0] == box.samples["body.inertia"].values[0, 1, 1]
+    assert list(frame["status"].cat.categories[:2]) == ["ok", "non_finite_state"] and (frame["status"] == "ok").all()
+    assert list(box.to_dataframe(["params.body.mass"]).columns) == ["params.body.mass"]
+
+
+def test_overrides_and_selections_reach_the_file(box_toml, tmp_path):
+    r = run_quietly(box_toml, output=tmp_path / "o.h5", samples=10, seed=3, only=[2, 5, 7])
+    assert r.attrs["seed"] == 3 and r.attrs["n_samples_in_run"] == 10
+    assert list(r.samples["sample"].values) == [2, 5, 7]
+    parts = [run_quietly(box_toml, output=tmp_path / f"s{i}.h5", samples=10, shard=(i, 2)) for i in range(2)]
+    assert [list(p.samples["sample"].values) for p in parts] == [list(range(5)), list(range(5, 10))]
+
+
+def test_an_existing_file_is_kept_without_overwrite(box, tmp_path):
+    before = os.path.getmtime(box.path), os.path.getsize(box.path)
+    with pytest.raises(rbmc.UsageError, match="overwrite"):
+        run_quietly(box_dict(), output=box.path)
+    assert (os.path.getmtime(box.path), os.path.getsize(box.path)) == before
+    run_quietly(box_dict(), output=box.path, overwrite=True, samples=8)
+    assert rbmc.open(box.path).attrs["n_samples"] == 8
+
+
+def test_the_default_output_is_named_after_the_scenario(tmp_path):
+    r = run_quietly(box_dict(), samples=4)
+    assert os.path.abspath(r.path) == str(tmp_path / "py_box.h5")
+
+
+def test_an_unwritable_or_missing_file_is_a_clear_error(tmp_path):
+    with pytest.raises(rbmc.UsageError, match="lock file"):
+        run_quietly(box_dict(), output=tmp_path / "no" / "such" / "dir" / "x.h5", samples=4)
+    with pytest.raises(FileNotFoundError):
+        rbmc.open(tmp_path / "missing.h5")
+
+
+CHILD = """
+import os, signal, sys, time, rbmc
+try:
+    rbmc.run(sys.argv[1], output=sys.argv[2], samples=200000, backend="cpu", threads=1, batch_size=2000,
+             progress=False)
+except rbmc.Interrupted as e:
+    assert isinstance(e, KeyboardInterrupt)
+    try:  # Python's own Ctrl-C handling is back
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(2)
+        print("SIGINT is no longer Python's", flush=True)
+    except KeyboardInterrupt:
+        print("interrupted:", e, flush=True)
+        sys.exit(130)
+print("finished", flush=True)
+"""
+
+
+def test_ctrl_c_keeps_the_finished_batches_and_resume_completes_the_run(tmp_path):
+    toml = tmp_path / "long.toml"
+    toml.write_text(BOX_TOML.replace('trajectories = { every = 1 }', 'trajectories = { every = 1000 }'))
+    out = tmp_path / "long.h5"
+    child = subprocess.Popen([sys.executable, "-c", textwrap.dedent(CHILD), str(toml), str(out)],
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=os.environ)
+    # SIGINT once the run has finished a batch or more (its journal has records).
+    journal = str(out) + ".journal"
+    for _ in range(200):
+        if os.path.exists(journal) and os.path.getsize(journal) > 4096:
+            break
+        child.wait(timeout=0.05) if child.poll() is not None else __import__("time").sleep(0.05)
+    child.send_signal(signal.SIGINT)
+    output, _ = child.communicate(timeout=60)
+    if output.splitlines()[-1:] == ["finished"]:
+        pytest.skip("the run finished before the interrupt: " + output)
+    assert child.returncode == 130, output
+    assert "resume=True" in output and not out.exists()
+    resumed = run_quietly(toml, output=out, samples=200000, threads=1, batch_size=2000, resume=True)
+    whole = run_quietly(toml, output=tmp_path / "whole.h5", samples=200000, threads=1, batch_size=2000)
+    with h5py.File(resumed.path, "r") as a, h5py.File(whole.path, "r") as b:
+        for name in ["samples/final/angular_velocity", "samples/body/mass", "samples/status"]:
+            np.testing.assert_array_equal(a[name][()], b[name][()], err_msg=name)

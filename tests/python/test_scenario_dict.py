@@ -1,0 +1,78 @@
+"""A scenario given as a dict: the same samples as its TOML file, and the parser's errors with the
+dict's key path in place of the file and line."""
+import h5py
+import numpy as np
+import pytest
+
+import rbmc
+from conftest import box_dict, run_quietly
+
+
+def sample_datasets(path):
+    out = {}
+    with h5py.File(path, "r") as f:
+        f["samples"].visititems(lambda name, obj: out.__setitem__(name, obj[()])
+                                if isinstance(obj, h5py.Dataset) else None)
+    return out
+
+
+def test_a_dict_runs_the_samples_its_toml_file_runs(box_toml, tmp_path):
+    from_file = run_quietly(box_toml, output=tmp_path / "file.h5")
+    from_dict = run_quietly(box_dict(), output=tmp_path / "dict.h5")
+    a, b = sample_datasets(from_file.path), sample_datasets(from_dict.path)
+    assert sorted(a) == sorted(b) and "params/body.mass" in a
+    for name in a:
+        np.testing.assert_array_equal(a[name], b[name], err_msg=name)  # bit for bit
+    # The dict's TOML text is what the file keeps, and it reads back as the same scenario.
+    assert "[run]" in from_dict.scenario and "samples = 64" in from_dict.scenario
+    assert rbmc.check(box_dict())["text"] == from_dict.scenario
+
+
+def test_check_reports_what_a_run_would_do(box_toml):
+    c = rbmc.check(box_dict())
+    assert (c["name"], c["samples"], c["seed"], c["integrator"], c["steps"]) == ("py_box", 64, 7, "rk4", 100)
+    assert sorted(c["dispersed"]) == ["body.mass", "initial.angular_velocity"]
+    assert rbmc.check(box_toml)["dispersed"] == c["dispersed"]
+    # Without [scenario] name, a dict is called "scenario" (a file: its stem).
+    d = box_dict()
+    del d["scenario"]
+    assert rbmc.check(d)["name"] == "scenario"
+
+
+@pytest.mark.parametrize("edit, key_path, words", [
+    (lambda d: d["body"].update(mass=-1.0), "body.mass", "positive"),
+    (lambda d: d["run"].update(sample=10), "run.sample", "unknown key"),
+    (lambda d: d["run"].update(samples=2.5), "run.samples", "integer"),
+    (lambda d: d["initial"].update(angular_velocity=[1.0, 2.0]), "initial.angular_velocity", "3"),
+    (lambda d: d.update(loads=[{"type": "point_force", "force": [1, 0, 0], "point": [0, 0, 0]}]), "loads[0].frame",
+     "required"),
+    (lambda d: d["body"].update(mass=None), "body.mass", "None"),
+    (lambda d: d["body"].update(mass={1, 2}), "body.mass", "set"),
+    (lambda d: d["run"].update({3: 4}), "run", "keys are str"),
+    (lambda d: d["run"].update(samples=2**70), "run.samples", "64 bits"),
+])
+def test_dict_errors_name_the_key_path(edit, key_path, words):
+    d = box_dict()
+    edit(d)
+    with pytest.raises(rbmc.ScenarioError) as e:
+        rbmc.check(d)
+    assert (e.value.file, e.value.line, e.value.key_path) == ("scenario dict", 0, key_path)
+    assert str(e.value).startswith(f"scenario dict: key '{key_path}': ")
+    assert words in str(e.value)
+    with pytest.raises(rbmc.ScenarioError):  # the same error from run, before any file is made
+        run_quietly(d, output="never.h5")
+
+
+def test_file_errors_name_the_file_line_and_key(tmp_path):
+    path = tmp_path / "bad.toml"
+    path.write_text("[run]\nsamples = 10\nduration = 1.0\nstep = 0.1\n[body]\nmass = 1.0\n"
+                    "inertia = [[1, 0, 0], [0, 1, 0], [0, 0, 1]]\ncolour = 'red'\n")
+    with pytest.raises(rbmc.ScenarioError) as e:
+        rbmc.check(path)
+    assert (e.value.file, e.value.line, e.value.key_path) == (str(path), 8, "body.colour")
+    assert isinstance(e.value, ValueError) and isinstance(e.value, rbmc.Error)
+
+
+def test_a_scenario_of_another_type_is_a_type_error():
+    with pytest.raises(TypeError, match="path .* or a dict"):
+        rbmc.check(42)
