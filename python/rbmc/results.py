@@ -13,10 +13,6 @@ import xarray as xr
 
 from . import _rbmc
 
-# Coordinates the groups share; every other variable is data.
-_COORDINATES = ("sample", "time", "xyz", "wxyz", "row", "column", "quantile")
-
-
 def _decoded(value):
     if isinstance(value, bytes):
         return value.decode()
@@ -92,7 +88,9 @@ class Results:
 
     @staticmethod
     def _prefixed(ds, prefix):
-        data = [v for v in ds.data_vars if v not in _COORDINATES]
+        # Only data variables are renamed: the coordinates (sample, xyz, ...) are shared. A
+        # per-sample `time` (final.time, an event's time) is data over `sample`.
+        data = list(ds.data_vars)
         return ds[data].rename({v: prefix + v for v in data})
 
     # ---- convenience ----
