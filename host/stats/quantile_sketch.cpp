@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <stdexcept>
 #include <utility>
 
@@ -12,7 +13,68 @@ namespace rbmc {
 namespace {
 constexpr double kCapacityDecay = 2.0 / 3.0;  // KLL's c
 constexpr std::size_t kMinCapacity = 64;
+
+// A double's bits as an unsigned key in the same order: negative values with every bit flipped,
+// the others with the sign bit set. (Finite values only; -0 sorts before +0.)
+std::uint64_t ordered_key(double x) {
+  std::uint64_t u;
+  std::memcpy(&u, &x, sizeof u);
+  return u ^ ((u >> 63) != 0 ? ~std::uint64_t(0) : std::uint64_t(1) << 63);
 }
+
+double from_ordered_key(std::uint64_t key) {
+  const std::uint64_t u = key ^ ((key >> 63) != 0 ? std::uint64_t(1) << 63 : ~std::uint64_t(0));
+  double x;
+  std::memcpy(&x, &u, sizeof x);
+  return x;
+}
+
+// Sorts finite doubles ascending by their ordered keys: one counting pass over buckets of equal
+// width between the least and the greatest key (about 2n of them, so that most hold a value or
+// none), then insertion sort within each bucket (a comparison sort for a rare crowded one). Keys
+// are contiguous integers across exponents, so the buckets follow the values' own spread. The
+// lowest level sorts every value once: this costs a few operations a value, without the
+// mispredicted branches of a comparison sort on random data.
+void bucket_sort(std::vector<double>& values, std::vector<std::uint64_t>& keys, std::vector<std::uint64_t>& sorted,
+                 std::vector<std::uint32_t>& starts) {
+  const std::size_t n = values.size();
+  keys.resize(n);
+  sorted.resize(n);
+  std::uint64_t least = ~std::uint64_t(0), greatest = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint64_t key = keys[i] = ordered_key(values[i]);
+    least = std::min(least, key);
+    greatest = std::max(greatest, key);
+  }
+  const std::uint64_t range = greatest - least;
+  if (range == 0) return;  // all equal
+  int bits = 1;  // 2^bits ≥ 2n buckets, at most 2^13
+  while ((std::size_t(1) << bits) < 2 * n && bits < 13) ++bits;
+  const int width = 64 - __builtin_clzll(range);  // range < 2^width
+  const int shift = std::max(0, width - bits);
+  starts.assign(std::size_t(range >> shift) + 2, 0);
+  for (std::size_t i = 0; i < n; ++i) ++starts[((keys[i] - least) >> shift) + 1];
+  for (std::size_t b = 1; b < starts.size(); ++b) starts[b] += starts[b - 1];
+  for (std::size_t i = 0; i < n; ++i) sorted[starts[(keys[i] - least) >> shift]++] = keys[i];
+  // starts[b] is now the end of bucket b; sort each bucket in place.
+  std::size_t begin = 0;
+  for (std::size_t b = 0; b + 1 < starts.size(); ++b) {
+    const std::size_t end = starts[b];
+    if (end - begin > 32) {
+      std::sort(sorted.begin() + std::ptrdiff_t(begin), sorted.begin() + std::ptrdiff_t(end));
+    } else {
+      for (std::size_t i = begin + 1; i < end; ++i) {
+        const std::uint64_t key = sorted[i];
+        std::size_t j = i;
+        for (; j > begin && sorted[j - 1] > key; --j) sorted[j] = sorted[j - 1];
+        sorted[j] = key;
+      }
+    }
+    begin = end;
+  }
+  for (std::size_t i = 0; i < n; ++i) values[i] = from_ordered_key(sorted[i]);
+}
+}  // namespace
 
 QuantileSketch::QuantileSketch(int k, std::uint64_t seed) : k_(std::max(k, 8)), seed_(seed) { add_level(); }
 
@@ -48,6 +110,19 @@ void QuantileSketch::add(double value) {
   if (levels_[0].size() >= capacity(0)) compress();
 }
 
+void QuantileSketch::add(const double* values, std::size_t n) {
+  // Fill the lowest level to its capacity, then compress, as value-by-value adding would. (Its
+  // capacity changes when a level is added, and compress() may move the level: look both up again.)
+  for (std::size_t i = 0; i < n;) {
+    std::vector<double>& lowest = levels_[0];
+    const std::size_t full = capacity(0), before = lowest.size();
+    for (; i < n && lowest.size() < full; ++i)
+      if (std::isfinite(values[i])) lowest.push_back(values[i]);
+    count_ += lowest.size() - before;
+    if (lowest.size() >= full) compress();
+  }
+}
+
 void QuantileSketch::compact(int level) {
   if (level + 1 == int(levels_.size())) {
     if (int(levels_.size()) == kMaxLevels) throw std::runtime_error("quantile sketch: more levels than kMaxLevels");
@@ -56,7 +131,12 @@ void QuantileSketch::compact(int level) {
   // Levels above the lowest are kept sorted (each receives sorted halves, merged in), so only the
   // lowest, where values arrive, is sorted here: the same order, without sorting again.
   std::vector<double>& from = levels_[std::size_t(level)];
-  if (level == 0) std::sort(from.begin(), from.end());
+  // Scratch shared by the sketches a thread feeds (RunStatistics gives each thread whole columns),
+  // so that it adds nothing to each sketch's memory budget.
+  thread_local std::vector<std::uint64_t> keys, sorted_keys;
+  thread_local std::vector<std::uint32_t> bucket_starts;
+  thread_local std::vector<double> merged;
+  if (level == 0) bucket_sort(from, keys, sorted_keys, bucket_starts);
   // An odd value out stays (the largest, unweighted by the coin): no rank moves for it.
   const bool odd = from.size() % 2 == 1;
   const double left_over = odd ? from.back() : 0.0;
@@ -66,9 +146,22 @@ void QuantileSketch::compact(int level) {
   const PhiloxStream coins(seed_, (n >> 32) * kMaxLevels + std::uint64_t(level), stream_id("statistics.quantile_sketch"));
   const std::size_t offset = coins.uniform(std::uint32_t(n)) <= 0.5 ? 0 : 1;
   std::vector<double>& to = levels_[std::size_t(level) + 1];
-  const std::size_t before = to.size();
-  for (std::size_t i = offset; i < from.size(); i += 2) to.push_back(from[i]);
-  std::inplace_merge(to.begin(), to.begin() + std::ptrdiff_t(before), to.end());
+  // The kept half merged into the sorted level above (stable: the level's own values first among
+  // equals, as std::inplace_merge), in the scratch and copied back: the level keeps its own
+  // storage, sized by its own values, not by the largest merge the thread has done.
+  merged.resize(to.size() + (from.size() - offset + 1) / 2);
+  // Branch-free (conditional moves): on random data a branch per value is mispredicted half the time.
+  std::size_t a = 0, b = offset, out = 0;
+  while (a < to.size() && b < from.size()) {
+    const double x = from[b], y = to[a];
+    const bool take_from = x < y;
+    merged[out++] = take_from ? x : y;
+    b += take_from ? 2 : 0;
+    a += take_from ? 0 : 1;
+  }
+  while (a < to.size()) merged[out++] = to[a++];
+  for (; b < from.size(); b += 2) merged[out++] = from[b];
+  to.assign(merged.begin(), merged.begin() + std::ptrdiff_t(out));
   from.clear();
   if (odd) from.push_back(left_over);
   ++compactions_[std::size_t(level)];

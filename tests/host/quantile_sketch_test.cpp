@@ -108,6 +108,44 @@ TEST(QuantileSketch, SaveAndRestoreAreExact) {
   EXPECT_THROW(b.restore(s), std::runtime_error);
 }
 
+// Values a batch at a time (RunStatistics's way) make the same sketch as one by one, non-finite
+// ones skipped. The values span both signs, zeros of both signs, subnormals and 1e300, so that the
+// lowest level's radix sort meets every kind of key; the levels above stay sorted.
+TEST(QuantileSketch, ABatchIsTheSameSketchAsItsValuesOneByOne) {
+  std::vector<double> v = draws(0, 60000, 11);
+  for (std::size_t i = 0; i < v.size(); i += 7) v[i] *= 1e300;
+  for (std::size_t i = 3; i < v.size(); i += 11) v[i] *= 1e-310;  // subnormal
+  for (std::size_t i = 5; i < v.size(); i += 13) v[i] = i % 2 == 0 ? 0.0 : -0.0;
+  for (std::size_t i = 9; i < v.size(); i += 97) v[i] = i % 3 == 0 ? NAN : i % 3 == 1 ? INFINITY : -INFINITY;
+  QuantileSketch each(200, 3), batches(200, 3);
+  for (double x : v)
+    if (std::isfinite(x)) each.add(x);
+  std::mt19937_64 rng(1);
+  for (std::size_t at = 0; at < v.size();) {
+    const std::size_t n = std::min<std::size_t>(v.size() - at, rng() % 3000);
+    batches.add(v.data() + at, n);
+    at += n;
+  }
+  const QuantileSketch::State a = each.save(), b = batches.save();
+  EXPECT_EQ(a.level_sizes, b.level_sizes);
+  EXPECT_EQ(a.compactions, b.compactions);
+  ASSERT_EQ(a.values.size(), b.values.size());
+  for (std::size_t i = 0; i < a.values.size(); ++i) ASSERT_EQ(a.values[i], b.values[i]) << i;
+  EXPECT_EQ(each.count(), batches.count());
+  std::size_t at = a.level_sizes[0];
+  for (std::size_t h = 1; h < a.level_sizes.size(); ++h) {
+    const auto begin = a.values.begin() + std::ptrdiff_t(at);
+    EXPECT_TRUE(std::is_sorted(begin, begin + std::ptrdiff_t(a.level_sizes[h]))) << "level " << h;
+    at += a.level_sizes[h];
+  }
+  std::vector<double> sorted;
+  for (double x : v)
+    if (std::isfinite(x)) sorted.push_back(x);
+  std::sort(sorted.begin(), sorted.end());
+  const std::vector<double> q = batches.quantiles(kP);
+  for (std::size_t j = 0; j < kP.size(); ++j) EXPECT_LE(rank_error(sorted, q[j], kP[j]), batches.rank_error_95());
+}
+
 // Few values: no compaction, the estimates are order statistics and the bound is 0.
 TEST(QuantileSketch, FewValuesAreKeptExactly) {
   QuantileSketch s;
