@@ -29,22 +29,16 @@ double from_ordered_key(std::uint64_t key) {
   return x;
 }
 
-// Sorts finite doubles ascending by their ordered keys: one counting pass over buckets of equal
-// width between the least and the greatest key (about 2n of them, so that most hold a value or
-// none), then insertion sort within each bucket (a comparison sort for a rare crowded one). Keys
-// are contiguous integers across exponents, so the buckets follow the values' own spread. The
-// lowest level sorts every value once: this costs a few operations a value, without the
-// mispredicted branches of a comparison sort on random data.
-void bucket_sort(std::vector<double>& values, std::vector<std::uint64_t>& keys, std::vector<std::uint64_t>& sorted,
-                 std::vector<std::uint32_t>& starts) {
-  const std::size_t n = values.size();
-  keys.resize(n);
-  sorted.resize(n);
+// Sorts keys[0, n) ascending: one counting pass over buckets of equal width between the least
+// and the greatest key (about 2n of them, so that most hold a key or none), insertion sort within
+// small buckets, and the same again within a crowded one (a few values far from the rest crowd
+// the others into few buckets), down to a comparison sort after a few rounds. `out` has room for
+// n keys; `depth` counts the rounds.
+void bucket_sort_keys(std::uint64_t* keys, std::uint64_t* out, std::size_t n, int depth) {
   std::uint64_t least = ~std::uint64_t(0), greatest = 0;
   for (std::size_t i = 0; i < n; ++i) {
-    const std::uint64_t key = keys[i] = ordered_key(values[i]);
-    least = std::min(least, key);
-    greatest = std::max(greatest, key);
+    least = std::min(least, keys[i]);
+    greatest = std::max(greatest, keys[i]);
   }
   const std::uint64_t range = greatest - least;
   if (range == 0) return;  // all equal
@@ -52,27 +46,41 @@ void bucket_sort(std::vector<double>& values, std::vector<std::uint64_t>& keys, 
   while ((std::size_t(1) << bits) < 2 * n && bits < 13) ++bits;
   const int width = 64 - __builtin_clzll(range);  // range < 2^width
   const int shift = std::max(0, width - bits);
-  starts.assign(std::size_t(range >> shift) + 2, 0);
-  for (std::size_t i = 0; i < n; ++i) ++starts[((keys[i] - least) >> shift) + 1];
-  for (std::size_t b = 1; b < starts.size(); ++b) starts[b] += starts[b - 1];
-  for (std::size_t i = 0; i < n; ++i) sorted[starts[(keys[i] - least) >> shift]++] = keys[i];
-  // starts[b] is now the end of bucket b; sort each bucket in place.
+  std::vector<std::uint32_t> ends(std::size_t(range >> shift) + 2, 0);
+  for (std::size_t i = 0; i < n; ++i) ++ends[((keys[i] - least) >> shift) + 1];
+  for (std::size_t b = 1; b < ends.size(); ++b) ends[b] += ends[b - 1];
+  for (std::size_t i = 0; i < n; ++i) out[ends[(keys[i] - least) >> shift]++] = keys[i];
+  std::copy(out, out + n, keys);
+  // ends[b] is now the end of bucket b.
   std::size_t begin = 0;
-  for (std::size_t b = 0; b + 1 < starts.size(); ++b) {
-    const std::size_t end = starts[b];
-    if (end - begin > 32) {
-      std::sort(sorted.begin() + std::ptrdiff_t(begin), sorted.begin() + std::ptrdiff_t(end));
+  for (std::size_t b = 0; b + 1 < ends.size(); ++b) {
+    const std::size_t end = ends[b], size = end - begin;
+    if (size > 32) {
+      if (depth < 3) bucket_sort_keys(keys + begin, out + begin, size, depth + 1);
+      else std::sort(keys + begin, keys + end);
     } else {
       for (std::size_t i = begin + 1; i < end; ++i) {
-        const std::uint64_t key = sorted[i];
+        const std::uint64_t key = keys[i];
         std::size_t j = i;
-        for (; j > begin && sorted[j - 1] > key; --j) sorted[j] = sorted[j - 1];
-        sorted[j] = key;
+        for (; j > begin && keys[j - 1] > key; --j) keys[j] = keys[j - 1];
+        keys[j] = key;
       }
     }
     begin = end;
   }
-  for (std::size_t i = 0; i < n; ++i) values[i] = from_ordered_key(sorted[i]);
+}
+
+// Sorts finite doubles ascending through their ordered keys (integers contiguous across
+// exponents, so buckets of equal key width follow the values' own spread). The lowest level sorts
+// every value once: this costs a few operations a value, without the mispredicted branches of a
+// comparison sort on random data.
+void sort_finite(std::vector<double>& values, std::vector<std::uint64_t>& keys, std::vector<std::uint64_t>& scratch) {
+  const std::size_t n = values.size();
+  keys.resize(n);
+  scratch.resize(n);
+  for (std::size_t i = 0; i < n; ++i) keys[i] = ordered_key(values[i]);
+  bucket_sort_keys(keys.data(), scratch.data(), n, 0);
+  for (std::size_t i = 0; i < n; ++i) values[i] = from_ordered_key(keys[i]);
 }
 }  // namespace
 
@@ -133,10 +141,9 @@ void QuantileSketch::compact(int level) {
   std::vector<double>& from = levels_[std::size_t(level)];
   // Scratch shared by the sketches a thread feeds (RunStatistics gives each thread whole columns),
   // so that it adds nothing to each sketch's memory budget.
-  thread_local std::vector<std::uint64_t> keys, sorted_keys;
-  thread_local std::vector<std::uint32_t> bucket_starts;
+  thread_local std::vector<std::uint64_t> keys, scratch;
   thread_local std::vector<double> merged;
-  if (level == 0) bucket_sort(from, keys, sorted_keys, bucket_starts);
+  if (level == 0) sort_finite(from, keys, scratch);
   // An odd value out stays (the largest, unweighted by the coin): no rank moves for it.
   const bool odd = from.size() % 2 == 1;
   const double left_over = odd ? from.back() : 0.0;
@@ -192,11 +199,22 @@ void QuantileSketch::merge(const QuantileSketch& other) {
 }
 
 std::vector<double> QuantileSketch::quantiles(const std::vector<double>& p) const {
-  std::vector<std::pair<double, double>> weighted;  // (value, weight)
+  // Every retained value with its weight, by value: the levels above the lowest are sorted, so
+  // the lowest is sorted and the levels merged in one by one.
+  const auto by_value = [](const std::pair<double, double>& a, const std::pair<double, double>& b) {
+    return a.first < b.first;
+  };
+  std::vector<std::pair<double, double>> weighted, level, merged;  // (value, weight)
   weighted.reserve(retained());
-  for (std::size_t h = 0; h < levels_.size(); ++h)
-    for (double v : levels_[h]) weighted.emplace_back(v, std::ldexp(1.0, int(h)));
-  std::sort(weighted.begin(), weighted.end());
+  for (double v : levels_[0]) weighted.emplace_back(v, 1.0);
+  std::sort(weighted.begin(), weighted.end(), by_value);
+  for (std::size_t h = 1; h < levels_.size(); ++h) {
+    level.clear();
+    for (double v : levels_[h]) level.emplace_back(v, std::ldexp(1.0, int(h)));
+    merged.resize(weighted.size() + level.size());
+    std::merge(weighted.begin(), weighted.end(), level.begin(), level.end(), merged.begin(), by_value);
+    weighted.swap(merged);
+  }
   std::vector<double> q(p.size(), NAN);
   if (weighted.empty()) return q;
   for (std::size_t j = 0; j < p.size(); ++j) {
