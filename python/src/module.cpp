@@ -129,7 +129,6 @@ py::dict run(const py::handle& scenario_given, std::optional<std::string> output
   o.journal = journal;
   o.progress = progress;
   o.output = output.value_or(scenario.name + ".h5");
-  if (samples && *samples == 0) throw UsageError("samples: give at least 1");
   if (!only.is_none()) o.only = sample_selection(only, samples.value_or(scenario.run.n_samples));
   if (shard) std::tie(o.shard_index, o.shard_count) = parse_shard(*shard);
   SigintStopsTheRun sigint;

@@ -84,6 +84,16 @@ def test_an_existing_file_is_kept_without_overwrite(box, tmp_path):
     assert rbmc.open(box.path).attrs["n_samples"] == 8
 
 
+def test_bad_arguments_are_usage_errors(tmp_path):
+    for kwargs, words in [({"samples": 0}, "positive"), ({"only": "3-x"}, "only"), ({"shard": "2/2"}, "shard"),
+                          ({"backend": "gpu"}, "backend"), ({"precision": "half"}, "precision")]:
+        with pytest.raises(rbmc.UsageError, match=words):
+            run_quietly(box_dict(), output=tmp_path / "u.h5", **kwargs)
+    with pytest.raises(rbmc.UsageError, match="positive"):
+        rbmc.validate(box_dict(), samples=0, backend="cpu", precision="float")
+    assert not (tmp_path / "u.h5").exists()
+
+
 def test_the_default_output_is_named_after_the_scenario(tmp_path):
     r = run_quietly(box_dict(), samples=4)
     assert os.path.abspath(r.path) == str(tmp_path / "py_box.h5")
