@@ -76,3 +76,13 @@ def test_file_errors_name_the_file_line_and_key(tmp_path):
 def test_a_scenario_of_another_type_is_a_type_error():
     with pytest.raises(TypeError, match="path .* or a dict"):
         rbmc.check(42)
+
+
+def test_the_stored_text_holds_every_value_exactly():
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11
+    d = box_dict()
+    d["run"].update(duration=0.1 + 0.2, step=1 / 300)
+    d["body"]["mass"] = 2 / 3
+    back = tomllib.loads(rbmc.check(d)["text"])
+    assert (back["run"]["duration"], back["run"]["step"], back["body"]["mass"]) == (0.1 + 0.2, 1 / 300, 2 / 3)
+    assert back["initial"]["angular_velocity"] == [0.1, 3.0, 0.1]
