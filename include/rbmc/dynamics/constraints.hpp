@@ -53,7 +53,7 @@ RBMC_HD inline Scalar default_stabilization(Scalar duration, Scalar step) {
 // The reaction as a wrench. Pivot: λ is the force (world) the joint applies at the body point.
 // Planar: λ₀ is a force along world z at the body origin, (λ₁, λ₂) a couple about body x and y.
 template <class Scalar>
-RBMC_HD inline Wrench<Scalar> reaction_wrench(const Constraint<Scalar>& c, const FreeBodyModel<Scalar>& model,
+RBMC_HD_INLINE Wrench<Scalar> reaction_wrench(const Constraint<Scalar>& c, const FreeBodyModel<Scalar>& model,
                                               const RigidBodyState<Scalar>& x, const Vec3<Scalar>& lambda) {
   if (c.kind == ConstraintKind::pivot) return point_force_wrench(x.q_wb, model.com_b, c.point_b, lambda, LoadFrame::world);
   Wrench<Scalar> w = point_force_wrench<Scalar>(x.q_wb, model.com_b, Vec3<Scalar>::Zero(), Vec3<Scalar>(0, 0, lambda(0)),
@@ -65,7 +65,7 @@ RBMC_HD inline Wrench<Scalar> reaction_wrench(const Constraint<Scalar>& c, const
 // The constrained quantities' second derivatives, from the state and its rate.
 // Pivot: a_P = a_O + R (ω̇ × p + ω × (ω × p)) (000 eq. 1.9). Planar: (a_O,z, ω̇_x, ω̇_y).
 template <class Scalar>
-RBMC_HD inline Vec3<Scalar> constraint_acceleration(const Constraint<Scalar>& c, const RigidBodyState<Scalar>& x,
+RBMC_HD_INLINE Vec3<Scalar> constraint_acceleration(const Constraint<Scalar>& c, const RigidBodyState<Scalar>& x,
                                                     const RigidBodyStateRate<Scalar>& xd) {
   if (c.kind == ConstraintKind::pivot) {
     const Vec3<Scalar>& p = c.point_b;
@@ -77,7 +77,7 @@ RBMC_HD inline Vec3<Scalar> constraint_acceleration(const Constraint<Scalar>& c,
 // How the constrained quantities' second derivatives change with the rate change dxd at fixed
 // position and velocity: constraint_acceleration's linear part (the ω × (ω × p) term is fixed).
 template <class Scalar>
-RBMC_HD inline Vec3<Scalar> constraint_acceleration_change(const Constraint<Scalar>& c, const RigidBodyState<Scalar>& x,
+RBMC_HD_INLINE Vec3<Scalar> constraint_acceleration_change(const Constraint<Scalar>& c, const RigidBodyState<Scalar>& x,
                                                            const RigidBodyStateRate<Scalar>& dxd) {
   if (c.kind == ConstraintKind::pivot) return dxd.v_dot_w + rotate(x.q_wb, Vec3<Scalar>(dxd.omega_dot_b.cross(c.point_b)));
   return Vec3<Scalar>(dxd.v_dot_w.z(), dxd.omega_dot_b.x(), dxd.omega_dot_b.y());
@@ -86,7 +86,7 @@ RBMC_HD inline Vec3<Scalar> constraint_acceleration_change(const Constraint<Scal
 // Position- and velocity-level errors (c, ċ). Planar: e = Rᵀ e_z is world z in body components;
 // the tilt errors are (e_y, −e_x), whose rates are (ω_x, ω_y) to first order.
 template <class Scalar>
-RBMC_HD inline void constraint_errors(const Constraint<Scalar>& c, const RigidBodyState<Scalar>& x,
+RBMC_HD_INLINE void constraint_errors(const Constraint<Scalar>& c, const RigidBodyState<Scalar>& x,
                                       Vec3<Scalar>& position, Vec3<Scalar>& velocity) {
   if (c.kind == ConstraintKind::pivot) {
     position = x.p_w + rotate(x.q_wb, c.point_b) - c.anchor_w;

@@ -46,7 +46,7 @@ RBMC_HD inline Scalar uniform_gravity_potential(Scalar mass, const NonDeduced<Ve
 // A force at the body point point_b (relative to the body origin, body components), given in
 // `frame`: moment (r_P − r_C) × F about the centre of mass (000 eqs 1.28–1.30).
 template <class Scalar>
-RBMC_HD inline Wrench<Scalar> point_force_wrench(const Quaternion<Scalar>& q_wb, const Vec3<Scalar>& com_b,
+RBMC_HD_INLINE Wrench<Scalar> point_force_wrench(const Quaternion<Scalar>& q_wb, const Vec3<Scalar>& com_b,
                                                  const Vec3<Scalar>& point_b, const Vec3<Scalar>& force,
                                                  LoadFrame frame) {
   const Vec3<Scalar> f_b = frame == LoadFrame::body ? force : rotate_inverse(q_wb, force);
@@ -56,7 +56,7 @@ RBMC_HD inline Wrench<Scalar> point_force_wrench(const Quaternion<Scalar>& q_wb,
 
 // A pure torque (a couple): the same moment about every point.
 template <class Scalar>
-RBMC_HD inline Wrench<Scalar> pure_torque_wrench(const Quaternion<Scalar>& q_wb, const Vec3<Scalar>& torque,
+RBMC_HD_INLINE Wrench<Scalar> pure_torque_wrench(const Quaternion<Scalar>& q_wb, const Vec3<Scalar>& torque,
                                                  LoadFrame frame) {
   return {Vec3<Scalar>::Zero(), frame == LoadFrame::body ? torque : rotate_inverse(q_wb, torque)};
 }
@@ -64,7 +64,7 @@ RBMC_HD inline Wrench<Scalar> pure_torque_wrench(const Quaternion<Scalar>& q_wb,
 // Damping: translational F = −(c₁ + c₂ |v_C|) v_C at the centre of mass and rotational
 // τ = −(k₁ + k₂ |ω|) ω: linear (viscous) and quadratic (drag-like) terms.
 template <class Scalar>
-RBMC_HD inline Wrench<Scalar> damping_wrench(const Vec3<Scalar>& v_c_w, const Vec3<Scalar>& omega_b, Scalar linear,
+RBMC_HD_INLINE Wrench<Scalar> damping_wrench(const Vec3<Scalar>& v_c_w, const Vec3<Scalar>& omega_b, Scalar linear,
                                              Scalar quadratic, Scalar angular_linear, Scalar angular_quadratic) {
   return {-(linear + quadratic * v_c_w.norm()) * v_c_w, -(angular_linear + angular_quadratic * omega_b.norm()) * omega_b};
 }
@@ -73,7 +73,7 @@ RBMC_HD inline Wrench<Scalar> damping_wrench(const Vec3<Scalar>& v_c_w, const Ve
 // L₀, damping c along the line. With d = A − r_P, L = |d|, u = d / L and L̇ = −u · ṙ_P, the force on
 // the body is (k (L − L₀) + c L̇) u at P. Undefined at L = 0 (no direction): no force there.
 template <class Scalar>
-RBMC_HD inline Wrench<Scalar> spring_damper_wrench(const Quaternion<Scalar>& q_wb, const Vec3<Scalar>& com_b,
+RBMC_HD_INLINE Wrench<Scalar> spring_damper_wrench(const Quaternion<Scalar>& q_wb, const Vec3<Scalar>& com_b,
                                                    const Vec3<Scalar>& point_b, const Vec3<Scalar>& point_w,
                                                    const Vec3<Scalar>& point_velocity_w, const Vec3<Scalar>& anchor_w,
                                                    Scalar stiffness, Scalar rest_length, Scalar damping) {
@@ -102,7 +102,7 @@ RBMC_HD inline Scalar spring_potential(const Vec3<Scalar>& point_w, const Vec3<S
 //   torque     3 μ / |R|⁵ · R_b × (I_C R_b), the gravity-gradient torque (zero when R_b lies
 //              along a principal axis).
 template <class Scalar>
-RBMC_HD inline Wrench<Scalar> central_gravity_wrench(const Quaternion<Scalar>& q_wb, const Mat3<Scalar>& inertia_c_b,
+RBMC_HD_INLINE Wrench<Scalar> central_gravity_wrench(const Quaternion<Scalar>& q_wb, const Mat3<Scalar>& inertia_c_b,
                                                      Scalar mass, const Vec3<Scalar>& com_w,
                                                      const Vec3<Scalar>& center_w, Scalar mu) {
   const Vec3<Scalar> r_w = com_w - center_w;
