@@ -27,12 +27,19 @@ std::string last_error_message() {
 }
 
 void initialize() {
-  static const bool done = [] {
+  static const bool library = [] {
     (void)H5dont_atexit();  // fails harmlessly if the library is already initialised
+    return true;
+  }();
+  // A thread-safe HDF5 (Debian's) keeps an error stack and its printing per thread: turn the
+  // printing off on every thread that calls HDF5 (the writer's too), since errors are reported
+  // through last_error_message() in the exception's text.
+  thread_local const bool quiet = [] {
     (void)H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
     return true;
   }();
-  (void)done;
+  (void)library;
+  (void)quiet;
 }
 
 }  // namespace rbmc::h5

@@ -440,6 +440,7 @@ void ResultsWriter::create_trajectory_part(const TrajectoryPart& part, hsize_t n
 }
 
 void ResultsWriter::write_batch(const BatchView& b, StageTimings& timings) {
+  h5::initialize();  // on the writer's thread
   if (b.first + b.n > n_rows_) throw Hdf5Error("internal error: batch beyond the end of " + path_);
   std::vector<std::uint64_t> index(b.n);
   for (std::size_t i = 0; i < b.n; ++i) index[i] = b.index != nullptr ? b.index[i] : b.first + i;
