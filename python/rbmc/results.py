@@ -13,7 +13,9 @@ import xarray as xr
 
 from . import _rbmc
 
+
 def _decoded(value):
+    """An HDF5 attribute's value as plain Python: str for strings, numbers for scalars."""
     if isinstance(value, bytes):
         return value.decode()
     if isinstance(value, np.ndarray) and value.dtype.kind in "SO":

@@ -5,7 +5,6 @@ import pathlib
 
 import numpy as np
 
-import rbmc
 from conftest import run_quietly
 
 SOURCE = pathlib.Path(__file__).resolve().parents[2]
