@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include "../host/test_scenarios.hpp"
+#include "host/backend/backend.hpp"
 #include "host/io/results_reader.hpp"
 
 namespace rbmc {
@@ -85,6 +86,24 @@ TEST(Mpi, RanksWriteTheFileOneProcessWrites) {
   // Nothing is replaced without --overwrite: every rank stops, rank 0 says why.
   EXPECT_NE(script(dir, "$MPIRUN -n 2 \"$RBMC\" run box.toml -o mpi2.h5 --backend cpu >log.txt 2>&1"), 0);
   EXPECT_NE(slurp(dir.file("log.txt")).find("exists; pass --overwrite"), std::string::npos) << slurp(dir.file("log.txt"));
+}
+
+// Issue 15's one-GPU case: two ranks pick their GPU by node-local rank modulo the devices
+// present, so on a machine with one GPU they share it, and the file equals one process's on that
+// GPU (/samples bit for bit, the statistics to rounding). Skipped without MPI or a CUDA device.
+TEST(Mpi, TwoRanksSharingOneGpuWriteTheFileOneProcessWrites) {
+  if (std::string(kMpiexec).empty()) GTEST_SKIP() << "built without MPI";
+  if (!cuda_device_available()) GTEST_SKIP() << "no CUDA device (or a build without CUDA)";
+  test::TempDir dir;
+  dir.write("box.toml", test::valid_scenario_text(700) + kScenario);
+  ASSERT_EQ(script(dir, "CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES:-0} \"$RBMC\" run box.toml -o one.h5 "
+                        "--backend cuda --no-progress >/dev/null"),
+            0);
+  ASSERT_EQ(script(dir, "CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES:-0} $MPIRUN -x CUDA_VISIBLE_DEVICES -n 2 "
+                        "\"$RBMC\" run box.toml -o mpi2.h5 --backend cuda --batch-size 50 >log.txt 2>&1"),
+            0)
+      << slurp(dir.file("log.txt"));
+  expect_same_file(dir.file("mpi2.h5"), dir.file("one.h5"));
 }
 
 // SIGINT to mpirun (which forwards it to every rank): each rank keeps its part; --resume under
