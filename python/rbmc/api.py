@@ -30,7 +30,7 @@ def run(scenario, *, output=None, samples=None, seed=None, backend="auto", preci
         A TOML file's path, or a dict of the same tables and keys, e.g.
         ``{"run": {"samples": 100, "duration": 1.0, "step": 0.01}, "body": {"mass": 1.0, ...}}``.
         Lists of tables (``loads``, ``events``) are lists of dicts; NumPy arrays and numbers are
-        taken as lists and numbers. A dict is checked by the same parser as a file, and an error
+        taken as lists and numbers; a dotted key (``"body.mass"``) is a path of nested tables. A dict is checked by the same parser as a file, and an error
         (:class:`rbmc.ScenarioError`) names its key path where a file's names the line.
     output
         The results file; default ``<scenario name>.h5`` in the current directory (a dict without

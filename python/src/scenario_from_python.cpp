@@ -1,5 +1,6 @@
 #include "python/src/scenario_from_python.hpp"
 
+#include <memory>
 #include <sstream>
 #include <string>
 
@@ -53,6 +54,29 @@ std::unique_ptr<toml::node> node_from_python(py::handle value, const std::string
   fail(path, "a value of type " + type_name(value) + " has no TOML value (give a bool, int, float, str, list or dict)");
 }
 
+// Puts `node` at `name` in `table`. A dotted name ("body.mass") is a path of nested tables, as a
+// TOML dotted key is; tables met twice ({"body": {...}, "body.mass": 2.0}) are merged, and a key
+// given twice is an error.
+void insert(toml::table& table, const std::string& name, const std::string& key_path, toml::node&& node) {
+  const std::size_t dot = name.find('.');
+  const std::string head = name.substr(0, dot);
+  if (head.empty()) fail(key_path, "has an empty part: give key paths as a.b.c");
+  toml::node* existing = table.get(head);
+  if (dot == std::string::npos) {
+    if (existing == nullptr) {
+      node.visit([&table, &head](auto&& n) { table.insert(head, std::move(n)); });
+      return;
+    }
+    if (!existing->is_table() || !node.is_table()) fail(key_path, "is given twice (once nested, once as a dotted key)");
+    for (auto&& [key, value] : *node.as_table())
+      insert(*existing->as_table(), std::string(key.str()), key_path + "." + std::string(key.str()), std::move(value));
+    return;
+  }
+  if (existing == nullptr) existing = table.insert(head, toml::table{}).first->second.as_table();
+  if (!existing->is_table()) fail(key_path, "'" + head + "' is a value, not a table");
+  insert(*existing->as_table(), name.substr(dot + 1), key_path, std::move(node));
+}
+
 toml::table table_from_dict(const py::dict& dict, const std::string& path) {
   toml::table table;
   for (const auto& [key, value] : dict) {
@@ -60,8 +84,7 @@ toml::table table_from_dict(const py::dict& dict, const std::string& path) {
       fail(path, "key " + std::string(py::repr(key)) + ": keys are str, not " + type_name(key));
     const std::string name = key.cast<std::string>();
     const std::string key_path = path.empty() ? name : path + "." + name;
-    std::unique_ptr<toml::node> node = node_from_python(value, key_path);
-    node->visit([&table, &name](auto&& n) { table.insert_or_assign(name, std::move(n)); });
+    insert(table, name, key_path, std::move(*node_from_python(value, key_path)));
   }
   return table;
 }

@@ -12,7 +12,7 @@ inline constexpr const char* kDictLabel = "scenario dict";
 
 // A str: the file, read by load_scenario. A dict: converted key by key to a TOML
 // table (bool, int, float, str, lists and nested dicts; NumPy arrays and scalars as their lists
-// and numbers) and read by the same parser, so it meets the same checks; an error names the key
+// and numbers; dotted keys as paths of nested tables, as in TOML) and read by the same parser, so it meets the same checks; an error names the key
 // path, e.g. "scenario dict: key 'body.mass': must be positive".
 Scenario scenario_from_python(const pybind11::handle& scenario);
 

@@ -86,3 +86,18 @@ def test_the_stored_text_holds_every_value_exactly():
     back = tomllib.loads(rbmc.check(d)["text"])
     assert (back["run"]["duration"], back["run"]["step"], back["body"]["mass"]) == (0.1 + 0.2, 1 / 300, 2 / 3)
     assert back["initial"]["angular_velocity"] == [0.1, 3.0, 0.1]
+
+
+def test_dotted_keys_are_nested_tables_as_in_toml():
+    d = box_dict()
+    d["run.samples"] = d["run"].pop("samples")          # beside the [run] table: merged into it
+    d["body.mass"] = d["body"].pop("mass")
+    d["dispersions"] = {"body": {"mass": {"distribution": "normal", "sigma": 0.02}},
+                        "initial.angular_velocity": {"distribution": "normal", "sigma": 0.05}}
+    assert rbmc.check(d)["text"] == rbmc.check(box_dict())["text"]
+    for key, words in [("run.samples", "given twice"), ("body..mass", "empty part"), ("run.seed.x", "is a value")]:
+        bad = box_dict()
+        bad[key] = 1
+        with pytest.raises(rbmc.ScenarioError, match=words) as e:
+            rbmc.check(bad)
+        assert e.value.key_path == key
