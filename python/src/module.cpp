@@ -35,7 +35,13 @@ std::string printed(const std::function<void(std::FILE*)>& print) {
   std::size_t size = 0;
   std::FILE* out = ::open_memstream(&buffer, &size);
   if (out == nullptr) throw std::runtime_error("open_memstream failed");
-  print(out);
+  try {
+    print(out);
+  } catch (...) {
+    std::fclose(out);
+    std::free(buffer);
+    throw;
+  }
   std::fclose(out);
   std::string text(buffer, size);
   std::free(buffer);
