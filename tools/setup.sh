@@ -6,7 +6,7 @@ set -euo pipefail
 
 packages=(
   cmake g++ make                 # build
-  openmpi-bin libopenmpi-dev     # mpirun -n R rbmc run (optional: detected by CMake)
+  openmpi-bin libopenmpi-dev libhdf5-openmpi-dev  # mpirun -n R rbmc run, one file written by every rank (optional: detected by CMake)
   libeigen3-dev                  # fixed-size linear algebra, host and device
   libhdf5-dev hdf5-tools         # results files (and h5dump to look at them)
   libdeflate-dev zlib1g-dev      # trajectory chunks deflated on every core

@@ -44,6 +44,9 @@ std::string version_text() {
   text += "\n  CUDA         not built (CPU backend only)";
 #endif
   text += "\n  HDF5         " + std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(release);
+#ifdef H5_HAVE_PARALLEL
+  text += " (parallel: MPI ranks write one file together)";
+#endif
 #ifdef RBMC_HAVE_MPI
   text += "\n  MPI          yes (mpirun -n R rbmc run)";
 #else

@@ -243,11 +243,13 @@ ResultsWriter::ResultsWriter(std::string path, bool overwrite, const ResultsMeta
   const fs::path parent = fs::path(path_).parent_path();
   if (!parent.empty() && !fs::is_directory(parent))
     throw UsageError("output directory " + parent.string() + " does not exist");
-  temporary_path_ = path_ + ".partial-" + std::to_string(::getpid());
+  if (meta.collective != nullptr) collective_ = *meta.collective;
+  temporary_path_ = collective_ ? collective_->temporary_path : path_ + ".partial-" + std::to_string(::getpid());
   h5::initialize();
   status_type_ = status_enum_type();
-  file_ = h5::Handle(H5Fcreate(temporary_path_.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose,
-                     "creating " + temporary_path_);
+  file_ = h5::Handle(H5Fcreate(temporary_path_.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT,
+                               collective_ ? collective_->file_access : H5P_DEFAULT),
+                     H5Fclose, "creating " + temporary_path_);
 
   const Scenario& s = *meta.scenario;
   const hid_t root = file_.get();
@@ -271,7 +273,7 @@ ResultsWriter::ResultsWriter(std::string path, bool overwrite, const ResultsMeta
   write_string_attribute(root, "overrides", meta.overrides);
   write_string_attribute(root, "scenario_name", s.name);
   write_string_attribute(root, "scenario_path", s.path);
-  write_string_attribute(root, "created", iso8601_utc_now());
+  write_string_attribute(root, "created", collective_ ? collective_->created : iso8601_utc_now());
   write_string_attribute(root, "integrator", s.run.integrator);
   write_scalar_attribute<double>(root, "step", H5T_NATIVE_DOUBLE, s.integration().step);
   if (s.run.integrator == "dopri5") {
@@ -333,7 +335,28 @@ ResultsWriter::ResultsWriter(std::string path, bool overwrite, const ResultsMeta
       write_string_attribute(group.get(), "retained", retention_text(s.output.trajectories));
     }
   }
-  attach_sample_dimensions(root, schema_, n_rows_);
+  if (!collective_) {
+    attach_sample_dimensions(root, schema_, n_rows_);
+  } else {
+    // Parallel HDF5 cannot write variable-length strings (the label scales): only the `sample`
+    // scales, which the batches fill, are created here; the Reopen constructor attaches the rest.
+    DimensionScales scales(root);
+    for (const std::string& scale : sample_scales_) scales.samples(scale.substr(0, scale.rfind('/')), n_rows_, false);
+    if (H5Lexists(root, "trajectories/sample_index", H5P_DEFAULT) > 0) scales.samples("trajectories", 0, true);
+  }
+  if (collective_ && s.output_times.n > 0 && s.output.trajectories.kind != TrajectoryRetention::Kind::none) {
+    // The processes write their kept trajectories side by side: the datasets get their final
+    // extent now (changing it is collective, and each process keeps a different number).
+    for (const char* name : {"trajectories/sample_index", "trajectories/sample"}) {
+      const hsize_t rows = collective_->n_trajectories;
+      h5::check_status(H5Dset_extent(dataset(name).id.get(), &rows), std::string("sizing ") + name);
+    }
+    for (const TrajectoryPart& part : trajectory_parts()) {
+      const hsize_t dims[3] = {collective_->n_trajectories, hsize_t(s.output_times.n), hsize_t(part.dim)};
+      h5::check_status(H5Dset_extent(dataset(std::string("trajectories/") + part.name).id.get(), dims),
+                       std::string("sizing trajectories/") + part.name);
+    }
+  }
   write_design(root, s);
   if (s.design.kind == Design::Kind::grid) {
     write_scalar_attribute<std::uint64_t>(root, "grid_points", H5T_NATIVE_UINT64, s.design.n_points());
@@ -343,6 +366,17 @@ ResultsWriter::ResultsWriter(std::string path, bool overwrite, const ResultsMeta
 
 ResultsWriter::~ResultsWriter() {
   if (finished_) return;
+  if (collective_) {
+    // Closing is collective, and the other processes are not closing now: the run ends every
+    // process (MPI_Abort) after this. The identifiers are abandoned and the file removed.
+    for (Dataset& d : datasets_) (void)d.id.release();
+    datasets_.clear();
+    (void)file_.release();
+    (void)status_type_.release();
+    std::error_code ignored;
+    std::filesystem::remove(temporary_path_, ignored);
+    return;
+  }
   datasets_.clear();
   // One quiet close. When it fails (its flush hits the same full disk), HDF5 1.10 leaves the ID
   // half-closed and a second close crashes, so the ID is abandoned; h5::initialize() turned off
@@ -377,6 +411,9 @@ ResultsWriter::Dataset& ResultsWriter::create(const std::string& name, hid_t typ
     const std::uint8_t not_run = kStatusNotRun;
     h5::check_status(H5Pset_fill_value(plist.get(), type, &not_run), "H5Pset_fill_value");  // the enum's not_run
   }
+  // Collective writing writes every row of a complete run: no fill values written beforehand
+  // (parallel HDF5 allocates a dataset whole when it is created).
+  if (collective_) h5::check_status(H5Pset_fill_time(plist.get(), H5D_FILL_TIME_NEVER), "H5Pset_fill_time");
   if (extendible) {
     h5::check_status(H5Pset_shuffle(plist.get()), "H5Pset_shuffle");
     h5::check_status(H5Pset_deflate(plist.get(), TrajectoryChunks::kDeflateLevel), "H5Pset_deflate");
@@ -396,10 +433,15 @@ void ResultsWriter::write_rows(Dataset& d, hid_t memory_type, std::uint64_t firs
     count.push_back(x);
   }
   h5::Handle file_space(H5Dget_space(d.id.get()), H5Sclose, "H5Dget_space " + d.name);
-  h5::check_status(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr),
-                   "selecting rows of " + d.name);
+  if (n == 0)  // a collective write's share of a process with no rows left
+    h5::check_status(H5Sselect_none(file_space.get()), "selecting no rows of " + d.name);
+  else
+    h5::check_status(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr),
+                     "selecting rows of " + d.name);
   h5::Handle memory_space(H5Screate_simple(int(count.size()), count.data(), nullptr), H5Sclose, "H5Screate_simple");
-  h5::check_status(H5Dwrite(d.id.get(), memory_type, memory_space.get(), file_space.get(), H5P_DEFAULT, rows),
+  static const double nothing = 0;
+  h5::check_status(H5Dwrite(d.id.get(), memory_type, memory_space.get(), file_space.get(),
+                            collective_ ? collective_->transfer : H5P_DEFAULT, n == 0 ? &nothing : rows),
                    "writing " + d.name + " to " + temporary_path_);
 }
 
@@ -435,6 +477,7 @@ void ResultsWriter::create_trajectory_part(const TrajectoryPart& part, hsize_t n
     write_string_attribute(ds.get(), "description", part.description);
     datasets_.push_back({name, std::move(ds), {n_times, dim}, std::size_t(n_times * dim)});
   }
+  if (collective_) return;  // HDF5 compresses them, on every process (write_trajectories_collectively)
   const bool float32 = scenario_->output.storage == OutputSettings::Storage::float32;
   trajectory_chunks_.emplace_back(dataset(name).id.get(), name, n_times, dim, float32, rows_in_file);
 }
@@ -444,7 +487,13 @@ void ResultsWriter::write_batch(const BatchView& b, StageTimings& timings) {
   if (b.first + b.n > n_rows_) throw Hdf5Error("internal error: batch beyond the end of " + path_);
   std::vector<std::uint64_t> index(b.n);
   for (std::size_t i = 0; i < b.n; ++i) index[i] = b.index != nullptr ? b.index[i] : b.first + i;
-  if (b.trajectories != nullptr && !b.kept->empty()) append_trajectories(index.data(), *b.kept, *b.trajectories, timings);
+  const bool keeps_trajectories =
+      scenario_->output_times.n > 0 && scenario_->output.trajectories.kind != TrajectoryRetention::Kind::none;
+  if (collective_ && keeps_trajectories) {
+    write_trajectories_collectively(index.data(), b);
+  } else if (b.trajectories != nullptr && !b.kept->empty()) {
+    append_trajectories(index.data(), *b.kept, *b.trajectories, timings);
+  }
   const StageClock clock(&timings, Stage::write);
   const Design& design = scenario_->design;
   const std::size_t n_axes = design.axes.size();
@@ -621,6 +670,47 @@ void ResultsWriter::append_trajectories(const std::uint64_t* index, const std::v
     trajectory_chunks_[p].append(part_rows_.data(), n, threads_, timings);
   }
   n_trajectories_ += n;
+}
+
+// Collective writing: the batch's kept trajectories at their rows of the file, written by every
+// process together (an empty share where a process has none), compressed by HDF5's filters.
+void ResultsWriter::write_trajectories_collectively(const std::uint64_t* index, const BatchView& b) {
+  const std::size_t n_times = std::size_t(scenario_->output_times.n);
+  const std::size_t n = b.kept != nullptr ? b.kept->size() : 0;
+  std::vector<std::uint64_t> sample_index(n);
+  for (std::size_t r = 0; r < n; ++r) sample_index[r] = index[(*b.kept)[r]];
+  write_rows(dataset("trajectories/sample_index"), H5T_NATIVE_UINT64, b.trajectory_row, n, sample_index.data());
+  write_rows(dataset("trajectories/sample"), H5T_NATIVE_UINT64, b.trajectory_row, n, sample_index.data());
+  for (const TrajectoryPart& part : trajectory_parts()) {
+    const std::size_t dim = std::size_t(part.dim);
+    part_rows_.resize(n * n_times * dim);
+    for (std::size_t k = 0; k < n * n_times; ++k)
+      for (std::size_t c = 0; c < dim; ++c)
+        part_rows_[k * dim + c] = (*b.trajectories)[k * kTrajectoryColumns + std::size_t(part.first) + c];
+    write_rows(dataset(std::string("trajectories/") + part.name), H5T_NATIVE_DOUBLE, b.trajectory_row, n, part_rows_.data());
+  }
+  n_trajectories_ += n;
+}
+
+void ResultsWriter::close_collectively() {
+  for (Dataset& d : datasets_) d.id.close("closing " + d.name);
+  datasets_.clear();
+  file_.close("closing " + temporary_path_);
+  finished_ = true;
+}
+
+ResultsWriter::ResultsWriter(std::string path, const ResultsMetadata& meta, Reopen)
+    : path_(std::move(path)),
+      temporary_path_(meta.collective->temporary_path),
+      n_rows_(meta.n_samples),
+      scenario_(meta.scenario),
+      schema_(sample_datasets(*meta.scenario)),
+      threads_(meta.threads),
+      n_trajectories_(meta.collective->n_trajectories) {
+  h5::initialize();
+  status_type_ = status_enum_type();
+  file_ = h5::Handle(H5Fopen(temporary_path_.c_str(), H5F_ACC_RDWR, H5P_DEFAULT), H5Fclose, "opening " + temporary_path_);
+  attach_sample_dimensions(file_.get(), schema_, n_rows_);  // deferred by the collective constructor
 }
 
 // Stores the trajectories' partly filled last chunks: before the file is closed.

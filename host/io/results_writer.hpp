@@ -6,6 +6,7 @@
 #pragma once
 
 #include <array>
+#include <optional>
 #include <set>
 #include <cstdint>
 #include <string>
@@ -21,6 +22,19 @@
 
 namespace rbmc {
 
+// Several processes writing one file at once: an MPI run's ranks, with parallel HDF5
+// (host/mpi/write_collectively.hpp). Every process constructs the writer with the same metadata,
+// then calls write_batch the same number of times (a batch of no rows where it has none left),
+// since HDF5 writes compressed datasets only collectively, then close_collectively(). One process
+// then adds the statistics and totals serially (the Reopen constructor) and renames the file.
+struct CollectiveWrite {
+  hid_t file_access = H5P_DEFAULT;   // the MPI-IO driver's file access
+  hid_t transfer = H5P_DEFAULT;      // collective data transfers
+  std::string temporary_path;        // the same on every process
+  std::string created;               // the file's creation time, the same on every process
+  std::uint64_t n_trajectories = 0;  // the run's kept trajectories: their datasets' extent from the start
+};
+
 struct ResultsMetadata {
   std::string backend, device, precision;
   const Scenario* scenario = nullptr;
@@ -30,6 +44,7 @@ struct ResultsMetadata {
   std::string overrides;        // the command line's changes to the scenario text ("--samples 1000 --seed 7")
   // A shard (rbmc run --shard i/n): the rows are samples [first_sample, first_sample + n_samples).
   std::uint64_t shard_index = 0, shard_count = 0, first_sample = 0;
+  const CollectiveWrite* collective = nullptr;  // several processes write the file (see above)
 };
 
 // One batch as the backends produce it: structure-of-arrays columns of n rows each
@@ -45,6 +60,7 @@ struct BatchView {
   const std::vector<std::uint32_t>* kept = nullptr;
   const std::vector<double>* trajectories = nullptr;
   const std::uint64_t* index = nullptr;  // each row's global sample index; null: first + row
+  std::uint64_t trajectory_row = 0;      // collective writing: the file row of the first kept trajectory
 };
 
 struct RunTotals {
@@ -74,6 +90,7 @@ StatisticsState read_statistics_state(const class ResultsReader& r, const std::s
 class ResultsWriter {
  public:
   struct Resume {};
+  struct Reopen {};
   // Where an interrupted run's file waits for --resume.
   static std::string suspended_path(const std::string& path) { return path + ".partial"; }
 
@@ -81,6 +98,8 @@ class ResultsWriter {
   ResultsWriter(std::string path, bool overwrite, const ResultsMetadata& meta);
   // Continues the interrupted run suspended at suspended_path(path) (its state read beforehand).
   ResultsWriter(std::string path, const ResultsMetadata& meta, Resume);
+  // Continues, in this process alone, the file that meta.collective's processes wrote and closed.
+  ResultsWriter(std::string path, const ResultsMetadata& meta, Reopen);
   ResultsWriter(const ResultsWriter&) = delete;
   ResultsWriter& operator=(const ResultsWriter&) = delete;
   ~ResultsWriter();
@@ -96,6 +115,8 @@ class ResultsWriter {
   // suspended_path(path): a valid file marked complete = 0 whose rows past rows_done read status
   // not_run, never at the target path.
   void suspend(const SuspendedRun& state);
+  // Collective writing: closes the file on every process together (then see Reopen).
+  void close_collectively();
   std::uint64_t n_trajectories() const { return n_trajectories_; }
 
   const std::string& path() const { return path_; }
@@ -118,6 +139,7 @@ class ResultsWriter {
                            const std::vector<double>& trajectories, StageTimings& timings);
   void create_trajectory_part(const TrajectoryPart& part, hsize_t n_times, hsize_t rows_in_file);
   void flush_trajectories();
+  void write_trajectories_collectively(const std::uint64_t* index, const BatchView& batch);
   hid_t stored_type(StoredType t) const;
   Dataset& dataset(const std::string& name);
   void write_rows(Dataset& d, hid_t memory_type, std::uint64_t first, std::size_t n, const void* rows);
@@ -134,6 +156,7 @@ class ResultsWriter {
   unsigned threads_;
   std::vector<TrajectoryChunks> trajectory_chunks_;  // in trajectory_parts() order
   std::vector<double> part_rows_;
+  std::optional<CollectiveWrite> collective_;
   bool finished_ = false;
   bool resumed_ = false;
   bool resumed_state_dropped_ = false;

@@ -13,7 +13,7 @@
 #include "host/errors.hpp"
 #include "host/io/results_reader.hpp"
 #include "host/io/run_journal.hpp"
-#include "host/run/merge_shards.hpp"
+#include "host/mpi/write_collectively.hpp"
 
 namespace rbmc {
 
@@ -179,11 +179,13 @@ MpiRunOutcome run_under_mpi(Scenario scenario, RunOptions options) {
     outcome.exit_code = 130;
     return outcome;
   }
-  if (rank == 0) {
-    try {
-      std::vector<std::string> paths;
-      for (std::uint64_t i = 0; i < parts; ++i) paths.push_back(mpi_part_path(options.output, i, parts));
-      const MergeSummary merged = merge_shards(paths, options.output, options.overwrite, options.threads);
+  // Every part done: all ranks write OUT together, each its own parts' rows.
+  std::vector<std::string> paths;
+  for (std::uint64_t i = 0; i < parts; ++i) paths.push_back(mpi_part_path(options.output, i, parts));
+  try {
+    const CollectiveOutcome written =
+        write_collectively(MPI_COMM_WORLD, paths, mine, options.output, options.overwrite, options.threads);
+    if (rank == 0) {
       for (const std::string& p : paths) fs::remove(p);
       const ResultsReader r(options.output);
       RunSummary s;
@@ -191,23 +193,16 @@ MpiRunOutcome run_under_mpi(Scenario scenario, RunOptions options) {
       s.device = r.string_attribute("", "device") + " (" + std::to_string(size) + " MPI ranks)";
       s.precision = r.string_attribute("", "precision");
       s.output = options.output;
-      s.n_samples = merged.n_samples;
+      s.n_samples = written.n_samples;
       s.n_steps = scenario.run.integrator == "dopri5" ? std::int64_t(r.number_attribute("", "mean_steps") + 0.5)
                                                       : scenario.run.n_steps;
-      for (int c = 0; c < kSampleStatusCount; ++c)
-        s.totals.status_counts[std::size_t(c)] = std::uint64_t(
-            r.number_attribute("", std::string("n_status_") + status_name(static_cast<SampleStatus>(c))));
-      s.totals.steps = std::uint64_t(r.number_attribute("", "total_steps"));
-      s.totals.rejected_steps = std::uint64_t(r.number_attribute("", "total_rejected_steps"));
-      s.totals.n_redrawn = std::uint64_t(r.number_attribute("", "n_redrawn_bodies"));
-      for (int i = 0; i < int(Stage::count); ++i)
-        s.totals.stage_seconds[Stage(i)] = r.number_attribute("timings", stage_name(Stage(i)));
+      s.totals = written.totals;
       s.totals.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       s.body_steps_per_second = double(s.totals.steps) / s.totals.wall_seconds;
       outcome.summary = s;
-    } catch (...) {
-      abort_all(rank, size, std::current_exception());
     }
+  } catch (...) {
+    abort_all(rank, size, std::current_exception());
   }
   MPI_Barrier(MPI_COMM_WORLD);
   MPI_Finalize();

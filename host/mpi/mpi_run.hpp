@@ -1,8 +1,9 @@
 // `rbmc run` under mpirun or srun: one rank per GPU (or per group of cores with --backend cpu),
 // one results file. The run is split into parts by global sample index (host/run/merge_shards:
 // the parts `rbmc run --shard` writes); each rank integrates its parts into OUT.part-<i>-of-<n>
-// with everything a single run has (journal, resume, compressed trajectories), and rank 0 merges
-// them into OUT, which then equals a single process's file. docs/scaling.md.
+// with everything a single run has (journal, resume, compressed trajectories); then all ranks
+// write OUT together with parallel HDF5 (host/mpi/write_collectively.hpp), and it equals a single
+// process's file. docs/scaling.md.
 #pragma once
 
 #include <optional>
@@ -23,7 +24,7 @@ struct MpiRunOutcome {
   int ranks = 1;
 };
 
-// Runs the scenario over the ranks and merges the parts on rank 0. A rank that fails (a bad
+// Runs the scenario over the ranks and writes OUT from every rank. A rank that fails (a bad
 // device, a full disk) prints its error and ends every rank (MPI_Abort); SIGINT or SIGTERM (which
 // mpirun forwards to every rank) keeps each rank's parts for `--resume` under any number of ranks.
 MpiRunOutcome run_under_mpi(Scenario scenario, RunOptions options);

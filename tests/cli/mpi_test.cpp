@@ -1,5 +1,5 @@
-// mpirun -n R rbmc run: ranks split the run and rank 0 writes the one file, equal to a single
-// process's; an interrupted MPI run resumes under another rank count; a failing rank ends them
+// mpirun -n R rbmc run: ranks split the run and write the one file together (parallel HDF5),
+// equal to a single process's; an interrupted MPI run resumes under another rank count; a failing rank ends them
 // all. Skipped (GTEST_SKIP) in a build without MPI.
 #include <sys/wait.h>
 
@@ -64,7 +64,8 @@ void expect_same_file(const std::string& path, const std::string& reference) {
   EXPECT_EQ(a.number_attribute("", "total_steps"), b.number_attribute("", "total_steps"));
 }
 
-const std::string kScenario = "[output]\ninterval = 0.1\ntrajectories = { every = 5, limit = 40 }\n";
+// Every fifth sample's trajectory, the first 60: with three parts the limit falls inside the second.
+const std::string kScenario = "[output]\ninterval = 0.1\ntrajectories = { every = 5, limit = 60 }\n";
 
 TEST(Mpi, RanksWriteTheFileOneProcessWrites) {
   if (std::string(kMpiexec).empty()) GTEST_SKIP() << "built without MPI";
@@ -104,6 +105,32 @@ TEST(Mpi, TwoRanksSharingOneGpuWriteTheFileOneProcessWrites) {
             0)
       << slurp(dir.file("log.txt"));
   expect_same_file(dir.file("mpi2.h5"), dir.file("one.h5"));
+}
+
+// The ranks write the parts they have, however many: here 3 ranks write 4 parts (made as shards
+// by plain processes), so rank 0 writes twice while the others write once and then take part in
+// the collective writes with nothing, and the retention limit falls inside the second part.
+TEST(Mpi, RanksWriteTheirPartsTogetherWhateverTheirNumber) {
+  if (std::string(kMpiexec).empty()) GTEST_SKIP() << "built without MPI";
+  test::TempDir dir;
+  dir.write("box.toml", test::valid_scenario_text(700) + kScenario);
+  ASSERT_EQ(script(dir, "\"$RBMC\" run box.toml -o one.h5 --backend cpu --no-progress >/dev/null"), 0);
+  for (int i = 0; i < 4; ++i)
+    ASSERT_EQ(script(dir, "\"$RBMC\" run box.toml --shard " + std::to_string(i) + "/4 -o out.h5.part-" + std::to_string(i) +
+                              "-of-4 --backend cpu --no-progress >/dev/null"),
+              0);
+  ASSERT_EQ(script(dir, "$MPIRUN -n 3 \"$RBMC\" run box.toml -o out.h5 --backend cpu --threads 1 --resume >log.txt 2>&1"), 0)
+      << slurp(dir.file("log.txt"));
+  expect_same_file(dir.file("out.h5"), dir.file("one.h5"));
+  const ResultsReader r(dir.file("out.h5"));
+  EXPECT_EQ(r.number_attribute("", "n_trajectories"), 60);
+  for (const auto& e : fs::directory_iterator(dir.path())) {
+    EXPECT_EQ(e.path().filename().string().find(".part-"), std::string::npos) << e.path();
+    EXPECT_EQ(e.path().filename().string().find(".partial"), std::string::npos) << e.path();
+  }
+  // The program says that it writes with parallel HDF5.
+  ASSERT_EQ(script(dir, "\"$RBMC\" --version >log.txt 2>&1"), 0);
+  EXPECT_NE(slurp(dir.file("log.txt")).find("parallel"), std::string::npos) << slurp(dir.file("log.txt"));
 }
 
 // SIGINT to mpirun (which forwards it to every rank): each rank keeps its part; --resume under
