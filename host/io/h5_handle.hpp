@@ -1,6 +1,7 @@
 // RAII for HDF5 identifiers, and checks of every HDF5 return code in every build type.
 #pragma once
 
+#include <exception>
 #include <string>
 #include <utility>
 
@@ -26,6 +27,25 @@ inline hid_t check(hid_t id, const std::string& what) {
 inline void check_status(herr_t status, const std::string& what) {
   if (status < 0) throw Hdf5Error(what + ": " + last_error_message());
 }
+
+// While several processes write one file (parallel HDF5), closing an identifier is collective: a
+// process unwinding from an error alone would wait in it for the others forever. Within a
+// CollectiveSection, a Handle destroyed by an exception abandons its identifier instead; the
+// caller then ends every process (MPI_Abort).
+class CollectiveSection {
+ public:
+  CollectiveSection() { ++depth(); }
+  ~CollectiveSection() { --depth(); }
+  CollectiveSection(const CollectiveSection&) = delete;
+  CollectiveSection& operator=(const CollectiveSection&) = delete;
+  static bool active() { return depth() > 0; }
+
+ private:
+  static int& depth() {
+    static thread_local int d = 0;
+    return d;
+  }
+};
 
 // Owns one identifier and closes it with the matching H5?close.
 class Handle {
@@ -58,7 +78,12 @@ class Handle {
 
  private:
   void reset() noexcept {
-    if (id_ >= 0) (void)closer_(std::exchange(id_, H5I_INVALID_HID));
+    if (id_ < 0) return;
+    if (std::uncaught_exceptions() > 0 && CollectiveSection::active()) {
+      id_ = H5I_INVALID_HID;  // abandoned (see CollectiveSection)
+      return;
+    }
+    (void)closer_(std::exchange(id_, H5I_INVALID_HID));
   }
   hid_t id_ = H5I_INVALID_HID;
   Closer closer_ = nullptr;

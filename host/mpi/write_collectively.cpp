@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <ctime>
+#include <filesystem>
 #include <memory>
 #include <optional>
 
@@ -95,7 +96,8 @@ CollectiveOutcome write_collectively(MPI_Comm comm, const std::vector<std::strin
   meta.n_samples = scenario.run.n_samples;
   meta.threads = threads;
   meta.collective = &collective;
-  {
+  try {
+    const h5::CollectiveSection section;
     ResultsWriter writer(output, overwrite, meta);
     // Every rank writes as many batches as the rank with the most: an empty one when it is done.
     unsigned long long my_blocks = 0, rounds = 0;
@@ -121,6 +123,11 @@ CollectiveOutcome write_collectively(MPI_Comm comm, const std::vector<std::strin
       at += n;
     }
     writer.close_collectively();
+  } catch (...) {
+    // This rank's error: the caller ends every rank; no file that could pass for complete stays.
+    std::error_code ignored;
+    std::filesystem::remove(temporary, ignored);
+    throw;
   }
 
   // Rank 0: the statistics merged from every part's state, the totals, and the file in place.

@@ -133,6 +133,46 @@ TEST(Mpi, RanksWriteTheirPartsTogetherWhateverTheirNumber) {
   EXPECT_NE(slurp(dir.file("log.txt")).find("parallel"), std::string::npos) << slurp(dir.file("log.txt"));
 }
 
+// A fault while the ranks write OUT together (here a file-size limit that OUT, but no part,
+// exceeds): every rank ends with the error, no file at OUT and no temporary file, and the parts
+// are kept, so that --resume writes OUT from them.
+TEST(Mpi, AFailureWhileWritingTogetherKeepsThePartsForResume) {
+  if (std::string(kMpiexec).empty()) GTEST_SKIP() << "built without MPI";
+  test::TempDir dir;
+  // No statistics: a part's statistics state (every value, for exact quantiles) would make it
+  // larger than the whole file.
+  dir.write("box.toml", test::valid_scenario_text(2000) +
+                            "[output]\ninterval = 0.1\nstatistics = false\ntrajectories = { every = 5, limit = 60 }\n");
+  ASSERT_EQ(script(dir, "\"$RBMC\" run box.toml -o one.h5 --backend cpu --no-progress >/dev/null"), 0);
+  std::uintmax_t largest_part = 0;
+  for (int i = 0; i < 2; ++i) {
+    const std::string part = "out.h5.part-" + std::to_string(i) + "-of-2";
+    ASSERT_EQ(script(dir, "\"$RBMC\" run box.toml --shard " + std::to_string(i) + "/2 -o " + part +
+                              " --backend cpu --no-progress >/dev/null"),
+              0);
+    largest_part = std::max(largest_part, fs::file_size(dir.file(part)));
+  }
+  // ulimit -f counts 1024-byte blocks in bash: room for a part, not for the whole file. Set in
+  // each rank, not in mpirun, whose own shared-memory files it would limit.
+  const std::string limit = std::to_string(largest_part / 1024 + 16);
+  // A rank that waited for the failed one forever would hang: `timeout` makes that a failure (124).
+  EXPECT_EQ(script(dir, "timeout 120 $MPIRUN -n 2 bash -c \"trap '' XFSZ; ulimit -f " + limit + "; exec '$RBMC' run box.toml -o out.h5 "
+                        "--backend cpu --threads 1 --resume\" >log.txt 2>&1"),
+            5)  // Hdf5Error's exit code, through MPI_Abort
+      << slurp(dir.file("log.txt"));
+  EXPECT_NE(slurp(dir.file("log.txt")).find("rbmc: error (rank "), std::string::npos) << slurp(dir.file("log.txt"));
+  EXPECT_FALSE(fs::exists(dir.file("out.h5")));
+  for (const auto& e : fs::directory_iterator(dir.path()))
+    EXPECT_EQ(e.path().filename().string().find(".partial"), std::string::npos) << e.path();
+  ASSERT_TRUE(fs::exists(dir.file("out.h5.part-0-of-2")) && fs::exists(dir.file("out.h5.part-1-of-2")));
+  ASSERT_EQ(script(dir, "$MPIRUN -n 2 \"$RBMC\" run box.toml -o out.h5 --backend cpu --threads 1 --resume >log.txt 2>&1"), 0)
+      << slurp(dir.file("log.txt"));
+  const ResultsReader a(dir.file("out.h5")), b(dir.file("one.h5"));
+  for (const char* d : {"samples/final/position", "samples/final/orientation", "trajectories/orientation"})
+    EXPECT_EQ(a.doubles(d).data, b.doubles(d).data) << d;
+  EXPECT_EQ(a.uint64s("trajectories/sample_index").data, b.uint64s("trajectories/sample_index").data);
+}
+
 // SIGINT to mpirun (which forwards it to every rank): each rank keeps its part; --resume under
 // another number of ranks completes the run into the single process's file.
 TEST(Mpi, AnInterruptedRunResumesUnderAnotherRankCount) {
