@@ -37,6 +37,18 @@ std::string utc_now() {
   return buf;
 }
 
+// A killed run's temporary files (OUT.partial-mpi-<pid>): with OUT's lock held, no process is
+// writing them.
+void remove_stale_temporaries(const std::string& output) {
+  namespace fs = std::filesystem;
+  const fs::path out(output);
+  const fs::path dir = out.parent_path().empty() ? fs::path(".") : out.parent_path();
+  const std::string prefix = out.filename().string() + ".partial-mpi-";
+  std::error_code e;
+  for (const auto& entry : fs::directory_iterator(dir, e))
+    if (entry.path().filename().string().compare(0, prefix.size(), prefix) == 0) fs::remove(entry.path(), e);
+}
+
 }  // namespace
 
 CollectiveOutcome write_collectively(MPI_Comm comm, const std::vector<std::string>& part_paths,
@@ -55,6 +67,7 @@ CollectiveOutcome write_collectively(MPI_Comm comm, const std::vector<std::strin
   if (rank == 0) {
     all = open_shards(part_paths);
     lock.emplace(output);
+    remove_stale_temporaries(output);
     device = device_of_shards(all);
     created = utc_now();
     temporary = output + ".partial-mpi-" + std::to_string(::getpid());

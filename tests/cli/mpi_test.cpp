@@ -165,12 +165,15 @@ TEST(Mpi, AFailureWhileWritingTogetherKeepsThePartsForResume) {
   for (const auto& e : fs::directory_iterator(dir.path()))
     EXPECT_EQ(e.path().filename().string().find(".partial"), std::string::npos) << e.path();
   ASSERT_TRUE(fs::exists(dir.file("out.h5.part-0-of-2")) && fs::exists(dir.file("out.h5.part-1-of-2")));
+  // A temporary file a killed run left (SIGKILL gives no chance to remove it) goes with the resume.
+  dir.write("out.h5.partial-mpi-12345", "left by a killed run");
   ASSERT_EQ(script(dir, "$MPIRUN -n 2 \"$RBMC\" run box.toml -o out.h5 --backend cpu --threads 1 --resume >log.txt 2>&1"), 0)
       << slurp(dir.file("log.txt"));
   const ResultsReader a(dir.file("out.h5")), b(dir.file("one.h5"));
   for (const char* d : {"samples/final/position", "samples/final/orientation", "trajectories/orientation"})
     EXPECT_EQ(a.doubles(d).data, b.doubles(d).data) << d;
   EXPECT_EQ(a.uint64s("trajectories/sample_index").data, b.uint64s("trajectories/sample_index").data);
+  EXPECT_FALSE(fs::exists(dir.file("out.h5.partial-mpi-12345")));
 }
 
 // SIGINT to mpirun (which forwards it to every rank): each rank keeps its part; --resume under
