@@ -30,8 +30,6 @@ using h5::write_matrix;
 using h5::write_scalar_attribute;
 using h5::write_string_attribute;
 
-namespace {
-
 std::string iso8601_utc_now() {
   const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
   std::tm tm{};
@@ -40,6 +38,8 @@ std::string iso8601_utc_now() {
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
   return buf;
 }
+
+namespace {
 
 // How [output] trajectories chose the retained samples, in words for the file.
 std::string retention_text(const TrajectoryRetention& t) {
@@ -687,7 +687,15 @@ void ResultsWriter::write_trajectories_collectively(const std::uint64_t* index, 
     for (std::size_t k = 0; k < n * n_times; ++k)
       for (std::size_t c = 0; c < dim; ++c)
         part_rows_[k * dim + c] = (*b.trajectories)[k * kTrajectoryColumns + std::size_t(part.first) + c];
-    write_rows(dataset(std::string("trajectories/") + part.name), H5T_NATIVE_DOUBLE, b.trajectory_row, n, part_rows_.data());
+    const Dataset& out = dataset(std::string("trajectories/") + part.name);
+    if (scenario_->output.storage == OutputSettings::Storage::float32) {
+      // Rounded here as TrajectoryChunks rounds them: HDF5 writes compressed data collectively
+      // only without a type conversion.
+      std::vector<float> rounded(part_rows_.begin(), part_rows_.end());
+      write_rows(dataset(out.name), H5T_NATIVE_FLOAT, b.trajectory_row, n, rounded.data());
+    } else {
+      write_rows(dataset(out.name), H5T_NATIVE_DOUBLE, b.trajectory_row, n, part_rows_.data());
+    }
   }
   n_trajectories_ += n;
 }

@@ -71,6 +71,9 @@ struct RunTotals {
   StageTimings stage_seconds;  // this process's time per stage (a resumed run: since the resume)
 };
 
+// The time now as the file's `created` attribute holds it (2026-11-23T09:00:00Z).
+std::string iso8601_utc_now();
+
 // samples/status of a row an interrupted run has not reached (the dataset's fill value).
 inline constexpr std::uint8_t kStatusNotRun = 255;
 

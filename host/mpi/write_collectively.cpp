@@ -3,8 +3,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
-#include <ctime>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -26,15 +24,6 @@ std::string broadcast(MPI_Comm comm, std::string text) {
   text.resize(std::size_t(size));
   MPI_Bcast(text.data(), int(size), MPI_CHAR, 0, comm);
   return text;
-}
-
-std::string utc_now() {
-  const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
 }
 
 // A killed run's temporary files (OUT.partial-mpi-<pid>): with OUT's lock held, no process is
@@ -69,7 +58,7 @@ CollectiveOutcome write_collectively(MPI_Comm comm, const std::vector<std::strin
     lock.emplace(output);
     remove_stale_temporaries(output);
     device = device_of_shards(all);
-    created = utc_now();
+    created = iso8601_utc_now();
     temporary = output + ".partial-mpi-" + std::to_string(::getpid());
     for (std::size_t i = 0; i < n_parts; ++i) kept[i] = all[i].n_trajectories;
   }
