@@ -144,7 +144,6 @@ CollectiveOutcome write_collectively(MPI_Comm comm, const std::vector<std::strin
       }
       add_shard_totals(*s.reader, outcome.totals);
     }
-    meta.collective = &collective;
     ResultsWriter writer(output, meta, ResultsWriter::Reopen{});
     writer.write_statistics(statistics);
     writer.finish(outcome.totals);
