@@ -5,9 +5,11 @@
 #include <benchmark/benchmark.h>
 
 #include "bench/bench_body.hpp"
+#include "host/backend/cpu_lanes.hpp"
 #include "rbmc/integrate/dopri5.hpp"
 #include "rbmc/integrate/rk4.hpp"
 #include "rbmc/sample/run_sample.hpp"
+#include "rbmc/sample/sample_layout.hpp"
 
 namespace rbmc::bench {
 namespace {
@@ -56,6 +58,41 @@ void dopri5_step_bench(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
 }
 
+// The free-body kind in SIMD lanes (host/backend/cpu_lanes.cpp), what the CPU backend runs for
+// this workload on one thread: a batch of 64 copies of the body, `steps` RK4 steps, in groups of
+// the instruction set's width. With an output time every 20 steps (as the default scenario's),
+// the states there are stored sample by sample, as the backend keeps them.
+template <class Scalar>
+void free_body_lanes_bench(benchmark::State& state, LaneIsa isa, bool outputs) {
+  if (!lane_isa_supported(isa)) {
+    state.SkipWithError("this processor lacks the instruction set");
+    return;
+  }
+  constexpr std::size_t n = 64;
+  const FreeBodyLanes<Scalar> lanes = free_body_lanes<Scalar>(isa);
+  const SampleInputs<double> in = body_inputs<double>();
+  std::vector<double> inputs(n * std::size_t(input_column_count(0))), results(n * std::size_t(output_column_count(0)));
+  std::vector<std::uint8_t> status(n);
+  for (std::size_t i = 0; i < n; ++i) store_sample_inputs(inputs.data(), n, i, in, 0);
+  const std::int64_t steps = state.range(0);
+  const IntegrationSettings<Scalar> how = fixed_step<Scalar>(Scalar(kStep), steps);
+  SharedModel<Scalar> shared{};
+  if (outputs) {
+    shared.output_times.n = int(steps / 20) + 1;
+    shared.output_times.interval = Scalar(20 * kStep);
+  }
+  std::vector<double> trajectory(outputs ? n * std::size_t(shared.output_times.n) * kTrajectoryColumns : 0);
+  double* kept = outputs ? trajectory.data() : nullptr;
+  for (auto _ : state) {
+    for (std::size_t first = 0; first < n; first += std::size_t(lanes.width))
+      if (!lanes.run(inputs.data(), results.data(), kept, status.data(), n, first, shared, how))
+        state.SkipWithError("a group left the lanes");
+    benchmark::DoNotOptimize(results.data());
+  }
+  state.SetItemsProcessed(state.iterations() * std::int64_t(n) * steps);
+  state.SetLabel(std::string(lane_isa_name(isa)) + " lanes of " + std::to_string(lanes.width));
+}
+
 // One sample, `steps` RK4 steps through run_sample: what one CPU thread does per sample, with the
 // kinds the backends choose (RuntimeKinds), or the general RK4 path with events compiled in.
 template <class Scalar, class Kinds = RuntimeKinds>
@@ -93,6 +130,17 @@ void run_sample_pivot_float(benchmark::State& s) { run_sample_bench<float>(s, tr
 void run_sample_pivot_double(benchmark::State& s) { run_sample_bench<double>(s, true); }
 void run_sample_free_variant_float(benchmark::State& s) { run_sample_bench<float, FreeBodyRk4Kinds>(s, false); }
 void run_sample_free_variant_double(benchmark::State& s) { run_sample_bench<double, FreeBodyRk4Kinds>(s, false); }
+template <class Scalar, LaneIsa kIsa, bool kOutputs = false>
+void free_body_lanes_run(benchmark::State& s) {
+  free_body_lanes_bench<Scalar>(s, kIsa, kOutputs);
+}
+BENCHMARK_TEMPLATE(free_body_lanes_run, double, LaneIsa::sse2)->Arg(1000);
+BENCHMARK_TEMPLATE(free_body_lanes_run, double, LaneIsa::avx2)->Arg(1000);
+BENCHMARK_TEMPLATE(free_body_lanes_run, double, LaneIsa::avx512)->Arg(1000);
+BENCHMARK_TEMPLATE(free_body_lanes_run, double, LaneIsa::avx512, true)->Arg(1000);
+BENCHMARK_TEMPLATE(free_body_lanes_run, float, LaneIsa::sse2)->Arg(1000);
+BENCHMARK_TEMPLATE(free_body_lanes_run, float, LaneIsa::avx2)->Arg(1000);
+BENCHMARK_TEMPLATE(free_body_lanes_run, float, LaneIsa::avx512)->Arg(1000);
 BENCHMARK(run_sample_free_variant_float)->Arg(1000);
 BENCHMARK(run_sample_free_variant_double)->Arg(1000);
 BENCHMARK(run_sample_free_float)->Arg(1000);

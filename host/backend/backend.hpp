@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "host/backend/cpu_lanes.hpp"
 #include "host/util/stage_timings.hpp"
 #include "rbmc/sample/run_sample.hpp"
 #include "rbmc/stats/moments.hpp"
@@ -73,7 +74,9 @@ class Backend {
                                    StageTimings& timings) = 0;
 };
 
-// threads = 0: all cores.
+// threads = 0: all cores. The free body runs in SIMD lanes of the given instruction set, or of
+// chosen_lane_isa()'s (cpu_lanes.hpp): the same results bit for bit whichever.
+std::unique_ptr<Backend> make_cpu_backend(Precision precision, unsigned threads, LaneIsa lanes);
 std::unique_ptr<Backend> make_cpu_backend(Precision precision, unsigned threads);
 
 // Throws NotBuiltWithCuda in a build without the CUDA toolkit, CudaError when no device works.

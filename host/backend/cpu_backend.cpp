@@ -2,8 +2,10 @@
 #include <algorithm>
 #include <fstream>
 #include <memory>
+#include <type_traits>
 
 #include "host/backend/backend.hpp"
+#include "host/backend/cpu_lanes.hpp"
 #include "host/util/parallel_for.hpp"
 #include "rbmc/sample/run_sample.hpp"
 #include "rbmc/sample/sample_layout.hpp"
@@ -28,10 +30,17 @@ std::string cpu_model_name() {
 template <class Scalar>
 class CpuBackend final : public Backend {
  public:
-  explicit CpuBackend(unsigned threads) : threads_(threads == 0 ? default_thread_count() : threads) {}
+  CpuBackend(unsigned threads, LaneIsa lanes)
+      : lanes_(lanes), free_body_lanes_(free_body_lanes<Scalar>(lanes)),
+        threads_(threads == 0 ? default_thread_count() : threads) {}
 
   std::string name() const override { return "cpu"; }
-  std::string device() const override { return cpu_model_name() + " (" + std::to_string(threads_) + " threads)"; }
+  std::string device() const override {
+    std::string d = cpu_model_name() + " (" + std::to_string(threads_) + " threads";
+    if (free_body_lanes_.width > 1)
+      d += ", " + std::string(lane_isa_name(lanes_)) + " lanes of " + std::to_string(free_body_lanes_.width);
+    return d + ")";
+  }
   std::size_t max_batch_size() const override { return std::size_t(threads_) * 4096; }
 
   void integrate(const double* inputs, double* outputs, std::uint8_t* status, std::size_t n, const BatchIntegration& how,
@@ -50,13 +59,25 @@ class CpuBackend final : public Backend {
     // The per-sample function compiled for the run's kinds (sample_kinds.hpp).
     with_sample_kinds(choose_sample_kinds(shared_, settings), [&](auto kinds) {
       using Kinds = decltype(kinds);
-      parallel_for(n, threads_, [&](std::size_t begin, std::size_t end) {
-        for (std::size_t i = begin; i < end; ++i) {
-          // One relaxed load a sample: a request to stop is seen within one sample's integration.
-          if (how.stop != nullptr && how.stop->load(std::memory_order_relaxed)) throw BatchAbandoned();
+      const auto one_by_one = [&](std::size_t begin, std::size_t end) {
+        for (std::size_t i = begin; i < end; ++i)
           run_sample_in_batch<Scalar, Kinds, TrajectoryLayout::by_sample, ModelValuesAccess::copied>(
               inputs, outputs, trajectory, status, n, i, shared_, settings);
-          if (how.progress != nullptr) how.progress->fetch_add(1, std::memory_order_relaxed);  // progress within the batch
+      };
+      // The free body in SIMD lanes (cpu_lanes.hpp), a group of `width` samples at a time; a
+      // group the lanes give back, and the samples short of a whole group, one by one. The same
+      // results bit for bit either way.
+      const std::size_t width =
+          std::is_same_v<Kinds, FreeBodyRk4Kinds> ? std::size_t(free_body_lanes_.width) : std::size_t(1);
+      parallel_for(n, threads_, [&](std::size_t begin, std::size_t end) {
+        for (std::size_t i = begin; i < end; i += width) {
+          // One relaxed load a group: a request to stop is seen within one group's integration.
+          if (how.stop != nullptr && how.stop->load(std::memory_order_relaxed)) throw BatchAbandoned();
+          const std::size_t group_end = std::min(end, i + width);
+          if (group_end - i < width || width == 1 ||
+              !free_body_lanes_.run(inputs, outputs, trajectory, status, n, i, shared_, settings))
+            one_by_one(i, group_end);
+          if (how.progress != nullptr) how.progress->fetch_add(group_end - i, std::memory_order_relaxed);
         }
       });
     });
@@ -138,6 +159,8 @@ class CpuBackend final : public Backend {
   // What the last integrate kept for the later primitives.
   SharedModel<Scalar> shared_{};
   const double* inputs_ = nullptr;
+  LaneIsa lanes_;
+  FreeBodyLanes<Scalar> free_body_lanes_;
   std::size_t n_ = 0;
   std::vector<double> trajectory_, quantities_;
   unsigned threads_;
@@ -145,9 +168,13 @@ class CpuBackend final : public Backend {
 
 }  // namespace
 
+std::unique_ptr<Backend> make_cpu_backend(Precision precision, unsigned threads, LaneIsa lanes) {
+  if (precision == Precision::float32) return std::make_unique<CpuBackend<float>>(threads, lanes);
+  return std::make_unique<CpuBackend<double>>(threads, lanes);
+}
+
 std::unique_ptr<Backend> make_cpu_backend(Precision precision, unsigned threads) {
-  if (precision == Precision::float32) return std::make_unique<CpuBackend<float>>(threads);
-  return std::make_unique<CpuBackend<double>>(threads);
+  return make_cpu_backend(precision, threads, chosen_lane_isa());
 }
 
 std::unique_ptr<Backend> make_backend(BackendChoice choice, Precision precision, unsigned threads, int device) {

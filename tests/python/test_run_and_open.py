@@ -129,7 +129,8 @@ def test_ctrl_c_keeps_the_finished_batches_and_resume_completes_the_run(tmp_path
     toml.write_text(BOX_TOML.replace('trajectories = { every = 1 }', 'trajectories = { every = 1000 }'))
     out = tmp_path / "long.h5"
     child = subprocess.Popen([sys.executable, "-c", textwrap.dedent(CHILD), str(toml), str(out)],
-                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=os.environ)
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                             env={**os.environ, "RBMC_CPU_SIMD": "off"})  # the one-sample path: slow enough to interrupt
     # SIGINT once the run has finished a batch or more (its journal has records).
     journal = str(out) + ".journal"
     for _ in range(200):

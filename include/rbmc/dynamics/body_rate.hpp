@@ -20,11 +20,11 @@ struct BodyRate {
   // The applied wrench: gravity and the loads (not the constraint's reaction).
   RBMC_HD_INLINE Wrench<Scalar> wrench(const RigidBodyState<Scalar>& x) const {
     if constexpr (kFreeBody) return uniform_gravity_wrench(model.mass, model.gravity_w);
-    return evaluate_loads(*loads, own, model, x);
+    else return evaluate_loads(*loads, own, model, x);
   }
   RBMC_HD_INLINE ConstrainedRate<Scalar> evaluate(const RigidBodyState<Scalar>& x) const {
     if constexpr (kFreeBody) return {free_body_rate(model, x), Vec3<Scalar>::Zero()};
-    return constrained_rate(*constraint, model, x, wrench(x));
+    else return constrained_rate(*constraint, model, x, wrench(x));
   }
   RBMC_HD_INLINE RigidBodyStateRate<Scalar> operator()(const RigidBodyState<Scalar>& x) const { return evaluate(x).rate; }
   RBMC_HD Scalar potential_energy(const RigidBodyState<Scalar>& x) const {

@@ -32,6 +32,20 @@ struct OutputTimes {
   }
 };
 
+// The output times that a step ending at t1 covers, from the first not yet taken (next): take(k,
+// t_k, on_end) for each, where on_end says that t_k lies on the step's end (to a few ulps, as
+// k Δt against n h) and so takes the end state itself, not the interpolant. Returns the first
+// time not covered. Every sink of states at the output times steps through them here.
+template <class Scalar, class Take>
+RBMC_HD_INLINE int take_output_times(const OutputTimes<Scalar>& times, int next, Scalar t1, Take&& take) {
+  const Scalar ulps = Scalar(4) * Eigen::NumTraits<Scalar>::epsilon() * (t1 < Scalar(0) ? -t1 : t1);
+  for (; next < times.n && times.at(next) <= t1 + ulps; ++next) {
+    const Scalar t = times.at(next);
+    take(next, t, t >= t1 - ulps);
+  }
+  return next;
+}
+
 // Columns per output time in the trajectory buffer: p (3), q (4), v (3), ω (3).
 inline constexpr int kTrajectoryColumns = 13;
 
@@ -57,16 +71,13 @@ struct TrajectorySink {
     while (active() && times->at(next) <= t0) write(next++, x0);
   }
 
-  // One step ending at t1 in the state x1, with its interpolant: the times in (t0, t1]. A time
-  // on the step's end (to a few ulps, as k Δt against n h) takes x1 itself, not the interpolant.
+  // One step ending at t1 in the state x1, with its interpolant: the times in (t0, t1].
   template <class Interpolant>
   RBMC_HD void step(const Interpolant& interp, Scalar t1, const RigidBodyState<Scalar>& x1) {
-    const Scalar ulps = Scalar(4) * Eigen::NumTraits<Scalar>::epsilon() * (t1 < Scalar(0) ? -t1 : t1);
-    while (active() && times->at(next) <= t1 + ulps) {
-      const Scalar t = times->at(next);
-      write(next, t >= t1 - ulps ? x1 : interpolated_state<Scalar>(interp, t));
-      ++next;
-    }
+    if (data == nullptr) return;
+    next = take_output_times(*times, next, t1, [&](int k, Scalar t, bool on_end) {
+      write(k, on_end ? x1 : interpolated_state<Scalar>(interp, t));
+    });
   }
 
   // The end. A sample that reached the end time gives its final state to any time not yet

@@ -82,6 +82,37 @@ RBMC_HD inline void apply_accuracy_guard(const IntegrationSettings<Scalar>& how,
     out.status = SampleStatus::inaccurate;
 }
 
+// Stage: the result before integrating: the initial state, status ok, nothing recorded.
+template <class Scalar>
+RBMC_HD_INLINE SampleResult<Scalar> started_result(const RigidBodyState<Scalar>& x0) {
+  SampleResult<Scalar> out;
+  out.final_state = x0;
+  out.time = Scalar(0);
+  out.status = SampleStatus::ok;
+  out.reaction_force_w = out.reaction_torque_b = Vec3<Scalar>::Zero();
+  out.energy_drift = out.momentum_drift = Scalar(0);
+  out.steps = out.rejected_steps = 0;
+  out.stopping_event = -1;
+  return out;
+}
+
+// Stages after the integration: where it ended, the constraint's reaction, the conservation
+// drifts and the accuracy guard. The CPU's lanes (simd/free_body_lanes.hpp) finish each of their
+// samples here too.
+template <class Kinds, class Scalar, class Rate>
+RBMC_HD_INLINE void finish_sample(const Rate& rate, const RigidBodyState<Scalar>& x0, const IntegrationEnd<Scalar>& end,
+                                  const IntegrationSettings<Scalar>& how, SampleResult<Scalar>& out) {
+  out.final_state = end.state;
+  out.time = end.time;
+  out.status = end.status;
+  out.steps = end.steps;
+  out.rejected_steps = end.rejected_steps;
+  out.stopping_event = end.stopping_event;
+  if constexpr (!Kinds::free_body) record_reaction(rate, end.state, out);
+  record_drift(rate, x0, end.state, out);
+  apply_accuracy_guard(how, out);
+}
+
 // Integrates one body under uniform gravity, the shared loads and constraint with the sample's
 // own values of their dispersed fields (own: OwnModelValues), with the kind's integrator. The
 // initial state must satisfy the constraint (the sampling plan projects it). A body whose mass
@@ -91,14 +122,7 @@ RBMC_HD_KERNEL_INLINE SampleResult<Scalar> run_sample(const SampleInputs<Scalar>
                                                       const SharedModel<Scalar>& shared,
                                                       const IntegrationSettings<Scalar>& how, Sink& sink) {
   const RigidBodyState<Scalar>& x0 = in.initial;
-  SampleResult<Scalar> out;
-  out.final_state = x0;
-  out.time = Scalar(0);
-  out.status = SampleStatus::ok;
-  out.reaction_force_w = out.reaction_torque_b = Vec3<Scalar>::Zero();
-  out.energy_drift = out.momentum_drift = Scalar(0);
-  out.steps = out.rejected_steps = 0;
-  out.stopping_event = -1;
+  SampleResult<Scalar> out = started_result(x0);
   EventsOf<Kinds, Scalar> events;
   const auto record_events = [&]() {
     if constexpr (Kinds::events)
@@ -118,15 +142,7 @@ RBMC_HD_KERNEL_INLINE SampleResult<Scalar> run_sample(const SampleInputs<Scalar>
   const IntegrationEnd<Scalar> end = integrate_sample<Kinds>(rate, x0, how, events, sink);
   sink.finish(end.status == SampleStatus::ok, end.state);
   record_events();
-  out.final_state = end.state;
-  out.time = end.time;
-  out.status = end.status;
-  out.steps = end.steps;
-  out.rejected_steps = end.rejected_steps;
-  out.stopping_event = end.stopping_event;
-  if constexpr (!Kinds::free_body) record_reaction(rate, end.state, out);
-  record_drift(rate, x0, end.state, out);
-  apply_accuracy_guard(how, out);
+  finish_sample<Kinds>(rate, x0, end, how, out);
   return out;
 }
 

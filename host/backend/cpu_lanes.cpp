@@ -1,0 +1,112 @@
+// The free-body lane groups compiled once per instruction set. Each is a function with GCC's
+// target attribute and flatten: the whole group (the core's loop, stepper and right-hand side on
+// Lanes) is inlined into it and compiled for that instruction set alone, while everything outside
+// stays baseline x86-64, so the program runs on any x86-64 and takes the widest lanes it finds.
+// The unit builds with -ffp-contract=off (CMakeLists.txt): AVX-512 has fused multiply-adds, and a
+// fused lane would differ from the one-sample path in its last bit.
+#include "host/backend/cpu_lanes.hpp"
+
+#include <cstdlib>
+#include <string>
+#include <type_traits>
+
+#include "host/errors.hpp"
+#include "rbmc/simd/free_body_lanes.hpp"
+
+namespace rbmc {
+
+namespace {
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define RBMC_X86_LANES 1
+#endif
+
+#if defined(RBMC_X86_LANES)
+template <class Scalar, int W>
+__attribute__((flatten)) bool group_sse2(const double* inputs, double* outputs, double* trajectory,
+                                         std::uint8_t* status, std::size_t n, std::size_t first,
+                                         const SharedModel<Scalar>& shared, const IntegrationSettings<Scalar>& how) {
+  return run_free_body_lanes<Scalar, W>(inputs, outputs, trajectory, status, n, first, shared, how);
+}
+template <class Scalar, int W>
+__attribute__((target("avx2"), flatten)) bool group_avx2(const double* inputs, double* outputs, double* trajectory,
+                                                         std::uint8_t* status, std::size_t n, std::size_t first,
+                                                         const SharedModel<Scalar>& shared,
+                                                         const IntegrationSettings<Scalar>& how) {
+  return run_free_body_lanes<Scalar, W>(inputs, outputs, trajectory, status, n, first, shared, how);
+}
+template <class Scalar, int W>
+__attribute__((target("avx512f,avx512dq"), flatten)) bool group_avx512(
+    const double* inputs, double* outputs, double* trajectory, std::uint8_t* status, std::size_t n, std::size_t first,
+    const SharedModel<Scalar>& shared, const IntegrationSettings<Scalar>& how) {
+  return run_free_body_lanes<Scalar, W>(inputs, outputs, trajectory, status, n, first, shared, how);
+}
+#endif
+
+LaneIsa widest_supported() {
+  for (const LaneIsa isa : {LaneIsa::avx512, LaneIsa::avx2, LaneIsa::sse2})
+    if (lane_isa_supported(isa)) return isa;
+  return LaneIsa::off;
+}
+
+}  // namespace
+
+const char* lane_isa_name(LaneIsa isa) {
+  switch (isa) {
+    case LaneIsa::off: return "off";
+    case LaneIsa::sse2: return "sse2";
+    case LaneIsa::avx2: return "avx2";
+    case LaneIsa::avx512: return "avx512";
+  }
+  return "off";
+}
+
+bool lane_isa_supported(LaneIsa isa) {
+  if (isa == LaneIsa::off) return true;
+#if defined(RBMC_X86_LANES)
+  __builtin_cpu_init();
+  switch (isa) {
+    case LaneIsa::sse2: return true;
+    case LaneIsa::avx2: return __builtin_cpu_supports("avx2");
+    case LaneIsa::avx512: return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
+    case LaneIsa::off: break;
+  }
+#endif
+  return false;
+}
+
+LaneIsa chosen_lane_isa() {
+  const char* asked = std::getenv("RBMC_CPU_SIMD");
+  if (asked == nullptr || *asked == '\0') return widest_supported();
+  for (const LaneIsa isa : {LaneIsa::off, LaneIsa::sse2, LaneIsa::avx2, LaneIsa::avx512}) {
+    if (std::string(asked) != lane_isa_name(isa)) continue;
+    if (!lane_isa_supported(isa))
+      throw UsageError(std::string("RBMC_CPU_SIMD=") + asked + ": this processor (or this build) cannot run it; " +
+                       "the widest it can is " + lane_isa_name(widest_supported()));
+    return isa;
+  }
+  throw UsageError(std::string("RBMC_CPU_SIMD=") + asked + ": not one of off, sse2, avx2, avx512");
+}
+
+// Widths: one vector register's worth of lanes. Two registers' worth gave no more on AVX2 and
+// AVX-512 (bench/RESULTS.md, 2026-11-23, fourth session): the right-hand side's temporaries
+// then outgrow the register file.
+template <class Scalar>
+FreeBodyLanes<Scalar> free_body_lanes(LaneIsa isa) {
+#if defined(RBMC_X86_LANES)
+  constexpr int k = std::is_same_v<Scalar, float> ? 2 : 1;  // floats per double
+  switch (isa) {
+    case LaneIsa::sse2: return {2 * k, &group_sse2<Scalar, 2 * k>};
+    case LaneIsa::avx2: return {4 * k, &group_avx2<Scalar, 4 * k>};
+    case LaneIsa::avx512: return {8 * k, &group_avx512<Scalar, 8 * k>};
+    case LaneIsa::off: break;
+  }
+#endif
+  (void)isa;
+  return {};
+}
+
+template FreeBodyLanes<double> free_body_lanes<double>(LaneIsa);
+template FreeBodyLanes<float> free_body_lanes<float>(LaneIsa);
+
+}  // namespace rbmc

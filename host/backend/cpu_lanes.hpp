@@ -1,0 +1,49 @@
+// SIMD lanes on the CPU: which instruction set integrates several samples at once, and the
+// free-body kind's lane groups compiled for each (rbmc/simd/free_body_lanes.hpp).
+//
+// The instruction set is chosen at run time, the widest this processor has, or by the
+// environment variable RBMC_CPU_SIMD (off, sse2, avx2, avx512). Every choice gives the same
+// results bit for bit: each lane runs the one-sample path's operations, and nothing is fused.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "rbmc/integrate/integration_settings.hpp"
+#include "rbmc/sample/shared_model.hpp"
+
+namespace rbmc {
+
+enum class LaneIsa : std::uint8_t {
+  off,     // one sample at a time
+  sse2,    // 128-bit vectors (every x86-64)
+  avx2,    // 256-bit
+  avx512,  // 512-bit (AVX-512 F and DQ)
+};
+
+const char* lane_isa_name(LaneIsa isa);
+// Whether this processor (and this build) can run it.
+bool lane_isa_supported(LaneIsa isa);
+// The widest supported one, or RBMC_CPU_SIMD's; UsageError for a name that is not one of them or
+// that this processor lacks.
+LaneIsa chosen_lane_isa();
+
+// Integrates samples first, ..., first + width − 1 of a batch together, or returns false when
+// the group must go sample by sample (free_body_lanes.hpp); trajectory by sample, or null.
+template <class Scalar>
+using LaneGroupFunction = bool (*)(const double* inputs, double* outputs, double* trajectory, std::uint8_t* status,
+                                   std::size_t n, std::size_t first, const SharedModel<Scalar>& shared,
+                                   const IntegrationSettings<Scalar>& how);
+
+template <class Scalar>
+struct FreeBodyLanes {
+  int width = 1;                          // samples per group; 1: no lanes
+  LaneGroupFunction<Scalar> run = nullptr;
+};
+
+// The free-body kind's lane groups for the instruction set (width 1 for off).
+template <class Scalar>
+FreeBodyLanes<Scalar> free_body_lanes(LaneIsa isa);
+
+}  // namespace rbmc

@@ -1,0 +1,111 @@
+// W samples of the free-body kind (sample_kinds.hpp: uniform gravity, RK4, no events) integrated
+// together in SIMD lanes on the CPU: the same fixed-step loop, stepper and right-hand side as one
+// sample's path, instantiated on Lanes<Scalar, W>, so every lane's result equals its sample's
+// one-sample result bit for bit (tests/host/free_body_lanes_test.cpp).
+//
+// Whatever the lanes cannot do alike leaves them: a group in which a body is not physical, in
+// which the bodies' centres of mass disagree on lying at the origin (a branch of the right-hand
+// side), or in which a lane's state stops being finite, is integrated sample by sample instead
+// (the caller's one-sample path), which writes every result and output time afresh.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "rbmc/sample/sample_layout.hpp"
+#include "rbmc/simd/lanes.hpp"
+
+namespace rbmc {
+
+// The states at the output times of W samples, each into its own block of a by-sample trajectory
+// buffer (sample_layout.hpp's TrajectoryLayout::by_sample: [k · 13 + c] within the block).
+template <class Scalar, int W, class Stored>
+struct LaneTrajectorySink {
+  using L = Lanes<Scalar, W>;
+  const OutputTimes<Scalar>* times;
+  Stored* data[W];  // each lane's block; data[0] null: no trajectory is kept
+  int next = 0;
+
+  bool active() const { return data[0] != nullptr && next < times->n; }
+
+  void write(int k, const RigidBodyState<L>& x) {
+    const StateVector<L> y = pack(x);
+    for (int lane = 0; lane < W; ++lane)
+      for (int c = 0; c < kTrajectoryColumns; ++c)
+        data[lane][std::size_t(k) * kTrajectoryColumns + c] = Stored(y(c)[lane]);
+  }
+  void start(const L& t0, const RigidBodyState<L>& x0) {
+    while (active() && times->at(next) <= t0[0]) write(next++, x0);
+  }
+  // Every lane's step ends at the same time (a fixed step), so lane 0's time stands for all.
+  template <class Interpolant>
+  void step(const Interpolant& interp, const L& t1, const RigidBodyState<L>& x1) {
+    if (data[0] == nullptr) return;
+    next = take_output_times(*times, next, t1[0], [&](int k, Scalar t, bool on_end) {
+      write(k, on_end ? x1 : interpolated_state<L>(interp, L(t)));
+    });
+  }
+  // Only a group whose lanes all reached the end time finishes in the lanes.
+  void finish(const RigidBodyState<L>& x_end) {
+    while (active()) write(next++, x_end);
+  }
+};
+
+// Integrates samples first, ..., first + W − 1 of a batch (the layout of sample_layout.hpp,
+// trajectory by sample, or null) in lanes and stores their results. Returns false, having stored
+// nothing the one-sample path would not overwrite, when the group must go sample by sample.
+template <class Scalar, int W, class StoredIn, class StoredOut>
+inline bool run_free_body_lanes(const StoredIn* inputs, StoredOut* outputs, StoredOut* trajectory,
+                                std::uint8_t* status, std::size_t n, std::size_t first,
+                                const SharedModel<Scalar>& shared, const IntegrationSettings<Scalar>& how) {
+  using L = Lanes<Scalar, W>;
+  // Stage: each lane's inputs and model, as the one-sample path makes them.
+  RigidBodyState<Scalar> x0[W];
+  FreeBodyModel<Scalar> model[W];
+  for (int lane = 0; lane < W; ++lane) {
+    const SampleInputs<Scalar> in = load_sample_inputs<Scalar>(inputs, n, first + std::size_t(lane), 0);
+    if (check_mass_properties(in.body) != BodyValidity::valid) return false;
+    x0[lane] = in.initial;
+    model[lane] = make_free_body_model(in.body, in.gravity_w);
+    if (model[lane].com_at_origin != model[0].com_at_origin) return false;
+  }
+  // Stage: the lanes' model and initial state.
+  FreeBodyModel<L> lanes_model;
+  RigidBodyState<L> lanes_x0;
+  lanes_model.com_at_origin = model[0].com_at_origin;
+  for (int lane = 0; lane < W; ++lane) {
+    lanes_model.mass.set(lane, model[lane].mass);
+    set_lane(lanes_model.com_b, lane, model[lane].com_b);
+    set_lane(lanes_model.inertia_c_b, lane, model[lane].inertia_c_b);
+    set_lane(lanes_model.inertia_inv_c_b, lane, model[lane].inertia_inv_c_b);
+    set_lane(lanes_model.gravity_w, lane, model[lane].gravity_w);
+    set_lane(lanes_x0, lane, x0[lane]);
+  }
+  // Stage: integrate, with the one-sample path's stepper and loop (fixed_step.hpp).
+  LaneTrajectorySink<Scalar, W, StoredOut> sink{&shared.output_times, {}, 0};
+  for (int lane = 0; lane < W; ++lane)
+    sink.data[lane] = trajectory == nullptr ? nullptr
+                                            : trajectory + (first + std::size_t(lane)) *
+                                                               std::size_t(shared.output_times.n) * kTrajectoryColumns;
+  const BodyRate<L, SharedValuesOnly, true> rate{lanes_model, nullptr, nullptr};
+  Rk4Stepper<L, BodyRate<L, SharedValuesOnly, true>> stepper{rate};
+  NoEvents events;
+  sink.start(L(0), lanes_x0);
+  const IntegrationEnd<L> end = integrate_fixed_step(stepper, rate, lanes_x0, how.template cast<L>(), events, sink);
+  if (end.status != SampleStatus::ok) return false;
+  sink.finish(end.state);
+  // Stage: each lane's end, drifts and guard, as the one-sample path finishes it (run_sample.hpp).
+  for (int lane = 0; lane < W; ++lane) {
+    const BodyRate<Scalar, SharedValuesOnly, true> one{model[lane], &shared.loads, &shared.constraint};
+    const IntegrationEnd<Scalar> lane_end{lane_of(end.state, lane), end.time[lane], end.status, end.steps,
+                                          end.rejected_steps, end.stopping_event};
+    SampleResult<Scalar> r = started_result(x0[lane]);
+    finish_sample<FreeBodyRk4Kinds>(one, x0[lane], lane_end, how, r);
+    const std::size_t i = first + std::size_t(lane);
+    store_sample_result(outputs, n, i, r, 0);
+    status[i] = static_cast<std::uint8_t>(r.status);
+  }
+  return true;
+}
+
+}  // namespace rbmc

@@ -1,0 +1,174 @@
+// Lanes<Scalar, W>: W samples' values of one scalar, advanced by one SIMD instruction per
+// operation. The core's arithmetic is templated on its scalar, so instantiated on Lanes it
+// integrates W samples at once, each lane with exactly the operations of the one-sample path:
+// the same results bit for bit, as long as the compiler contracts nothing into fused
+// multiply-adds (the translation units that use Lanes build with -ffp-contract=off).
+//
+// Host only (the GPU has a thread per sample). GCC's and Clang's vector extensions: the widest
+// instructions the enclosing function is compiled for (a function with
+// __attribute__((target("avx512f"))) gets zmm registers, one without gets SSE2 pairs).
+// There are no comparisons: a branch on a lane's value cannot compile, so code that branches
+// per sample stays on the one-sample path. isfinite_hd answers for all lanes together.
+#pragma once
+
+#include <cmath>
+#include <type_traits>
+
+#include "rbmc/dynamics/state.hpp"
+#include "rbmc/integrate/state_vector.hpp"
+
+#if !defined(__GNUC__) || defined(__CUDACC__)
+#error "rbmc/simd/lanes.hpp needs GCC's or Clang's vector extensions on the host"
+#endif
+
+namespace rbmc {
+
+template <class Scalar, int W>
+struct LaneVector;
+// The vector types, spelled out: a vector_size that depends on a template parameter is not
+// accepted by every GCC.
+template <>
+struct LaneVector<double, 2> {
+  typedef double type __attribute__((vector_size(16)));
+};
+template <>
+struct LaneVector<double, 4> {
+  typedef double type __attribute__((vector_size(32)));
+};
+template <>
+struct LaneVector<double, 8> {
+  typedef double type __attribute__((vector_size(64)));
+};
+template <>
+struct LaneVector<float, 4> {
+  typedef float type __attribute__((vector_size(16)));
+};
+template <>
+struct LaneVector<float, 8> {
+  typedef float type __attribute__((vector_size(32)));
+};
+template <>
+struct LaneVector<float, 16> {
+  typedef float type __attribute__((vector_size(64)));
+};
+
+template <class Scalar, int W>
+struct Lanes {
+  using Vector = typename LaneVector<Scalar, W>::type;
+  using Element = Scalar;
+  static constexpr int width = W;
+  Vector v;
+
+  Lanes() = default;
+  // Every lane the same value, converted as Scalar(s) converts it (how the core writes its
+  // constants: Scalar(0.5), Scalar(step)).
+  template <class T, std::enable_if_t<std::is_arithmetic_v<T>, int> = 0>
+  Lanes(T s) {  // NOLINT: implicit, as a scalar's conversions are
+    for (int i = 0; i < W; ++i) v[i] = Scalar(s);
+  }
+  explicit Lanes(Vector x) : v(x) {}
+
+  Scalar operator[](int i) const { return v[i]; }
+  void set(int i, Scalar s) { v[i] = s; }
+
+  Lanes& operator+=(const Lanes& o) { v += o.v; return *this; }
+  Lanes& operator-=(const Lanes& o) { v -= o.v; return *this; }
+  Lanes& operator*=(const Lanes& o) { v *= o.v; return *this; }
+  Lanes& operator/=(const Lanes& o) { v /= o.v; return *this; }
+};
+
+template <class S, int W>
+inline Lanes<S, W> operator+(const Lanes<S, W>& a, const Lanes<S, W>& b) { return Lanes<S, W>(a.v + b.v); }
+template <class S, int W>
+inline Lanes<S, W> operator-(const Lanes<S, W>& a, const Lanes<S, W>& b) { return Lanes<S, W>(a.v - b.v); }
+template <class S, int W>
+inline Lanes<S, W> operator*(const Lanes<S, W>& a, const Lanes<S, W>& b) { return Lanes<S, W>(a.v * b.v); }
+template <class S, int W>
+inline Lanes<S, W> operator/(const Lanes<S, W>& a, const Lanes<S, W>& b) { return Lanes<S, W>(a.v / b.v); }
+template <class S, int W>
+inline Lanes<S, W> operator-(const Lanes<S, W>& a) { return Lanes<S, W>(-a.v); }
+template <class S, int W>
+inline Lanes<S, W> operator+(const Lanes<S, W>& a) { return a; }
+
+// Correctly rounded in every lane, as the scalar square root is. Vectorised where the unit is
+// built with -fno-math-errno (otherwise each lane checks for a negative argument).
+template <class S, int W>
+inline Lanes<S, W> sqrt(const Lanes<S, W>& a) {
+  Lanes<S, W> r;
+  for (int i = 0; i < W; ++i) r.v[i] = __builtin_sqrt(a.v[i]);
+  return r;
+}
+template <int W>
+inline Lanes<float, W> sqrt(const Lanes<float, W>& a) {
+  Lanes<float, W> r;
+  for (int i = 0; i < W; ++i) r.v[i] = __builtin_sqrtf(a.v[i]);
+  return r;
+}
+template <class S, int W>
+inline Lanes<S, W> abs(const Lanes<S, W>& a) {
+  Lanes<S, W> r;
+  for (int i = 0; i < W; ++i) r.v[i] = a.v[i] < S(0) ? -a.v[i] : a.v[i];
+  return r;
+}
+template <class S, int W>
+inline Lanes<S, W> sqrt_hd(const Lanes<S, W>& a) {
+  return sqrt(a);
+}
+// True when every lane is finite: a lane that is not makes its group of samples leave the lanes.
+template <class S, int W>
+inline bool isfinite_hd(const Lanes<S, W>& a) {
+  const auto zero = a.v - a.v;  // 0 in a finite lane, NaN in an infinite or NaN one
+  bool finite = true;
+  for (int i = 0; i < W; ++i) finite = finite && zero[i] == S(0);
+  return finite;
+}
+
+// A state or model of W samples, lane by lane.
+template <class S, int W>
+inline void set_lane(RigidBodyState<Lanes<S, W>>& x, int lane, const RigidBodyState<S>& one) {
+  StateVector<Lanes<S, W>> y = pack(x);
+  const StateVector<S> z = pack(one);
+  for (int c = 0; c < z.size(); ++c) y(c).set(lane, z(c));
+  x = unpack(y);
+}
+template <class S, int W>
+inline RigidBodyState<S> lane_of(const RigidBodyState<Lanes<S, W>>& x, int lane) {
+  const StateVector<Lanes<S, W>> y = pack(x);
+  StateVector<S> z;
+  for (int c = 0; c < z.size(); ++c) z(c) = y(c)[lane];
+  return unpack(z);
+}
+// Lane `lane` of every coefficient of an Eigen matrix of lanes, from (or into) its scalar twin.
+template <class S, int W, int R, int C>
+inline void set_lane(Eigen::Matrix<Lanes<S, W>, R, C>& m, int lane, const Eigen::Matrix<S, R, C>& one) {
+  for (int k = 0; k < R * C; ++k) m.data()[k].set(lane, one.data()[k]);
+}
+
+}  // namespace rbmc
+
+namespace Eigen {
+// What Eigen needs of a scalar type: Lanes is real, signed, and has no packet math of its own
+// (its operations are already vector instructions).
+template <class S, int W>
+struct NumTraits<rbmc::Lanes<S, W>> : GenericNumTraits<S> {
+  using Real = rbmc::Lanes<S, W>;
+  using NonInteger = Real;
+  using Nested = Real;
+  using Literal = Real;
+  enum {
+    IsComplex = 0,
+    IsInteger = 0,
+    IsSigned = 1,
+    RequireInitialization = 0,
+    ReadCost = 1,
+    AddCost = 1,
+    MulCost = 1,
+  };
+  static Real epsilon() { return Real(NumTraits<S>::epsilon()); }
+  static Real dummy_precision() { return Real(NumTraits<S>::dummy_precision()); }
+  static Real highest() { return Real(NumTraits<S>::highest()); }
+  static Real lowest() { return Real(NumTraits<S>::lowest()); }
+  static Real quiet_NaN() { return Real(NumTraits<S>::quiet_NaN()); }
+  static Real infinity() { return Real(NumTraits<S>::infinity()); }
+};
+}  // namespace Eigen

@@ -1,0 +1,182 @@
+// The free body in SIMD lanes (rbmc/simd/, host/backend/cpu_lanes.*) against the one-sample path:
+// every instruction set this processor has gives the same outputs, statuses and states at the
+// output times bit for bit, including the groups that must leave the lanes.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+
+#include "host/backend/backend.hpp"
+#include "host/errors.hpp"
+#include "host/sampling/sampling_plan.hpp"
+#include "host/scenario/scenario.hpp"
+#include "rbmc/sample/sample_layout.hpp"
+#include "rbmc/simd/lanes.hpp"
+#include "test_scenarios.hpp"
+
+namespace rbmc {
+namespace {
+
+// Each lane's operations are the scalar's: the same bits, signed zeros and non-finite values too.
+TEST(Lanes, EachLaneComputesWhatItsScalarComputes) {
+  using L = Lanes<double, 4>;
+  const double a[4] = {1.5, -0.0, 3e300, -7.25}, b[4] = {0.1, 2.0, 1e10, -0.0};
+  L x, y;
+  for (int i = 0; i < 4; ++i) {
+    x.set(i, a[i]);
+    y.set(i, b[i]);
+  }
+  const L sum = x + y, diff = x - y, prod = x * y, quot = x / y, root = sqrt(x * x), neg = -x;
+  for (int i = 0; i < 4; ++i) {
+    const double expected[] = {a[i] + b[i], a[i] - b[i], a[i] * b[i], a[i] / b[i], std::sqrt(a[i] * a[i]), -a[i]};
+    const double got[] = {sum[i], diff[i], prod[i], quot[i], root[i], neg[i]};
+    for (int k = 0; k < 6; ++k) EXPECT_EQ(std::memcmp(&expected[k], &got[k], sizeof(double)), 0) << "lane " << i << " op " << k;
+  }
+  const L minus_zero(-0.0);
+  EXPECT_TRUE(std::signbit(minus_zero[2]));  // a broadcast keeps the sign of zero
+  EXPECT_FALSE(isfinite_hd(quot));           // 3e300 / 1e10 is finite, -7.25 / -0 is not
+  EXPECT_TRUE(isfinite_hd(sum));
+  L nan = sum;
+  nan.set(3, std::numeric_limits<double>::quiet_NaN());
+  EXPECT_FALSE(isfinite_hd(nan));
+}
+
+// A free-body scenario whose output times fall between steps (interpolated) and on them.
+Scenario free_body_scenario(int samples) {
+  std::string text = test::valid_scenario_text(samples, 0.4, 0.01);
+  text += "\n[output]\ninterval = 0.025\n";
+  return parse_scenario(text, "lanes.toml");
+}
+
+struct Batch {
+  std::vector<double> inputs, outputs, trajectories;
+  std::vector<std::uint8_t> status;
+};
+
+// The scenario's samples, with a few that the lanes cannot take: a non-finite spin (the group
+// leaves when its state stops being finite), a negative mass (not integrated at all) and a centre
+// of mass exactly at the origin among ones that are not (a branch of the right-hand side).
+std::vector<double> batch_inputs(const Scenario& s, std::size_t n) {
+  const SamplingPlan plan(s);
+  std::vector<double> inputs(n * std::size_t(input_column_count(0)));
+  for (std::size_t i = 0; i < n; ++i) {
+    SampleInputs<double> in;
+    std::vector<double> params(std::size_t(plan.n_parameter_values()) + 1);
+    plan.sample(i, in, params.data());
+    if (i == 3) in.initial.omega_b.x() = std::numeric_limits<double>::infinity();
+    if (i == 21) in.body.mass = -1.0;
+    if (i == 42) in.body.com_b = Vec3<double>::Zero();
+    store_sample_inputs(inputs.data(), n, i, in, 0);
+  }
+  return inputs;
+}
+
+Batch integrate(const Scenario& s, const std::vector<double>& inputs, std::size_t n, Precision precision, LaneIsa isa) {
+  const std::unique_ptr<Backend> backend = make_cpu_backend(precision, 2, isa);
+  BatchIntegration how{s.integration(), s.shared_model(), false, true, {}};
+  Batch b;
+  b.inputs = inputs;
+  b.outputs.assign(n * std::size_t(output_column_count(0)), -1.0);
+  b.status.assign(n, 255);
+  StageTimings timings;
+  backend->integrate(b.inputs.data(), b.outputs.data(), b.status.data(), n, how, timings);
+  std::vector<std::uint32_t> rows(n);
+  for (std::size_t i = 0; i < n; ++i) rows[i] = std::uint32_t(i);
+  backend->gather_trajectories(rows, b.trajectories, timings);
+  return b;
+}
+
+class FreeBodyLanes : public ::testing::TestWithParam<std::tuple<Precision, LaneIsa>> {
+ protected:
+  void SetUp() override {
+    if (!lane_isa_supported(std::get<1>(GetParam())))
+      GTEST_SKIP() << "this processor has no " << lane_isa_name(std::get<1>(GetParam()));
+  }
+};
+
+TEST_P(FreeBodyLanes, GiveTheOneSamplePathsResultsBitForBit) {
+  const auto [precision, isa] = GetParam();
+  const std::size_t n = 203;  // not a multiple of any width: the last samples go one by one
+  const Scenario s = free_body_scenario(int(n));
+  ASSERT_TRUE(choose_sample_kinds(s.shared_model(), s.integration()).free_body);
+  const std::vector<double> inputs = batch_inputs(s, n);
+  const Batch one = integrate(s, inputs, n, precision, LaneIsa::off), lanes = integrate(s, inputs, n, precision, isa);
+  EXPECT_EQ(one.status[3], std::uint8_t(SampleStatus::non_finite_state));
+  EXPECT_EQ(one.status[21], std::uint8_t(SampleStatus::invalid_body));
+  ASSERT_EQ(one.outputs.size(), lanes.outputs.size());
+  ASSERT_EQ(one.trajectories.size(), lanes.trajectories.size());
+  EXPECT_EQ(std::memcmp(one.status.data(), lanes.status.data(), n), 0);
+  const int columns = output_column_count(0);
+  for (std::size_t i = 0; i < n; ++i)
+    for (int c = 0; c < columns; ++c)
+      ASSERT_EQ(std::memcmp(&one.outputs[std::size_t(c) * n + i], &lanes.outputs[std::size_t(c) * n + i], sizeof(double)), 0)
+          << "sample " << i << " column " << c << ": " << one.outputs[std::size_t(c) * n + i] << " against "
+          << lanes.outputs[std::size_t(c) * n + i];
+  EXPECT_EQ(std::memcmp(one.trajectories.data(), lanes.trajectories.data(), one.trajectories.size() * sizeof(double)), 0);
+}
+
+// The lanes do take the groups they can (else the test above compares the one-sample path with
+// itself), and give back the ones they cannot.
+TEST_P(FreeBodyLanes, TakeWholeGroupsAndGiveBackTheOnesTheyCannot) {
+  const auto [precision, isa] = GetParam();
+  const std::size_t n = 64;
+  const Scenario s = free_body_scenario(int(n));
+  const std::vector<double> inputs = batch_inputs(s, n);
+  std::vector<double> outputs(n * std::size_t(output_column_count(0)));
+  std::vector<std::uint8_t> status(n);
+  const auto check = [&](auto lanes, auto scalar) {
+    using Scalar = decltype(scalar);
+    ASSERT_GT(lanes.width, 1);
+    const std::size_t w = std::size_t(lanes.width);
+    const SharedModel<Scalar> shared = s.shared_model().cast<Scalar>();
+    const IntegrationSettings<Scalar> how = s.integration().cast<Scalar>();
+    const auto run = [&](std::size_t first) {
+      return lanes.run(inputs.data(), outputs.data(), nullptr, status.data(), n, first, shared, how);
+    };
+    EXPECT_FALSE(run(w * (3 / w))) << "sample 3's spin is infinite";
+    EXPECT_TRUE(run(48)) << "samples from 48 on are ordinary";
+    EXPECT_FALSE(run(w * (21 / w))) << "sample 21's mass is negative";
+    EXPECT_FALSE(run(w * (42 / w))) << "sample 42's centre of mass is at the origin, the others' are not";
+  };
+  if (precision == Precision::float32) check(free_body_lanes<float>(isa), 0.0f);
+  else check(free_body_lanes<double>(isa), 0.0);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    EveryInstructionSet, FreeBodyLanes,
+    ::testing::Combine(::testing::Values(Precision::float64, Precision::float32),
+                       ::testing::Values(LaneIsa::sse2, LaneIsa::avx2, LaneIsa::avx512)),
+    [](const auto& info) {
+      return std::string(precision_name(std::get<0>(info.param))) + "_" + lane_isa_name(std::get<1>(info.param));
+    });
+
+// RBMC_CPU_SIMD chooses among them; a name that is not one, or one this processor lacks, is a
+// usage error that says which it can run.
+TEST(FreeBodyLanesChoice, TheEnvironmentChoosesAndBadNamesAreRefused) {
+  const char* before = std::getenv("RBMC_CPU_SIMD");
+  const std::string saved = before == nullptr ? "" : before;
+  setenv("RBMC_CPU_SIMD", "off", 1);
+  EXPECT_EQ(chosen_lane_isa(), LaneIsa::off);
+  EXPECT_EQ(make_cpu_backend(Precision::float64, 1)->device().find("lanes"), std::string::npos);
+  setenv("RBMC_CPU_SIMD", "sse3", 1);
+  try {
+    chosen_lane_isa();
+    ADD_FAILURE() << "sse3 was accepted";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("not one of off, sse2, avx2, avx512"), std::string::npos) << e.what();
+  }
+  unsetenv("RBMC_CPU_SIMD");
+  const LaneIsa widest = chosen_lane_isa();
+  EXPECT_TRUE(lane_isa_supported(widest));
+#if defined(__x86_64__)
+  EXPECT_NE(widest, LaneIsa::off);
+  EXPECT_NE(make_cpu_backend(Precision::float64, 1)->device().find(std::string(lane_isa_name(widest)) + " lanes of"),
+            std::string::npos);
+#endif
+  if (!saved.empty()) setenv("RBMC_CPU_SIMD", saved.c_str(), 1);
+}
+
+}  // namespace
+}  // namespace rbmc
