@@ -14,6 +14,11 @@
 namespace rbmc::bench {
 namespace {
 
+// The pivot of the pivot benchmarks: the body hangs from its body point (0, 0, 0.05).
+Constraint<double> bench_pivot() {
+  return {ConstraintKind::pivot, Vec3<double>(0, 0, 0.05), Vec3<double>(0, 0, 0.05), 0.0, 50.0};
+}
+
 template <class Scalar>
 void right_hand_side(benchmark::State& state) {
   const SampleInputs<Scalar> in = body_inputs<Scalar>();
@@ -58,25 +63,33 @@ void dopri5_step_bench(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
 }
 
-// The free-body kind in SIMD lanes (host/backend/cpu_lanes.cpp), what the CPU backend runs for
-// this workload on one thread: a batch of 64 copies of the body, `steps` RK4 steps, in groups of
-// the instruction set's width. With an output time every 20 steps (as the default scenario's),
-// the states there are stored sample by sample, as the backend keeps them.
+// The body in SIMD lanes (host/backend/cpu_lanes.cpp), what the CPU backend runs for this
+// workload on one thread: a batch of 64 copies of it, `steps` RK4 steps, in groups of the
+// instruction set's width; free, or on the pivot of run_sample_bench below. With an output time
+// every 20 steps (as the default scenario's), the states there are stored sample by sample, as
+// the backend keeps them.
 template <class Scalar>
-void free_body_lanes_bench(benchmark::State& state, LaneIsa isa, bool outputs) {
+void rk4_lanes_bench(benchmark::State& state, LaneIsa isa, bool pivot, bool outputs) {
   if (!lane_isa_supported(isa)) {
     state.SkipWithError("this processor lacks the instruction set");
     return;
   }
   constexpr std::size_t n = 64;
-  const FreeBodyLanes<Scalar> lanes = free_body_lanes<Scalar>(isa);
-  const SampleInputs<double> in = body_inputs<double>();
+  const Rk4Lanes<Scalar> lanes = rk4_lanes<Scalar>(isa);
+  const LaneGroupFunction<Scalar> group = pivot ? lanes.gravity : lanes.free_body;
+  SampleInputs<double> in = body_inputs<double>();
+  SharedModel<Scalar> shared{};
+  if (pivot) {
+    const Constraint<double> c = bench_pivot();
+    shared.constraint = c.cast<Scalar>();
+    in.initial.v_w = Vec3<double>::Zero();
+    in.initial = project_onto_constraint(c, in.initial);
+  }
   std::vector<double> inputs(n * std::size_t(input_column_count(0))), results(n * std::size_t(output_column_count(0)));
   std::vector<std::uint8_t> status(n);
   for (std::size_t i = 0; i < n; ++i) store_sample_inputs(inputs.data(), n, i, in, 0);
   const std::int64_t steps = state.range(0);
   const IntegrationSettings<Scalar> how = fixed_step<Scalar>(Scalar(kStep), steps);
-  SharedModel<Scalar> shared{};
   if (outputs) {
     shared.output_times.n = int(steps / 20) + 1;
     shared.output_times.interval = Scalar(20 * kStep);
@@ -85,7 +98,7 @@ void free_body_lanes_bench(benchmark::State& state, LaneIsa isa, bool outputs) {
   double* kept = outputs ? trajectory.data() : nullptr;
   for (auto _ : state) {
     for (std::size_t first = 0; first < n; first += std::size_t(lanes.width))
-      if (!lanes.run(inputs.data(), results.data(), kept, status.data(), n, first, shared, how))
+      if (!group(inputs.data(), results.data(), kept, status.data(), n, first, shared, how))
         state.SkipWithError("a group left the lanes");
     benchmark::DoNotOptimize(results.data());
   }
@@ -100,10 +113,7 @@ void run_sample_bench(benchmark::State& state, bool pivot) {
   SampleInputs<Scalar> in = body_inputs<Scalar>();
   SharedModel<Scalar> shared{};
   if (pivot) {
-    shared.constraint.kind = ConstraintKind::pivot;
-    shared.constraint.point_b = Vec3<Scalar>(0, 0, Scalar(0.05));
-    shared.constraint.anchor_w = Vec3<Scalar>(0, 0, Scalar(0.05));
-    shared.constraint.stabilization = Scalar(50);
+    shared.constraint = bench_pivot().cast<Scalar>();
     in.initial.v_w = Vec3<Scalar>::Zero();
     in.initial = project_onto_constraint(shared.constraint, in.initial);
   }
@@ -130,17 +140,20 @@ void run_sample_pivot_float(benchmark::State& s) { run_sample_bench<float>(s, tr
 void run_sample_pivot_double(benchmark::State& s) { run_sample_bench<double>(s, true); }
 void run_sample_free_variant_float(benchmark::State& s) { run_sample_bench<float, FreeBodyRk4Kinds>(s, false); }
 void run_sample_free_variant_double(benchmark::State& s) { run_sample_bench<double, FreeBodyRk4Kinds>(s, false); }
-template <class Scalar, LaneIsa kIsa, bool kOutputs = false>
-void free_body_lanes_run(benchmark::State& s) {
-  free_body_lanes_bench<Scalar>(s, kIsa, kOutputs);
+template <class Scalar, LaneIsa kIsa, bool kPivot = false, bool kOutputs = false>
+void rk4_lanes_run(benchmark::State& s) {
+  rk4_lanes_bench<Scalar>(s, kIsa, kPivot, kOutputs);
 }
-BENCHMARK_TEMPLATE(free_body_lanes_run, double, LaneIsa::sse2)->Arg(1000);
-BENCHMARK_TEMPLATE(free_body_lanes_run, double, LaneIsa::avx2)->Arg(1000);
-BENCHMARK_TEMPLATE(free_body_lanes_run, double, LaneIsa::avx512)->Arg(1000);
-BENCHMARK_TEMPLATE(free_body_lanes_run, double, LaneIsa::avx512, true)->Arg(1000);
-BENCHMARK_TEMPLATE(free_body_lanes_run, float, LaneIsa::sse2)->Arg(1000);
-BENCHMARK_TEMPLATE(free_body_lanes_run, float, LaneIsa::avx2)->Arg(1000);
-BENCHMARK_TEMPLATE(free_body_lanes_run, float, LaneIsa::avx512)->Arg(1000);
+BENCHMARK_TEMPLATE(rk4_lanes_run, double, LaneIsa::sse2)->Arg(1000);
+BENCHMARK_TEMPLATE(rk4_lanes_run, double, LaneIsa::avx2)->Arg(1000);
+BENCHMARK_TEMPLATE(rk4_lanes_run, double, LaneIsa::avx512)->Arg(1000);
+BENCHMARK_TEMPLATE(rk4_lanes_run, double, LaneIsa::avx512, false, true)->Arg(1000);
+BENCHMARK_TEMPLATE(rk4_lanes_run, float, LaneIsa::sse2)->Arg(1000);
+BENCHMARK_TEMPLATE(rk4_lanes_run, float, LaneIsa::avx2)->Arg(1000);
+BENCHMARK_TEMPLATE(rk4_lanes_run, float, LaneIsa::avx512)->Arg(1000);
+BENCHMARK_TEMPLATE(rk4_lanes_run, double, LaneIsa::avx2, true)->Arg(1000);
+BENCHMARK_TEMPLATE(rk4_lanes_run, double, LaneIsa::avx512, true)->Arg(1000);
+BENCHMARK_TEMPLATE(rk4_lanes_run, float, LaneIsa::avx512, true)->Arg(1000);
 BENCHMARK(run_sample_free_variant_float)->Arg(1000);
 BENCHMARK(run_sample_free_variant_double)->Arg(1000);
 BENCHMARK(run_sample_free_float)->Arg(1000);

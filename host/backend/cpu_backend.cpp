@@ -6,6 +6,7 @@
 
 #include "host/backend/backend.hpp"
 #include "host/backend/cpu_lanes.hpp"
+#include "rbmc/simd/rk4_lanes.hpp"
 #include "host/util/parallel_for.hpp"
 #include "rbmc/sample/run_sample.hpp"
 #include "rbmc/sample/sample_layout.hpp"
@@ -31,14 +32,14 @@ template <class Scalar>
 class CpuBackend final : public Backend {
  public:
   CpuBackend(unsigned threads, LaneIsa lanes)
-      : lanes_(lanes), free_body_lanes_(free_body_lanes<Scalar>(lanes)),
+      : lane_isa_(lanes), rk4_lanes_(rk4_lanes<Scalar>(lanes)),
         threads_(threads == 0 ? default_thread_count() : threads) {}
 
   std::string name() const override { return "cpu"; }
   std::string device() const override {
     std::string d = cpu_model_name() + " (" + std::to_string(threads_) + " threads";
-    if (free_body_lanes_.width > 1)
-      d += ", " + std::string(lane_isa_name(lanes_)) + " lanes of " + std::to_string(free_body_lanes_.width);
+    if (rk4_lanes_.width > 1)
+      d += ", " + std::string(lane_isa_name(lane_isa_)) + " lanes of " + std::to_string(rk4_lanes_.width);
     return d + ")";
   }
   std::size_t max_batch_size() const override { return std::size_t(threads_) * 4096; }
@@ -64,18 +65,22 @@ class CpuBackend final : public Backend {
           run_sample_in_batch<Scalar, Kinds, TrajectoryLayout::by_sample, ModelValuesAccess::copied>(
               inputs, outputs, trajectory, status, n, i, shared_, settings);
       };
-      // The free body in SIMD lanes (cpu_lanes.hpp), a group of `width` samples at a time; a
-      // group the lanes give back, and the samples short of a whole group, one by one. The same
-      // results bit for bit either way.
-      const std::size_t width =
-          std::is_same_v<Kinds, FreeBodyRk4Kinds> ? std::size_t(free_body_lanes_.width) : std::size_t(1);
-      parallel_for(n, threads_, [&](std::size_t begin, std::size_t end) {
-        for (std::size_t i = begin; i < end; i += width) {
+      // RK4 in SIMD lanes (cpu_lanes.hpp) where the kind allows, a group of `width` samples at a
+      // time; a group the lanes give back, and the samples short of a whole group, one by one.
+      // The same results bit for bit either way.
+      LaneGroupFunction<Scalar> group = nullptr;
+      if constexpr (std::is_same_v<Kinds, FreeBodyRk4Kinds>) group = rk4_lanes_.free_body;
+      else if constexpr (std::is_same_v<Kinds, SampleKinds<StepperKind::rk4, false>>)
+        group = gravity_alone(shared_) ? rk4_lanes_.gravity : nullptr;
+      const std::size_t width = group != nullptr ? std::size_t(rk4_lanes_.width) : std::size_t(1);
+      // Threads claim whole groups, so that only the batch's last group can fall short of a width.
+      parallel_for((n + width - 1) / width, threads_, [&](std::size_t first_group, std::size_t end_group) {
+        for (std::size_t g = first_group; g < end_group; ++g) {
           // One relaxed load a group: a request to stop is seen within one group's integration.
           if (how.stop != nullptr && how.stop->load(std::memory_order_relaxed)) throw BatchAbandoned();
-          const std::size_t group_end = std::min(end, i + width);
+          const std::size_t i = g * width, group_end = std::min(n, i + width);
           if (group_end - i < width || width == 1 ||
-              !free_body_lanes_.run(inputs, outputs, trajectory, status, n, i, shared_, settings))
+              !group(inputs, outputs, trajectory, status, n, i, shared_, settings))
             one_by_one(i, group_end);
           if (how.progress != nullptr) how.progress->fetch_add(group_end - i, std::memory_order_relaxed);
         }
@@ -159,8 +164,8 @@ class CpuBackend final : public Backend {
   // What the last integrate kept for the later primitives.
   SharedModel<Scalar> shared_{};
   const double* inputs_ = nullptr;
-  LaneIsa lanes_;
-  FreeBodyLanes<Scalar> free_body_lanes_;
+  LaneIsa lane_isa_;
+  Rk4Lanes<Scalar> rk4_lanes_;
   std::size_t n_ = 0;
   std::vector<double> trajectory_, quantities_;
   unsigned threads_;

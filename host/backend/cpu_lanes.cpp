@@ -1,4 +1,4 @@
-// The free-body lane groups compiled once per instruction set. Each is a function with GCC's
+// The RK4 lane groups compiled once per instruction set. Each is a function with GCC's
 // target attribute and flatten: the whole group (the core's loop, stepper and right-hand side on
 // Lanes) is inlined into it and compiled for that instruction set alone, while everything outside
 // stays baseline x86-64, so the program runs on any x86-64 and takes the widest lanes it finds.
@@ -11,7 +11,7 @@
 #include <type_traits>
 
 #include "host/errors.hpp"
-#include "rbmc/simd/free_body_lanes.hpp"
+#include "rbmc/simd/rk4_lanes.hpp"
 
 namespace rbmc {
 
@@ -22,24 +22,24 @@ namespace {
 #endif
 
 #if defined(RBMC_X86_LANES)
-template <class Scalar, int W>
+template <class Scalar, int W, class Kinds>
 __attribute__((flatten)) bool group_sse2(const double* inputs, double* outputs, double* trajectory,
                                          std::uint8_t* status, std::size_t n, std::size_t first,
                                          const SharedModel<Scalar>& shared, const IntegrationSettings<Scalar>& how) {
-  return run_free_body_lanes<Scalar, W>(inputs, outputs, trajectory, status, n, first, shared, how);
+  return run_rk4_lanes<Scalar, W, Kinds>(inputs, outputs, trajectory, status, n, first, shared, how);
 }
-template <class Scalar, int W>
+template <class Scalar, int W, class Kinds>
 __attribute__((target("avx2"), flatten)) bool group_avx2(const double* inputs, double* outputs, double* trajectory,
                                                          std::uint8_t* status, std::size_t n, std::size_t first,
                                                          const SharedModel<Scalar>& shared,
                                                          const IntegrationSettings<Scalar>& how) {
-  return run_free_body_lanes<Scalar, W>(inputs, outputs, trajectory, status, n, first, shared, how);
+  return run_rk4_lanes<Scalar, W, Kinds>(inputs, outputs, trajectory, status, n, first, shared, how);
 }
-template <class Scalar, int W>
+template <class Scalar, int W, class Kinds>
 __attribute__((target("avx512f,avx512dq"), flatten)) bool group_avx512(
     const double* inputs, double* outputs, double* trajectory, std::uint8_t* status, std::size_t n, std::size_t first,
     const SharedModel<Scalar>& shared, const IntegrationSettings<Scalar>& how) {
-  return run_free_body_lanes<Scalar, W>(inputs, outputs, trajectory, status, n, first, shared, how);
+  return run_rk4_lanes<Scalar, W, Kinds>(inputs, outputs, trajectory, status, n, first, shared, how);
 }
 #endif
 
@@ -92,13 +92,17 @@ LaneIsa chosen_lane_isa() {
 // AVX-512 (bench/RESULTS.md, 2026-11-23, fourth session): the right-hand side's temporaries
 // then outgrow the register file.
 template <class Scalar>
-FreeBodyLanes<Scalar> free_body_lanes(LaneIsa isa) {
+Rk4Lanes<Scalar> rk4_lanes(LaneIsa isa) {
 #if defined(RBMC_X86_LANES)
+  using Gravity = SampleKinds<StepperKind::rk4, false>;
   constexpr int k = std::is_same_v<Scalar, float> ? 2 : 1;  // floats per double
   switch (isa) {
-    case LaneIsa::sse2: return {2 * k, &group_sse2<Scalar, 2 * k>};
-    case LaneIsa::avx2: return {4 * k, &group_avx2<Scalar, 4 * k>};
-    case LaneIsa::avx512: return {8 * k, &group_avx512<Scalar, 8 * k>};
+    case LaneIsa::sse2:
+      return {2 * k, &group_sse2<Scalar, 2 * k, FreeBodyRk4Kinds>, &group_sse2<Scalar, 2 * k, Gravity>};
+    case LaneIsa::avx2:
+      return {4 * k, &group_avx2<Scalar, 4 * k, FreeBodyRk4Kinds>, &group_avx2<Scalar, 4 * k, Gravity>};
+    case LaneIsa::avx512:
+      return {8 * k, &group_avx512<Scalar, 8 * k, FreeBodyRk4Kinds>, &group_avx512<Scalar, 8 * k, Gravity>};
     case LaneIsa::off: break;
   }
 #endif
@@ -106,7 +110,7 @@ FreeBodyLanes<Scalar> free_body_lanes(LaneIsa isa) {
   return {};
 }
 
-template FreeBodyLanes<double> free_body_lanes<double>(LaneIsa);
-template FreeBodyLanes<float> free_body_lanes<float>(LaneIsa);
+template Rk4Lanes<double> rk4_lanes<double>(LaneIsa);
+template Rk4Lanes<float> rk4_lanes<float>(LaneIsa);
 
 }  // namespace rbmc

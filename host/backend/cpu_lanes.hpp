@@ -1,5 +1,6 @@
-// SIMD lanes on the CPU: which instruction set integrates several samples at once, and the
-// free-body kind's lane groups compiled for each (rbmc/simd/free_body_lanes.hpp).
+// SIMD lanes on the CPU: which instruction set integrates several samples at once, and the RK4
+// kinds' lane groups compiled for each (rbmc/simd/rk4_lanes.hpp): the free body, and a body under
+// gravity alone with a constraint or none.
 //
 // The instruction set is chosen at run time, the widest this processor has, or by the
 // environment variable RBMC_CPU_SIMD (off, sse2, avx2, avx512). Every choice gives the same
@@ -30,20 +31,21 @@ bool lane_isa_supported(LaneIsa isa);
 LaneIsa chosen_lane_isa();
 
 // Integrates samples first, ..., first + width − 1 of a batch together, or returns false when
-// the group must go sample by sample (free_body_lanes.hpp); trajectory by sample, or null.
+// the group must go sample by sample (rk4_lanes.hpp); trajectory by sample, or null.
 template <class Scalar>
 using LaneGroupFunction = bool (*)(const double* inputs, double* outputs, double* trajectory, std::uint8_t* status,
                                    std::size_t n, std::size_t first, const SharedModel<Scalar>& shared,
                                    const IntegrationSettings<Scalar>& how);
 
 template <class Scalar>
-struct FreeBodyLanes {
-  int width = 1;                          // samples per group; 1: no lanes
-  LaneGroupFunction<Scalar> run = nullptr;
+struct Rk4Lanes {
+  int width = 1;                                 // samples per group; 1: no lanes
+  LaneGroupFunction<Scalar> free_body = nullptr;  // FreeBodyRk4Kinds
+  LaneGroupFunction<Scalar> gravity = nullptr;    // RK4 without events, when gravity_alone(shared)
 };
 
-// The free-body kind's lane groups for the instruction set (width 1 for off).
+// The lane groups for the instruction set (width 1 for off).
 template <class Scalar>
-FreeBodyLanes<Scalar> free_body_lanes(LaneIsa isa);
+Rk4Lanes<Scalar> rk4_lanes(LaneIsa isa);
 
 }  // namespace rbmc

@@ -14,6 +14,7 @@
 
 #include "rbmc/dynamics/load_set.hpp"
 #include "rbmc/dynamics/newton_euler.hpp"
+#include "rbmc/math/mat3_vec3.hpp"
 
 namespace rbmc {
 
@@ -104,10 +105,21 @@ struct ConstrainedRate {
   Vec3<Scalar> lambda;  // the multipliers: see reaction_wrench for their meaning
 };
 
-// ẋ under the applied wrench and the constraint's reaction.
+// The stabilised target of the constrained quantities' second derivatives: −2α ċ − α² c.
 template <class Scalar>
-RBMC_HD_INLINE ConstrainedRate<Scalar> constrained_rate(const Constraint<Scalar>& c, const FreeBodyModel<Scalar>& model,
-                                                        const RigidBodyState<Scalar>& x, const Wrench<Scalar>& applied) {
+RBMC_HD_INLINE Vec3<Scalar> stabilised_target(const Constraint<Scalar>& c, const RigidBodyState<Scalar>& x) {
+  Vec3<Scalar> error, error_rate;
+  constraint_errors(c, x, error, error_rate);
+  const Scalar a = c.stabilization;
+  return -Scalar(2) * a * error_rate - a * a * error;
+}
+
+// ẋ under the applied wrench and any constraint's reaction, by the multipliers: K from three
+// rate changes, then λ = K⁻¹ (target − c̈₀). Valid for every kind; constrained_rate uses it for the
+// planar constraint, and the pivot's own solution is tested against it.
+template <class Scalar>
+RBMC_HD_INLINE ConstrainedRate<Scalar> multiplier_rate(const Constraint<Scalar>& c, const FreeBodyModel<Scalar>& model,
+                                                       const RigidBodyState<Scalar>& x, const Wrench<Scalar>& applied) {
   const RigidBodyStateRate<Scalar> free = free_body_rate(model, x, applied);
   if (c.kind == ConstraintKind::none) return {free, Vec3<Scalar>::Zero()};
   const Vec3<Scalar> c0 = constraint_acceleration(c, x, free);
@@ -115,17 +127,53 @@ RBMC_HD_INLINE ConstrainedRate<Scalar> constrained_rate(const Constraint<Scalar>
   for (int j = 0; j < 3; ++j)
     k.col(j) = constraint_acceleration_change(
         c, x, free_body_rate_change(model, x, reaction_wrench<Scalar>(c, model, x, Vec3<Scalar>::Unit(j))));
-  Vec3<Scalar> error, error_rate;
-  constraint_errors(c, x, error, error_rate);
-  const Scalar a = c.stabilization;
-  const Vec3<Scalar> target = -Scalar(2) * a * error_rate - a * a * error;
-  const Vec3<Scalar> lambda = k.inverse() * (target - c0);
+  const Vec3<Scalar> lambda = mat3_times(mat3_inverse(k), Vec3<Scalar>(stabilised_target(c, x) - c0));
   // The free rate plus the reaction's change of it (the rate is affine in the wrench).
   RigidBodyStateRate<Scalar> rate = free;
   const RigidBodyStateRate<Scalar> reaction = free_body_rate_change(model, x, reaction_wrench(c, model, x, lambda));
   rate.v_dot_w += reaction.v_dot_w;
   rate.omega_dot_b += reaction.omega_dot_b;
   return {rate, lambda};
+}
+
+// The pivot's multipliers with K written out in body components: a unit force e at P (the body
+// point p) changes a_C by e/m and ω̇ by I⁻¹ (d × e), d = p − r_C, so P's acceleration changes by
+//   K_b e = e/m − d × (I⁻¹ (d × e))      (002's apparent inverse inertia at P; 000 eq. 1.9)
+// K_b depends on the body alone, and R K_b Rᵀ λ = target − c̈₀ is solved in body components. The
+// same solution as multiplier_rate's (the same equations, K by superposition), without its three
+// rates of change and six rotations, and as well conditioned: it works with I_C⁻¹ as the free body
+// does (the inertia about P, J_P = I_C − m d^× d^×, is far worse conditioned for a thin rod hanging
+// from its end, and lost float the rod's spin).
+template <class Scalar>
+RBMC_HD_INLINE ConstrainedRate<Scalar> pivot_rate(const Constraint<Scalar>& c, const FreeBodyModel<Scalar>& model,
+                                                  const RigidBodyState<Scalar>& x, const Wrench<Scalar>& applied) {
+  const RigidBodyStateRate<Scalar> free = free_body_rate(model, x, applied);
+  const Vec3<Scalar> d = c.point_b - model.com_b;
+  const Scalar inv_m = Scalar(1) / model.mass;
+  Mat3<Scalar> k;
+  for (int j = 0; j < 3; ++j) {
+    const Vec3<Scalar> e = Vec3<Scalar>::Unit(j);
+    k.col(j) = e * inv_m - d.cross(mat3_times(model.inertia_inv_c_b, Vec3<Scalar>(d.cross(e))));
+  }
+  const Vec3<Scalar> wanted_b =
+      rotate_inverse(x.q_wb, Vec3<Scalar>(stabilised_target(c, x) - constraint_acceleration(c, x, free)));
+  const Vec3<Scalar> lambda_b = mat3_times(mat3_inverse(k), wanted_b);
+  // The free rate plus the reaction's change of it (free_body_rate_change of the force λ at P).
+  RigidBodyStateRate<Scalar> rate = free;
+  const Vec3<Scalar> lambda_w = rotate(x.q_wb, lambda_b);
+  const Vec3<Scalar> omega_dot_change = mat3_times(model.inertia_inv_c_b, Vec3<Scalar>(d.cross(lambda_b)));
+  rate.omega_dot_b += omega_dot_change;
+  rate.v_dot_w += lambda_w * inv_m;
+  if (!model.com_at_origin) rate.v_dot_w -= rotate(x.q_wb, Vec3<Scalar>(omega_dot_change.cross(model.com_b)));
+  return {rate, lambda_w};
+}
+
+// ẋ under the applied wrench and the constraint's reaction.
+template <class Scalar>
+RBMC_HD_INLINE ConstrainedRate<Scalar> constrained_rate(const Constraint<Scalar>& c, const FreeBodyModel<Scalar>& model,
+                                                        const RigidBodyState<Scalar>& x, const Wrench<Scalar>& applied) {
+  if (c.kind == ConstraintKind::pivot) return pivot_rate(c, model, x, applied);
+  return multiplier_rate(c, model, x, applied);
 }
 
 // The state moved onto the constraint (a consistent initial condition): pivot, the origin placed

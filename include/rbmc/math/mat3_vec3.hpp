@@ -14,4 +14,26 @@ RBMC_HD_INLINE Vec3<Scalar> mat3_times(const Mat3<Scalar>& m, const NonDeduced<V
                       m.coeff(2, 0) * v.coeff(0) + m.coeff(2, 1) * v.coeff(1) + m.coeff(2, 2) * v.coeff(2));
 }
 
+// The inverse of a 3 × 3 matrix by its cofactors (adj(m) / det(m)), written out. Eigen's
+// inverse() sums the determinant in another order for double (its vectorised path) than for
+// other scalar types, and the CPU's SIMD lanes (rbmc/simd/) must compute what one sample does,
+// bit for bit. The caller ensures m is invertible (an inertia, a constraint's K).
+template <class Scalar>
+RBMC_HD_INLINE Mat3<Scalar> mat3_inverse(const Mat3<Scalar>& m) {
+  const Scalar c00 = m(1, 1) * m(2, 2) - m(1, 2) * m(2, 1), c01 = m(1, 2) * m(2, 0) - m(1, 0) * m(2, 2),
+               c02 = m(1, 0) * m(2, 1) - m(1, 1) * m(2, 0);
+  const Scalar inv_det = Scalar(1) / (m(0, 0) * c00 + m(0, 1) * c01 + m(0, 2) * c02);
+  Mat3<Scalar> r;
+  r(0, 0) = c00 * inv_det;
+  r(1, 0) = c01 * inv_det;
+  r(2, 0) = c02 * inv_det;
+  r(0, 1) = (m(0, 2) * m(2, 1) - m(0, 1) * m(2, 2)) * inv_det;
+  r(1, 1) = (m(0, 0) * m(2, 2) - m(0, 2) * m(2, 0)) * inv_det;
+  r(2, 1) = (m(0, 1) * m(2, 0) - m(0, 0) * m(2, 1)) * inv_det;
+  r(0, 2) = (m(0, 1) * m(1, 2) - m(0, 2) * m(1, 1)) * inv_det;
+  r(1, 2) = (m(0, 2) * m(1, 0) - m(0, 0) * m(1, 2)) * inv_det;
+  r(2, 2) = (m(0, 0) * m(1, 1) - m(0, 1) * m(1, 0)) * inv_det;
+  return r;
+}
+
 }  // namespace rbmc

@@ -1,7 +1,8 @@
-// W samples of the free-body kind (sample_kinds.hpp: uniform gravity, RK4, no events) integrated
-// together in SIMD lanes on the CPU: the same fixed-step loop, stepper and right-hand side as one
-// sample's path, instantiated on Lanes<Scalar, W>, so every lane's result equals its sample's
-// one-sample result bit for bit (tests/host/free_body_lanes_test.cpp).
+// W samples of a fixed-step RK4 kind without events integrated together in SIMD lanes on the CPU:
+// the free body (sample_kinds.hpp), and a body under uniform gravity alone with the run's
+// constraint (a pivot, the plane) or none. The same fixed-step loop, stepper and right-hand side as
+// one sample's path, instantiated on Lanes<Scalar, W>, so every lane's result equals its sample's
+// one-sample result bit for bit (tests/host/rk4_lanes_test.cpp).
 //
 // Whatever the lanes cannot do alike leaves them: a group in which a body is not physical, in
 // which the bodies' centres of mass disagree on lying at the origin (a branch of the right-hand
@@ -11,6 +12,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "rbmc/sample/sample_layout.hpp"
 #include "rbmc/simd/lanes.hpp"
@@ -51,34 +53,75 @@ struct LaneTrajectorySink {
   }
 };
 
+// A body under uniform gravity alone with the run's constraint: what BodyRate evaluates when the
+// load set is empty, bit for bit (evaluate_loads adds nothing to gravity then), without the load
+// loops, whose branches on values a lane cannot take.
+template <class Scalar>
+struct GravityRate {
+  FreeBodyModel<Scalar> model;
+  Constraint<Scalar> constraint;
+
+  ConstrainedRate<Scalar> evaluate(const RigidBodyState<Scalar>& x) const {
+    return constrained_rate(constraint, model, x, uniform_gravity_wrench(model.mass, model.gravity_w));
+  }
+  RigidBodyStateRate<Scalar> operator()(const RigidBodyState<Scalar>& x) const { return evaluate(x).rate; }
+};
+
+// True when the run's loads are uniform gravity alone for every sample: no load in the set, and
+// no per-sample value but the constraint's.
+template <class Scalar>
+inline bool gravity_alone(const SharedModel<Scalar>& shared) {
+  const LoadSet<Scalar>& l = shared.loads;
+  if (l.n_point_forces != 0 || l.n_torques != 0 || l.n_springs != 0 || l.has_central_body ||
+      damping_of(l, SharedValuesOnly{}).any())
+    return false;
+  for (int j = 0; j < shared.parameters.n; ++j) {
+    const ModelField f = shared.parameters.targets[j].field;
+    if (f != ModelField::pivot_point && f != ModelField::pivot_anchor && f != ModelField::plane_height) return false;
+  }
+  return true;
+}
+
 // Integrates samples first, ..., first + W − 1 of a batch (the layout of sample_layout.hpp,
-// trajectory by sample, or null) in lanes and stores their results. Returns false, having stored
-// nothing the one-sample path would not overwrite, when the group must go sample by sample.
-template <class Scalar, int W, class StoredIn, class StoredOut>
-inline bool run_free_body_lanes(const StoredIn* inputs, StoredOut* outputs, StoredOut* trajectory,
-                                std::uint8_t* status, std::size_t n, std::size_t first,
-                                const SharedModel<Scalar>& shared, const IntegrationSettings<Scalar>& how) {
+// trajectory by sample, or null) in lanes and stores their results. Kinds: FreeBodyRk4Kinds, or
+// RK4 without events when gravity_alone(shared). Returns false, having stored nothing the
+// one-sample path would not overwrite, when the group must go sample by sample.
+template <class Scalar, int W, class Kinds, class StoredIn, class StoredOut>
+inline bool run_rk4_lanes(const StoredIn* inputs, StoredOut* outputs, StoredOut* trajectory, std::uint8_t* status,
+                          std::size_t n, std::size_t first, const SharedModel<Scalar>& shared,
+                          const IntegrationSettings<Scalar>& how) {
+  static_assert(Kinds::stepper == StepperKind::rk4 && !Kinds::events, "the lanes run RK4 without events");
   using L = Lanes<Scalar, W>;
-  // Stage: each lane's inputs and model, as the one-sample path makes them.
+  // Stage: each lane's inputs, model and constraint, as the one-sample path makes them (the CPU's
+  // copied model values: run_sample_in_batch).
   RigidBodyState<Scalar> x0[W];
   FreeBodyModel<Scalar> model[W];
+  Constraint<Scalar> constraint[W];
   for (int lane = 0; lane < W; ++lane) {
-    const SampleInputs<Scalar> in = load_sample_inputs<Scalar>(inputs, n, first + std::size_t(lane), 0);
+    const std::size_t i = first + std::size_t(lane);
+    const SampleInputs<Scalar> in = load_sample_inputs<Scalar>(inputs, n, i, 0);
     if (check_mass_properties(in.body) != BodyValidity::valid) return false;
     x0[lane] = in.initial;
     model[lane] = make_free_body_model(in.body, in.gravity_w);
     if (model[lane].com_at_origin != model[0].com_at_origin) return false;
+    constraint[lane] = constraint_of(shared.constraint, own_values_in_batch(shared.parameters, inputs, n, i));
   }
-  // Stage: the lanes' model and initial state.
+  // Stage: the lanes' model, constraint and initial state.
   FreeBodyModel<L> lanes_model;
+  Constraint<L> lanes_constraint;
   RigidBodyState<L> lanes_x0;
   lanes_model.com_at_origin = model[0].com_at_origin;
+  lanes_constraint.kind = shared.constraint.kind;
   for (int lane = 0; lane < W; ++lane) {
     lanes_model.mass.set(lane, model[lane].mass);
     set_lane(lanes_model.com_b, lane, model[lane].com_b);
     set_lane(lanes_model.inertia_c_b, lane, model[lane].inertia_c_b);
     set_lane(lanes_model.inertia_inv_c_b, lane, model[lane].inertia_inv_c_b);
     set_lane(lanes_model.gravity_w, lane, model[lane].gravity_w);
+    set_lane(lanes_constraint.point_b, lane, constraint[lane].point_b);
+    set_lane(lanes_constraint.anchor_w, lane, constraint[lane].anchor_w);
+    lanes_constraint.plane_height.set(lane, constraint[lane].plane_height);
+    lanes_constraint.stabilization.set(lane, constraint[lane].stabilization);
     set_lane(lanes_x0, lane, x0[lane]);
   }
   // Stage: integrate, with the one-sample path's stepper and loop (fixed_step.hpp).
@@ -87,20 +130,25 @@ inline bool run_free_body_lanes(const StoredIn* inputs, StoredOut* outputs, Stor
     sink.data[lane] = trajectory == nullptr ? nullptr
                                             : trajectory + (first + std::size_t(lane)) *
                                                                std::size_t(shared.output_times.n) * kTrajectoryColumns;
-  const BodyRate<L, SharedValuesOnly, true> rate{lanes_model, nullptr, nullptr};
-  Rk4Stepper<L, BodyRate<L, SharedValuesOnly, true>> stepper{rate};
+  using Rate = std::conditional_t<Kinds::free_body, BodyRate<L, SharedValuesOnly, true>, GravityRate<L>>;
+  const Rate rate = [&] {
+    if constexpr (Kinds::free_body) return Rate{lanes_model, nullptr, nullptr};
+    else return Rate{lanes_model, lanes_constraint};
+  }();
+  Rk4Stepper<L, Rate> stepper{rate};
   NoEvents events;
   sink.start(L(0), lanes_x0);
   const IntegrationEnd<L> end = integrate_fixed_step(stepper, rate, lanes_x0, how.template cast<L>(), events, sink);
   if (end.status != SampleStatus::ok) return false;
   sink.finish(end.state);
-  // Stage: each lane's end, drifts and guard, as the one-sample path finishes it (run_sample.hpp).
+  // Stage: each lane's end, reaction, drifts and guard, as the one-sample path finishes it
+  // (run_sample.hpp), with that path's right-hand side.
   for (int lane = 0; lane < W; ++lane) {
-    const BodyRate<Scalar, SharedValuesOnly, true> one{model[lane], &shared.loads, &shared.constraint};
+    const BodyRate<Scalar, SharedValuesOnly, Kinds::free_body> one{model[lane], &shared.loads, &constraint[lane]};
     const IntegrationEnd<Scalar> lane_end{lane_of(end.state, lane), end.time[lane], end.status, end.steps,
                                           end.rejected_steps, end.stopping_event};
     SampleResult<Scalar> r = started_result(x0[lane]);
-    finish_sample<FreeBodyRk4Kinds>(one, x0[lane], lane_end, how, r);
+    finish_sample<Kinds>(one, x0[lane], lane_end, how, r);
     const std::size_t i = first + std::size_t(lane);
     store_sample_result(outputs, n, i, r, 0);
     status[i] = static_cast<std::uint8_t>(r.status);

@@ -1,6 +1,7 @@
-// The free body in SIMD lanes (rbmc/simd/, host/backend/cpu_lanes.*) against the one-sample path:
-// every instruction set this processor has gives the same outputs, statuses and states at the
-// output times bit for bit, including the groups that must leave the lanes.
+// RK4 in SIMD lanes (rbmc/simd/, host/backend/cpu_lanes.*) against the one-sample path: the free
+// body, a pivot whose point each sample draws, and the plane; every instruction set this processor
+// has gives the same outputs, statuses and states at the output times bit for bit, including the
+// groups that must leave the lanes.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -13,7 +14,7 @@
 #include "host/sampling/sampling_plan.hpp"
 #include "host/scenario/scenario.hpp"
 #include "rbmc/sample/sample_layout.hpp"
-#include "rbmc/simd/lanes.hpp"
+#include "rbmc/simd/rk4_lanes.hpp"
 #include "test_scenarios.hpp"
 
 namespace rbmc {
@@ -43,9 +44,18 @@ TEST(Lanes, EachLaneComputesWhatItsScalarComputes) {
   EXPECT_FALSE(isfinite_hd(nan));
 }
 
-// A free-body scenario whose output times fall between steps (interpolated) and on them.
-Scenario free_body_scenario(int samples) {
+enum class Model { free_body, pivot, planar };
+
+const char* model_name(Model m) { return m == Model::free_body ? "free_body" : m == Model::pivot ? "pivot" : "planar"; }
+
+// The test box (free, on a pivot whose body point each sample draws, or on the plane) with output
+// times that fall between steps (interpolated) and on them.
+Scenario lanes_scenario(Model model, int samples) {
   std::string text = test::valid_scenario_text(samples, 0.4, 0.01);
+  if (model == Model::pivot)
+    text += "constraint.point = { distribution = \"normal\", sigma = [0.001, 0.001, 0.002] }\n"
+            "[constraint]\ntype = \"pivot\"\npoint = [0.0, 0.0, 0.3]\nanchor = [0.0, 0.0, 10.3]\n";
+  if (model == Model::planar) text += "[constraint]\ntype = \"planar\"\nheight = 10.0\n";
   text += "\n[output]\ninterval = 0.025\n";
   return parse_scenario(text, "lanes.toml");
 }
@@ -60,7 +70,8 @@ struct Batch {
 // of mass exactly at the origin among ones that are not (a branch of the right-hand side).
 std::vector<double> batch_inputs(const Scenario& s, std::size_t n) {
   const SamplingPlan plan(s);
-  std::vector<double> inputs(n * std::size_t(input_column_count(0)));
+  const int n_model_values = s.shared_model().parameters.n;
+  std::vector<double> inputs(n * std::size_t(input_column_count(n_model_values)));
   for (std::size_t i = 0; i < n; ++i) {
     SampleInputs<double> in;
     std::vector<double> params(std::size_t(plan.n_parameter_values()) + 1);
@@ -68,7 +79,7 @@ std::vector<double> batch_inputs(const Scenario& s, std::size_t n) {
     if (i == 3) in.initial.omega_b.x() = std::numeric_limits<double>::infinity();
     if (i == 21) in.body.mass = -1.0;
     if (i == 42) in.body.com_b = Vec3<double>::Zero();
-    store_sample_inputs(inputs.data(), n, i, in, 0);
+    store_sample_inputs(inputs.data(), n, i, in, n_model_values);
   }
   return inputs;
 }
@@ -88,7 +99,7 @@ Batch integrate(const Scenario& s, const std::vector<double>& inputs, std::size_
   return b;
 }
 
-class FreeBodyLanes : public ::testing::TestWithParam<std::tuple<Precision, LaneIsa>> {
+class Rk4Lanes : public ::testing::TestWithParam<std::tuple<Precision, LaneIsa, Model>> {
  protected:
   void SetUp() override {
     if (!lane_isa_supported(std::get<1>(GetParam())))
@@ -96,11 +107,12 @@ class FreeBodyLanes : public ::testing::TestWithParam<std::tuple<Precision, Lane
   }
 };
 
-TEST_P(FreeBodyLanes, GiveTheOneSamplePathsResultsBitForBit) {
-  const auto [precision, isa] = GetParam();
+TEST_P(Rk4Lanes, GiveTheOneSamplePathsResultsBitForBit) {
+  const auto [precision, isa, model] = GetParam();
   const std::size_t n = 203;  // not a multiple of any width: the last samples go one by one
-  const Scenario s = free_body_scenario(int(n));
-  ASSERT_TRUE(choose_sample_kinds(s.shared_model(), s.integration()).free_body);
+  const Scenario s = lanes_scenario(model, int(n));
+  ASSERT_EQ(choose_sample_kinds(s.shared_model(), s.integration()).free_body, model == Model::free_body);
+  ASSERT_TRUE(gravity_alone(s.shared_model()));
   const std::vector<double> inputs = batch_inputs(s, n);
   const Batch one = integrate(s, inputs, n, precision, LaneIsa::off), lanes = integrate(s, inputs, n, precision, isa);
   EXPECT_EQ(one.status[3], std::uint8_t(SampleStatus::non_finite_state));
@@ -119,10 +131,10 @@ TEST_P(FreeBodyLanes, GiveTheOneSamplePathsResultsBitForBit) {
 
 // The lanes do take the groups they can (else the test above compares the one-sample path with
 // itself), and give back the ones they cannot.
-TEST_P(FreeBodyLanes, TakeWholeGroupsAndGiveBackTheOnesTheyCannot) {
-  const auto [precision, isa] = GetParam();
+TEST_P(Rk4Lanes, TakeWholeGroupsAndGiveBackTheOnesTheyCannot) {
+  const auto [precision, isa, model] = GetParam();
   const std::size_t n = 64;
-  const Scenario s = free_body_scenario(int(n));
+  const Scenario s = lanes_scenario(model, int(n));
   const std::vector<double> inputs = batch_inputs(s, n);
   std::vector<double> outputs(n * std::size_t(output_column_count(0)));
   std::vector<std::uint8_t> status(n);
@@ -132,29 +144,32 @@ TEST_P(FreeBodyLanes, TakeWholeGroupsAndGiveBackTheOnesTheyCannot) {
     const std::size_t w = std::size_t(lanes.width);
     const SharedModel<Scalar> shared = s.shared_model().cast<Scalar>();
     const IntegrationSettings<Scalar> how = s.integration().cast<Scalar>();
+    const LaneGroupFunction<Scalar> group = model == Model::free_body ? lanes.free_body : lanes.gravity;
     const auto run = [&](std::size_t first) {
-      return lanes.run(inputs.data(), outputs.data(), nullptr, status.data(), n, first, shared, how);
+      return group(inputs.data(), outputs.data(), nullptr, status.data(), n, first, shared, how);
     };
     EXPECT_FALSE(run(w * (3 / w))) << "sample 3's spin is infinite";
     EXPECT_TRUE(run(48)) << "samples from 48 on are ordinary";
     EXPECT_FALSE(run(w * (21 / w))) << "sample 21's mass is negative";
     EXPECT_FALSE(run(w * (42 / w))) << "sample 42's centre of mass is at the origin, the others' are not";
   };
-  if (precision == Precision::float32) check(free_body_lanes<float>(isa), 0.0f);
-  else check(free_body_lanes<double>(isa), 0.0);
+  if (precision == Precision::float32) check(rk4_lanes<float>(isa), 0.0f);
+  else check(rk4_lanes<double>(isa), 0.0);
 }
 
 INSTANTIATE_TEST_SUITE_P(
-    EveryInstructionSet, FreeBodyLanes,
+    EveryInstructionSet, Rk4Lanes,
     ::testing::Combine(::testing::Values(Precision::float64, Precision::float32),
-                       ::testing::Values(LaneIsa::sse2, LaneIsa::avx2, LaneIsa::avx512)),
+                       ::testing::Values(LaneIsa::sse2, LaneIsa::avx2, LaneIsa::avx512),
+                       ::testing::Values(Model::free_body, Model::pivot, Model::planar)),
     [](const auto& info) {
-      return std::string(precision_name(std::get<0>(info.param))) + "_" + lane_isa_name(std::get<1>(info.param));
+      return std::string(model_name(std::get<2>(info.param))) + "_" + precision_name(std::get<0>(info.param)) + "_" +
+             lane_isa_name(std::get<1>(info.param));
     });
 
 // RBMC_CPU_SIMD chooses among them; a name that is not one, or one this processor lacks, is a
 // usage error that says which it can run.
-TEST(FreeBodyLanesChoice, TheEnvironmentChoosesAndBadNamesAreRefused) {
+TEST(Rk4LanesChoice, TheEnvironmentChoosesAndBadNamesAreRefused) {
   const char* before = std::getenv("RBMC_CPU_SIMD");
   const std::string saved = before == nullptr ? "" : before;
   setenv("RBMC_CPU_SIMD", "off", 1);
