@@ -2,8 +2,9 @@
 // target attribute and flatten: the whole group (the core's loop, stepper and right-hand side on
 // Lanes) is inlined into it and compiled for that instruction set alone, while everything outside
 // stays baseline x86-64, so the program runs on any x86-64 and takes the widest lanes it finds.
-// The unit builds with -ffp-contract=off (CMakeLists.txt): AVX-512 has fused multiply-adds, and a
-// fused lane would differ from the one-sample path in its last bit.
+// The unit builds with -ffp-contract=off (CMakeLists.txt), so that no compiler fuses a * b + c
+// into one of AVX-512's fused multiply-adds: a fused lane would differ from the one-sample path in
+// its last bit. (GCC 12 fuses nothing under these targets either way; the flag keeps it so.)
 #include "host/backend/cpu_lanes.hpp"
 
 #include <cstdlib>
