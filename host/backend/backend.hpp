@@ -74,8 +74,9 @@ class Backend {
                                    StageTimings& timings) = 0;
 };
 
-// threads = 0: all cores. The free body runs in SIMD lanes of the given instruction set, or of
-// chosen_lane_isa()'s (cpu_lanes.hpp): the same results bit for bit whichever.
+// threads = 0: all cores. RK4 runs of a free body, or of a body under gravity alone with a
+// constraint, go in SIMD lanes of the given instruction set, or of chosen_lane_isa()'s
+// (cpu_lanes.hpp): the same results bit for bit whichever.
 std::unique_ptr<Backend> make_cpu_backend(Precision precision, unsigned threads, LaneIsa lanes);
 std::unique_ptr<Backend> make_cpu_backend(Precision precision, unsigned threads);
 

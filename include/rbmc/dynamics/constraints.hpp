@@ -158,13 +158,14 @@ RBMC_HD_INLINE ConstrainedRate<Scalar> pivot_rate(const Constraint<Scalar>& c, c
   const Vec3<Scalar> wanted_b =
       rotate_inverse(x.q_wb, Vec3<Scalar>(stabilised_target(c, x) - constraint_acceleration(c, x, free)));
   const Vec3<Scalar> lambda_b = mat3_times(mat3_inverse(k), wanted_b);
-  // The free rate plus the reaction's change of it (free_body_rate_change of the force λ at P).
-  RigidBodyStateRate<Scalar> rate = free;
+  // The free rate plus the reaction's change of it: the force λ at P, whose moment about the
+  // centre of mass is d × λ (reaction_wrench's, in body components already).
   const Vec3<Scalar> lambda_w = rotate(x.q_wb, lambda_b);
-  const Vec3<Scalar> omega_dot_change = mat3_times(model.inertia_inv_c_b, Vec3<Scalar>(d.cross(lambda_b)));
-  rate.omega_dot_b += omega_dot_change;
-  rate.v_dot_w += lambda_w * inv_m;
-  if (!model.com_at_origin) rate.v_dot_w -= rotate(x.q_wb, Vec3<Scalar>(omega_dot_change.cross(model.com_b)));
+  RigidBodyStateRate<Scalar> rate = free;
+  const RigidBodyStateRate<Scalar> reaction =
+      free_body_rate_change(model, x, Wrench<Scalar>{lambda_w, Vec3<Scalar>(d.cross(lambda_b))});
+  rate.v_dot_w += reaction.v_dot_w;
+  rate.omega_dot_b += reaction.omega_dot_b;
   return {rate, lambda_w};
 }
 
