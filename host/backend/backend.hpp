@@ -66,7 +66,9 @@ class Backend {
                          const BatchIntegration& how, StageTimings& timings) = 0;
   // The batch's quantities at the output times (how.statistics): moments (output times,
   // quantity::count) over every sample, and the values of the given rows (ascending) for the
-  // quantiles, column by column: (output times × quantity::count, rows).
+  // quantiles, column by column: (output times × quantity::count, rows). `values` may be swapped
+  // with a buffer of the backend's (its old contents are then the backend's to overwrite). Once
+  // per integrated batch.
   virtual void reduce_statistics(const BatchIntegration& how, const std::vector<std::uint32_t>& rows,
                                  std::vector<Moments>& moments, std::vector<double>& values, StageTimings& timings) = 0;
   // The kept states of the given rows (ascending): (rows, output times, 13), p, q, v, ω at each time.

@@ -1,7 +1,10 @@
 // The CPU backend: every core runs the core's per-sample function over a share of the batch.
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <fstream>
 #include <memory>
+#include <stdexcept>
 #include <type_traits>
 
 #include "host/backend/backend.hpp"
@@ -57,6 +60,13 @@ class CpuBackend final : public Backend {
     // stores stay in the sample's own pages); every entry is written.
     trajectory_.resize(states ? n * kTrajectoryColumns * std::size_t(n_times) : 0);
     double* trajectory = states ? trajectory_.data() : nullptr;
+    // Each sample's quantities at the output times, computed as soon as its group is integrated,
+    // while its states are still in cache (reading them back batch-wide afterwards ran at memory
+    // speed). Their thread time is moved from the integrate stage to the statistics stage below.
+    const bool quantities = n_times > 0 && how.statistics;
+    quantities_ready_ = false;
+    if (quantities) prepare_quantities(how, n);
+    std::atomic<std::int64_t> quantity_nanoseconds{0};
     // The per-sample function compiled for the run's kinds (sample_kinds.hpp).
     with_sample_kinds(choose_sample_kinds(shared_, settings), [&](auto kinds) {
       using Kinds = decltype(kinds);
@@ -82,48 +92,34 @@ class CpuBackend final : public Backend {
           if (group_end - i < width || width == 1 ||
               !group(inputs, outputs, trajectory, status, n, i, shared_, settings))
             one_by_one(i, group_end);
+          if (quantities) {
+            const auto start = std::chrono::steady_clock::now();
+            compute_quantities(i, group_end);
+            quantity_nanoseconds.fetch_add(
+                std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count(),
+                std::memory_order_relaxed);
+          }
           if (how.progress != nullptr) how.progress->fetch_add(group_end - i, std::memory_order_relaxed);
         }
       });
     });
+    // The quantities' share of the wall: their thread time over the threads that ran in parallel.
+    const double quantity_seconds =
+        double(quantity_nanoseconds.load()) * 1e-9 / double(std::max<std::size_t>(1, std::min<std::size_t>(threads_, n)));
+    timings[Stage::statistics] += quantity_seconds;
+    timings[Stage::integrate] -= quantity_seconds;
+    quantities_ready_ = quantities;
   }
 
-  // Each sample's quantities at the output times, then the moments of each (time, quantity)
-  // column over the batch, merged in sample order; and the quantile rows' values.
-  void reduce_statistics(const BatchIntegration& how, const std::vector<std::uint32_t>& rows,
+  // The moments of each (time, quantity) column over the batch, merged in sample order, from the
+  // quantities integrate computed; and the quantile rows' values (the quantities themselves,
+  // handed over without a copy, when every row is asked for).
+  void reduce_statistics(const BatchIntegration&, const std::vector<std::uint32_t>& rows,
                          std::vector<Moments>& moments, std::vector<double>& values, StageTimings& timings) override {
     const StageClock clock(&timings, Stage::statistics);
-    const int n_times = shared_.output_times.n;
-    const std::size_t n = n_, columns = std::size_t(n_times) * quantity::count;
-    std::vector<Quaternion<Scalar>> nominal;
-    for (const Quaternion<double>& q : how.nominal_attitudes) nominal.push_back({Scalar(q.w), Scalar(q.x), Scalar(q.y), Scalar(q.z)});
-    quantities_.resize(n * columns);
-    // Blocks of samples, time by time: each time's 12 quantity columns are written for a block of
-    // consecutive samples at once (structure of arrays, as the moments and quantiles read them),
-    // from the block's states, which lie sample by sample.
-    constexpr std::size_t kBlock = 32;
-    const std::size_t n_blocks = (n + kBlock - 1) / kBlock, state_block = std::size_t(n_times) * kTrajectoryColumns;
-    parallel_for(n_blocks, threads_, [&](std::size_t first_block, std::size_t end_block) {
-      std::vector<FreeBodyModel<Scalar>> model(kBlock);
-      for (std::size_t b = first_block; b < end_block; ++b) {
-        const std::size_t first = b * kBlock, count = std::min(kBlock, n - first);
-        for (std::size_t j = 0; j < count; ++j) {
-          const SampleInputs<Scalar> in = load_sample_inputs<Scalar>(inputs_, n, first + j, 0);
-          model[j] = make_free_body_model(in.body, in.gravity_w);
-        }
-        for (int k = 0; k < n_times; ++k)
-          for (std::size_t j = 0; j < count; ++j) {
-            const std::size_t i = first + j;
-            StateVector<Scalar> y;
-            const double* x = &trajectory_[i * state_block + std::size_t(k) * kTrajectoryColumns];
-            for (int c = 0; c < kTrajectoryColumns; ++c) y(c) = Scalar(x[c]);
-            Scalar q[quantity::count];
-            sample_quantities_at(shared_.loads, own_values_in_batch(shared_.parameters, inputs_, n, i), model[j], unpack(y),
-                                 nominal[std::size_t(k)], q);
-            for (int c = 0; c < quantity::count; ++c) quantities_[(std::size_t(k) * quantity::count + std::size_t(c)) * n + i] = q[c];
-          }
-      }
-    });
+    if (!quantities_ready_)
+      throw std::logic_error("reduce_statistics: the batch was not integrated with statistics, or was reduced already");
+    const std::size_t n = n_, columns = std::size_t(shared_.output_times.n) * quantity::count;
     moments.assign(columns, Moments{});
     parallel_for(columns, threads_, [&](std::size_t begin, std::size_t end) {
       for (std::size_t c = begin; c < end; ++c) {
@@ -132,18 +128,16 @@ class CpuBackend final : public Backend {
         moments[c] = m;
       }
     });
-    // The quantile rows' values, column by column: contiguous copies when every row is asked for.
-    values.resize(rows.size() * columns);
     const std::size_t n_rows = rows.size();
+    if (n_rows == n) {
+      values.swap(quantities_);  // the next integrate refills whichever buffer it holds
+      quantities_ready_ = false;
+      return;
+    }
+    values.resize(n_rows * columns);
     parallel_for(columns, threads_, [&](std::size_t begin, std::size_t end) {
-      for (std::size_t c = begin; c < end; ++c) {
-        if (n_rows == n) {
-          std::copy(quantities_.begin() + std::ptrdiff_t(c * n), quantities_.begin() + std::ptrdiff_t((c + 1) * n),
-                    values.begin() + std::ptrdiff_t(c * n));
-          continue;
-        }
+      for (std::size_t c = begin; c < end; ++c)
         for (std::size_t r = 0; r < n_rows; ++r) gather_column_element(quantities_.data(), n, rows.data(), n_rows, r, c, values.data());
-      }
     });
   }
 
@@ -161,13 +155,52 @@ class CpuBackend final : public Backend {
   }
 
  private:
+  // Each output time's nominal attitude in Scalar, and room for the batch's quantities.
+  void prepare_quantities(const BatchIntegration& how, std::size_t n) {
+    nominal_.clear();
+    for (const Quaternion<double>& q : how.nominal_attitudes) nominal_.push_back({Scalar(q.w), Scalar(q.x), Scalar(q.y), Scalar(q.z)});
+    quantities_.resize(n * std::size_t(shared_.output_times.n) * quantity::count);
+  }
+
+  // Samples [first, end)'s quantities at every output time, from their states in trajectory_
+  // (sample by sample), into quantities_ column by column ((times × quantity::count, n)): time by
+  // time, so that each column's values of the group are written together.
+  void compute_quantities(std::size_t first, std::size_t end) {
+    constexpr std::size_t kMaxGroup = 16;  // the widest lane group (float, AVX-512)
+    const int n_times = shared_.output_times.n;
+    const std::size_t n = n_, state_block = std::size_t(n_times) * kTrajectoryColumns;
+    for (std::size_t from = first; from < end; from += kMaxGroup) {
+      const std::size_t count = std::min(kMaxGroup, end - from);
+      FreeBodyModel<Scalar> model[kMaxGroup];
+      for (std::size_t j = 0; j < count; ++j) {
+        const SampleInputs<Scalar> in = load_sample_inputs<Scalar>(inputs_, n, from + j, 0);
+        model[j] = make_free_body_model(in.body, in.gravity_w);
+      }
+      for (int k = 0; k < n_times; ++k)
+        for (std::size_t j = 0; j < count; ++j) {
+          const std::size_t i = from + j;
+          StateVector<Scalar> y;
+          const double* x = &trajectory_[i * state_block + std::size_t(k) * kTrajectoryColumns];
+          for (int c = 0; c < kTrajectoryColumns; ++c) y(c) = Scalar(x[c]);
+          Scalar q[quantity::count];
+          sample_quantities_at(shared_.loads, own_values_in_batch(shared_.parameters, inputs_, n, i), model[j], unpack(y),
+                               nominal_[std::size_t(k)], q);
+          double* const column = &quantities_[std::size_t(k) * quantity::count * n + i];
+          for (int c = 0; c < quantity::count; ++c) column[std::size_t(c) * n] = q[c];
+        }
+    }
+  }
+
   // What the last integrate kept for the later primitives.
   SharedModel<Scalar> shared_{};
   const double* inputs_ = nullptr;
   LaneIsa lane_isa_;
   Rk4Lanes<Scalar> rk4_lanes_;
   std::size_t n_ = 0;
-  std::vector<double> trajectory_, quantities_;
+  std::vector<double> trajectory_;
+  std::vector<double> quantities_;  // (times × quantity::count, n): each thread writes its own samples
+  std::vector<Quaternion<Scalar>> nominal_;  // (output times)
+  bool quantities_ready_ = false;            // quantities_ holds the last integrated batch's
   unsigned threads_;
 };
 

@@ -13,6 +13,12 @@ namespace rbmc {
 namespace {
 constexpr double kCapacityDecay = 2.0 / 3.0;  // KLL's c
 constexpr std::size_t kMinCapacity = 64;
+// The lowest level compacts at no fewer values than this (or k): by the formula alone it would
+// compact every 64 values at large counts, and each compaction merges its half into the whole
+// level above. Sorting and merging 2,048 values at a time costs a few moves a value instead of
+// tens; the bound stays what the compactions that happen make it (fewer at level 0).
+constexpr std::size_t kLowestCapacity = 2048;
+std::size_t lowest_capacity(int k) { return std::min(std::size_t(k), kLowestCapacity); }
 
 // A double's bits as an unsigned key in the same order: negative values with every bit flipped,
 // the others with the sign bit set. (Finite values only; -0 sorts before +0.)
@@ -91,19 +97,32 @@ std::size_t QuantileSketch::capacity(int level) const { return capacities_[std::
 void QuantileSketch::add_level() {
   levels_.emplace_back();
   compactions_.push_back(0);
-  // Every level's capacity: k at the top, (2/3) less a level down, at least kMinCapacity.
+  // Every level's capacity: k at the top, (2/3) less a level down, at least kMinCapacity; the
+  // lowest at least lowest_capacity(k).
   capacities_.resize(levels_.size());
   for (std::size_t h = 0; h < levels_.size(); ++h) {
     const double depth = double(levels_.size() - 1 - h);
     capacities_[h] = std::max<std::size_t>(kMinCapacity, std::size_t(std::ceil(double(k_) * std::pow(kCapacityDecay, depth))));
   }
+  capacities_[0] = std::max(capacities_[0], lowest_capacity(k_));
 }
 
 std::size_t QuantileSketch::max_retained(int k, std::uint64_t count) {
-  // Σ_h k (2/3)^h ≤ 3k, plus, on each level that count values can fill, the minimum capacity and a
+  // Σ_h k (2/3)^h ≤ 3k, plus the lowest level's floor, plus, on each level that count values can fill, the minimum capacity and a
   // value left over. Level h holds values of weight 2^h: no more than log2(count / kMinCapacity) + 2.
   const double levels = std::min(double(kMaxLevels), std::log2(double(std::max<std::uint64_t>(count, 1)) / kMinCapacity) + 2);
-  return 3 * std::size_t(k) + (kMinCapacity + 1) * std::size_t(std::max(1.0, std::ceil(levels)));
+  return 3 * std::size_t(k) + lowest_capacity(k) + (kMinCapacity + 1) * std::size_t(std::max(1.0, std::ceil(levels)));
+}
+
+int QuantileSketch::largest_k(double values, std::uint64_t count) {
+  // max_retained grows with k: the largest k within the budget, by bisection over [8, default].
+  int lo = 8, hi = kDefaultK;
+  if (double(max_retained(hi, count)) <= values) return hi;
+  while (hi - lo > 1) {
+    const int mid = (lo + hi) / 2;
+    (double(max_retained(mid, count)) <= values ? lo : hi) = mid;
+  }
+  return lo;
 }
 
 std::size_t QuantileSketch::retained() const {
@@ -142,7 +161,6 @@ void QuantileSketch::compact(int level) {
   // Scratch shared by the sketches a thread feeds (RunStatistics gives each thread whole columns),
   // so that it adds nothing to each sketch's memory budget.
   thread_local std::vector<std::uint64_t> keys, scratch;
-  thread_local std::vector<double> merged;
   if (level == 0) sort_finite(from, keys, scratch);
   // An odd value out stays (the largest, unweighted by the coin): no rank moves for it.
   const bool odd = from.size() % 2 == 1;
@@ -153,22 +171,23 @@ void QuantileSketch::compact(int level) {
   const PhiloxStream coins(seed_, (n >> 32) * kMaxLevels + std::uint64_t(level), stream_id("statistics.quantile_sketch"));
   const std::size_t offset = coins.uniform(std::uint32_t(n)) <= 0.5 ? 0 : 1;
   std::vector<double>& to = levels_[std::size_t(level) + 1];
-  // The kept half merged into the sorted level above (stable: the level's own values first among
-  // equals, as std::inplace_merge), in the scratch and copied back: the level keeps its own
-  // storage, sized by its own values, not by the largest merge the thread has done.
-  merged.resize(to.size() + (from.size() - offset + 1) / 2);
+  // The kept half merged into the sorted level above, in place from the back (the level grows by
+  // the half, and no value is overwritten before it is read). Stable as std::inplace_merge: among
+  // equal values the level's own come first, so from the back the kept half's go first.
   // Branch-free (conditional moves): on random data a branch per value is mispredicted half the time.
-  std::size_t a = 0, b = offset, out = 0;
-  while (a < to.size() && b < from.size()) {
-    const double x = from[b], y = to[a];
-    const bool take_from = x < y;
-    merged[out++] = take_from ? x : y;
-    b += take_from ? 2 : 0;
-    a += take_from ? 0 : 1;
+  const std::size_t kept = (from.size() - offset + 1) / 2;
+  std::size_t a = to.size(), b = kept;  // unmerged: to[0, a) and the kept half's first b
+  to.resize(a + kept);
+  double* const out = to.data();
+  const double* const half = from.data() + offset;  // the kept half: half[2j]
+  while (a > 0 && b > 0) {
+    const double x = half[2 * (b - 1)], y = out[a - 1];
+    const bool take_half = !(x < y);
+    out[a + b - 1] = take_half ? x : y;
+    b -= take_half ? 1 : 0;
+    a -= take_half ? 0 : 1;
   }
-  while (a < to.size()) merged[out++] = to[a++];
-  for (; b < from.size(); b += 2) merged[out++] = from[b];
-  to.assign(merged.begin(), merged.begin() + std::ptrdiff_t(out));
+  for (; b > 0; --b) out[b - 1] = half[2 * (b - 1)];  // what is left of to[0, a) is in place
   from.clear();
   if (odd) from.push_back(left_over);
   ++compactions_[std::size_t(level)];

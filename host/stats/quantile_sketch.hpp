@@ -4,7 +4,8 @@
 // It is Karnin, Lang and Liberty's KLL sketch ("Optimal quantile approximation in streams", FOCS
 // 2016): levels of values, a value at level h standing for 2^h samples. When the values outgrow
 // the capacity, the lowest level over its own capacity (k (2/3)^(H − h), H the top level, at least
-// 64, which keeps the lowest levels from compacting every few values) is compacted: sorted, and every other value, the odd or the even ones by a fair coin, moves up
+// 64, which keeps the lowest levels from compacting every few values, and at least min(k, 2048) at
+// level 0, where every value arrives) is compacted: sorted, and every other value, the odd or the even ones by a fair coin, moves up
 // a level with twice the weight. A compaction at level h moves the estimated rank of any point by
 // 0 or ±2^h with equal probability, independently of the others, so by Hoeffding's inequality the
 // rank of a fixed point is off by more than t = √(2 ln(2/δ) Σ_compactions 4^h) with probability at
@@ -49,6 +50,8 @@ class QuantileSketch {
   double rank_error_95() const;
   // The most values a sketch of this k holds after `count` values, for budgeting memory.
   static std::size_t max_retained(int k, std::uint64_t count);
+  // The largest k (at most kDefaultK, at least 8) whose max_retained(k, count) fits in `values`.
+  static int largest_k(double values, std::uint64_t count);
 
   // Its state, to save and restore exactly: each level's values (lowest level first) and, per
   // level, how many values it holds and how many compactions it has had.

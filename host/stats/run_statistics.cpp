@@ -43,8 +43,7 @@ RunStatistics::RunStatistics(const Scenario& scenario, std::uint64_t n_rows, uns
   }
   // The largest k whose sketches fit the budget, at most the default (rank error ≤ 1e-3).
   const double per_column = budget / double(columns) / sizeof(double);
-  const double fixed = double(QuantileSketch::max_retained(0, n_rows));
-  sketch_k_ = int(std::clamp((per_column - fixed) / 3.0, 64.0, double(QuantileSketch::kDefaultK)));
+  sketch_k_ = std::max(64, QuantileSketch::largest_k(per_column, n_rows));
   sketches_.reserve(columns);
   // Each column's coins from its own streams.
   for (std::size_t c = 0; c < columns; ++c) sketches_.emplace_back(sketch_k_, seed_ * std::uint64_t(0x9E3779B97F4A7C15) + c);
