@@ -19,6 +19,23 @@ Constraint<double> bench_pivot() {
   return {ConstraintKind::pivot, Vec3<double>(0, 0, 0.05), Vec3<double>(0, 0, 0.05), 0.0, 50.0};
 }
 
+// The loads of the loads benchmarks, spring_mounted_box's kinds: a spring-damper to a world
+// point, a body-fixed force at a corner, a world-fixed couple, linear and angular damping.
+LoadSet<double> bench_loads() {
+  LoadSet<double> l;
+  l.n_springs = 1;
+  l.springs[0] = {Vec3<double>(0.02, 0, 0.05), Vec3<double>(0, 0, 1.0), 200.0, 0.95, 0.5};
+  l.n_point_forces = 1;
+  l.point_forces[0] = {Vec3<double>(0.05, 0.05, -0.1), Vec3<double>(0, 0.2, 0), LoadFrame::body};
+  l.n_torques = 1;
+  l.torques[0] = {Vec3<double>(0, 0, -0.001), LoadFrame::world};
+  l.linear_damping = 0.05;
+  l.angular_linear_damping = 1e-4;
+  return l;
+}
+
+enum class BenchModel { free_body, pivot, loads };
+
 template <class Scalar>
 void right_hand_side(benchmark::State& state) {
   const SampleInputs<Scalar> in = body_inputs<Scalar>();
@@ -65,20 +82,22 @@ void dopri5_step_bench(benchmark::State& state) {
 
 // The body in SIMD lanes (host/backend/cpu_lanes.cpp), what the CPU backend runs for this
 // workload on one thread: a batch of 64 copies of it, `steps` RK4 steps, in groups of the
-// instruction set's width; free, or on the pivot of run_sample_bench below. With an output time
-// every 20 steps (as the default scenario's), the states there are stored sample by sample, as
-// the backend keeps them.
+// instruction set's width; free, on the pivot of run_sample_bench below, or under its loads
+// (bench_loads). With an output time every 20 steps (as the default scenario's), the states there
+// are stored sample by sample, as the backend keeps them.
 template <class Scalar>
-void rk4_lanes_bench(benchmark::State& state, LaneIsa isa, bool pivot, bool outputs) {
+void rk4_lanes_bench(benchmark::State& state, LaneIsa isa, BenchModel model, bool outputs) {
+  const bool pivot = model == BenchModel::pivot;
   if (!lane_isa_supported(isa)) {
     state.SkipWithError("this processor lacks the instruction set");
     return;
   }
   constexpr std::size_t n = 64;
   const Rk4Lanes<Scalar> lanes = rk4_lanes<Scalar>(isa);
-  const LaneGroupFunction<Scalar> group = pivot ? lanes.gravity : lanes.free_body;
+  const LaneGroupFunction<Scalar> group = model == BenchModel::free_body ? lanes.free_body : lanes.general;
   SampleInputs<double> in = body_inputs<double>();
   SharedModel<Scalar> shared{};
+  if (model == BenchModel::loads) shared.loads = bench_loads().cast<Scalar>();
   if (pivot) {
     const Constraint<double> c = bench_pivot();
     shared.constraint = c.cast<Scalar>();
@@ -109,9 +128,10 @@ void rk4_lanes_bench(benchmark::State& state, LaneIsa isa, bool pivot, bool outp
 // One sample, `steps` RK4 steps through run_sample: what one CPU thread does per sample, with the
 // kinds the backends choose (RuntimeKinds), or the general RK4 path with events compiled in.
 template <class Scalar, class Kinds = RuntimeKinds>
-void run_sample_bench(benchmark::State& state, bool pivot) {
+void run_sample_bench(benchmark::State& state, bool pivot, bool loads = false) {
   SampleInputs<Scalar> in = body_inputs<Scalar>();
   SharedModel<Scalar> shared{};
+  if (loads) shared.loads = bench_loads().cast<Scalar>();
   if (pivot) {
     shared.constraint = bench_pivot().cast<Scalar>();
     in.initial.v_w = Vec3<Scalar>::Zero();
@@ -140,26 +160,31 @@ void run_sample_pivot_float(benchmark::State& s) { run_sample_bench<float>(s, tr
 void run_sample_pivot_double(benchmark::State& s) { run_sample_bench<double>(s, true); }
 void run_sample_free_variant_float(benchmark::State& s) { run_sample_bench<float, FreeBodyRk4Kinds>(s, false); }
 void run_sample_free_variant_double(benchmark::State& s) { run_sample_bench<double, FreeBodyRk4Kinds>(s, false); }
-template <class Scalar, LaneIsa kIsa, bool kPivot = false, bool kOutputs = false>
+void run_sample_loads_double(benchmark::State& s) { run_sample_bench<double>(s, false, true); }
+template <class Scalar, LaneIsa kIsa, BenchModel kModel = BenchModel::free_body, bool kOutputs = false>
 void rk4_lanes_run(benchmark::State& s) {
-  rk4_lanes_bench<Scalar>(s, kIsa, kPivot, kOutputs);
+  rk4_lanes_bench<Scalar>(s, kIsa, kModel, kOutputs);
 }
 BENCHMARK_TEMPLATE(rk4_lanes_run, double, LaneIsa::sse2)->Arg(1000);
 BENCHMARK_TEMPLATE(rk4_lanes_run, double, LaneIsa::avx2)->Arg(1000);
 BENCHMARK_TEMPLATE(rk4_lanes_run, double, LaneIsa::avx512)->Arg(1000);
-BENCHMARK_TEMPLATE(rk4_lanes_run, double, LaneIsa::avx512, false, true)->Arg(1000);
+BENCHMARK_TEMPLATE(rk4_lanes_run, double, LaneIsa::avx512, BenchModel::free_body, true)->Arg(1000);
 BENCHMARK_TEMPLATE(rk4_lanes_run, float, LaneIsa::sse2)->Arg(1000);
 BENCHMARK_TEMPLATE(rk4_lanes_run, float, LaneIsa::avx2)->Arg(1000);
 BENCHMARK_TEMPLATE(rk4_lanes_run, float, LaneIsa::avx512)->Arg(1000);
-BENCHMARK_TEMPLATE(rk4_lanes_run, double, LaneIsa::avx2, true)->Arg(1000);
-BENCHMARK_TEMPLATE(rk4_lanes_run, double, LaneIsa::avx512, true)->Arg(1000);
-BENCHMARK_TEMPLATE(rk4_lanes_run, float, LaneIsa::avx512, true)->Arg(1000);
+BENCHMARK_TEMPLATE(rk4_lanes_run, double, LaneIsa::avx2, BenchModel::pivot)->Arg(1000);
+BENCHMARK_TEMPLATE(rk4_lanes_run, double, LaneIsa::avx512, BenchModel::pivot)->Arg(1000);
+BENCHMARK_TEMPLATE(rk4_lanes_run, float, LaneIsa::avx512, BenchModel::pivot)->Arg(1000);
+BENCHMARK_TEMPLATE(rk4_lanes_run, double, LaneIsa::avx2, BenchModel::loads)->Arg(1000);
+BENCHMARK_TEMPLATE(rk4_lanes_run, double, LaneIsa::avx512, BenchModel::loads)->Arg(1000);
+BENCHMARK_TEMPLATE(rk4_lanes_run, float, LaneIsa::avx512, BenchModel::loads)->Arg(1000);
 BENCHMARK(run_sample_free_variant_float)->Arg(1000);
 BENCHMARK(run_sample_free_variant_double)->Arg(1000);
 BENCHMARK(run_sample_free_float)->Arg(1000);
 BENCHMARK(run_sample_free_double)->Arg(1000);
 BENCHMARK(run_sample_pivot_float)->Arg(1000);
 BENCHMARK(run_sample_pivot_double)->Arg(1000);
+BENCHMARK(run_sample_loads_double)->Arg(1000);
 
 }  // namespace
 }  // namespace rbmc::bench

@@ -80,8 +80,7 @@ class CpuBackend final : public Backend {
       // The same results bit for bit either way.
       LaneGroupFunction<Scalar> group = nullptr;
       if constexpr (std::is_same_v<Kinds, FreeBodyRk4Kinds>) group = rk4_lanes_.free_body;
-      else if constexpr (std::is_same_v<Kinds, SampleKinds<StepperKind::rk4, false>>)
-        group = gravity_alone(shared_) ? rk4_lanes_.gravity : nullptr;
+      else if constexpr (std::is_same_v<Kinds, SampleKinds<StepperKind::rk4, false>>) group = rk4_lanes_.general;
       const std::size_t width = group != nullptr ? std::size_t(rk4_lanes_.width) : std::size_t(1);
       // Threads claim whole groups, so that only the batch's last group can fall short of a width.
       parallel_for((n + width - 1) / width, threads_, [&](std::size_t first_group, std::size_t end_group) {

@@ -95,15 +95,15 @@ LaneIsa chosen_lane_isa() {
 template <class Scalar>
 Rk4Lanes<Scalar> rk4_lanes(LaneIsa isa) {
 #if defined(RBMC_X86_LANES)
-  using Gravity = SampleKinds<StepperKind::rk4, false>;
+  using General = SampleKinds<StepperKind::rk4, false>;  // loads, constraint
   constexpr int k = std::is_same_v<Scalar, float> ? 2 : 1;  // floats per double
   switch (isa) {
     case LaneIsa::sse2:
-      return {2 * k, &group_sse2<Scalar, 2 * k, FreeBodyRk4Kinds>, &group_sse2<Scalar, 2 * k, Gravity>};
+      return {2 * k, &group_sse2<Scalar, 2 * k, FreeBodyRk4Kinds>, &group_sse2<Scalar, 2 * k, General>};
     case LaneIsa::avx2:
-      return {4 * k, &group_avx2<Scalar, 4 * k, FreeBodyRk4Kinds>, &group_avx2<Scalar, 4 * k, Gravity>};
+      return {4 * k, &group_avx2<Scalar, 4 * k, FreeBodyRk4Kinds>, &group_avx2<Scalar, 4 * k, General>};
     case LaneIsa::avx512:
-      return {8 * k, &group_avx512<Scalar, 8 * k, FreeBodyRk4Kinds>, &group_avx512<Scalar, 8 * k, Gravity>};
+      return {8 * k, &group_avx512<Scalar, 8 * k, FreeBodyRk4Kinds>, &group_avx512<Scalar, 8 * k, General>};
     case LaneIsa::off: break;
   }
 #endif

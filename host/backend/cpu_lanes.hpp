@@ -1,6 +1,6 @@
 // SIMD lanes on the CPU: which instruction set integrates several samples at once, and the RK4
-// kinds' lane groups compiled for each (rbmc/simd/rk4_lanes.hpp): the free body, and a body under
-// gravity alone with a constraint or none.
+// kinds' lane groups compiled for each (rbmc/simd/rk4_lanes.hpp): the free body, and RK4 without
+// events under any loads, with a constraint or none.
 //
 // The instruction set is chosen at run time, the widest this processor has, or by the
 // environment variable RBMC_CPU_SIMD (off, sse2, avx2, avx512). Every choice gives the same
@@ -41,7 +41,7 @@ template <class Scalar>
 struct Rk4Lanes {
   int width = 1;                                 // samples per group; 1: no lanes
   LaneGroupFunction<Scalar> free_body = nullptr;  // FreeBodyRk4Kinds
-  LaneGroupFunction<Scalar> gravity = nullptr;    // RK4 without events, when gravity_alone(shared)
+  LaneGroupFunction<Scalar> general = nullptr;    // RK4 without events: any loads, any constraint
 };
 
 // The lane groups for the instruction set (width 1 for off).

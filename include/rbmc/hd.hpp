@@ -73,5 +73,18 @@ template <class Scalar>
 RBMC_HD inline bool isfinite_hd(Scalar x) {
   return (Eigen::numext::isfinite)(x);
 }
+// Whether a coefficient is other than zero (NaN counts). The CPU's SIMD lanes answer for their
+// whole group, which they only ask where every lane agrees (rbmc/simd/lanes.hpp).
+template <class Scalar>
+RBMC_HD inline bool nonzero_hd(Scalar x) {
+  return x != Scalar(0);
+}
+// Whether a length is not positive (NaN counts), where a direction along it is undefined. The
+// SIMD lanes never branch on it (rbmc/simd/lanes.hpp): a lane at zero length gets NaN, and its
+// group goes back to the one-sample path, which takes this branch.
+template <class Scalar>
+RBMC_HD inline bool not_positive_hd(Scalar x) {
+  return !(x > Scalar(0));
+}
 
 }  // namespace rbmc

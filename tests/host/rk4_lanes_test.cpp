@@ -1,7 +1,7 @@
 // RK4 in SIMD lanes (rbmc/simd/, host/backend/cpu_lanes.*) against the one-sample path: the free
-// body, a pivot whose point each sample draws, and the plane; every instruction set this processor
-// has gives the same outputs, statuses and states at the output times bit for bit, including the
-// groups that must leave the lanes.
+// body, a pivot whose point each sample draws, the plane, every kind of load with dispersed values,
+// and a pivot under those loads; every instruction set this processor has gives the same outputs,
+// statuses and states at the output times bit for bit, including the groups that must leave the lanes.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -44,17 +44,74 @@ TEST(Lanes, EachLaneComputesWhatItsScalarComputes) {
   EXPECT_FALSE(isfinite_hd(nan));
 }
 
-enum class Model { free_body, pivot, planar };
+enum class Model { free_body, pivot, planar, loads, pivot_with_loads };
 
-const char* model_name(Model m) { return m == Model::free_body ? "free_body" : m == Model::pivot ? "pivot" : "planar"; }
+const char* model_name(Model m) {
+  switch (m) {
+    case Model::free_body: return "free_body";
+    case Model::pivot: return "pivot";
+    case Model::planar: return "planar";
+    case Model::loads: return "loads";
+    case Model::pivot_with_loads: return "pivot_with_loads";
+  }
+  return "?";
+}
 
-// The test box (free, on a pivot whose body point each sample draws, or on the plane) with output
-// times that fall between steps (interpolated) and on them.
+// Every kind of load, in both frames, with dispersed values (a force, a spring's stiffness and
+// anchor, a damping coefficient, the central body's μ): each lane has its own.
+constexpr const char* kEveryLoad = R"(loads.0.force = { distribution = "normal", sigma = [0.05, 0.05, 0.05] }
+loads.3.stiffness = { distribution = "normal", sigma = 2.0 }
+loads.3.anchor = { distribution = "normal", sigma = 0.01 }
+loads.2.linear = { distribution = "normal", sigma = 0.01 }
+loads.2.angular_quadratic = { distribution = "normal", sigma = 0.001 }
+loads.5.mu = { distribution = "normal", sigma = 1e12 }
+
+[[loads]]
+type = "point_force"
+force = [0.5, 0.0, 0.2]
+frame = "body"
+point = [0.1, 0.0, 0.0]
+
+[[loads]]
+type = "torque"
+torque = [0.0, 0.01, 0.02]
+frame = "world"
+
+[[loads]]
+type = "damping"
+linear = 0.1
+angular_quadratic = 0.01
+
+[[loads]]
+type = "spring"
+anchor = [0.0, 0.0, 11.0]
+stiffness = 20.0
+point = [0.0, 0.0, 0.05]
+rest_length = 0.5
+damping = 0.2
+
+[[loads]]
+type = "point_force"
+force = [0.0, 0.3, 0.0]
+frame = "world"
+point = [0.0, 0.1, 0.0]
+
+[[loads]]
+type = "central_gravity"
+mu = 3.986e14
+center = [0.0, 0.0, -6.4e6]
+)";
+
+// The test box (free, on a pivot whose body point each sample draws, on the plane, under every
+// kind of load, or both on a pivot and under the loads) with output times that fall between steps
+// (interpolated) and on them.
 Scenario lanes_scenario(Model model, int samples) {
   std::string text = test::valid_scenario_text(samples, 0.4, 0.01);
-  if (model == Model::pivot)
-    text += "constraint.point = { distribution = \"normal\", sigma = [0.001, 0.001, 0.002] }\n"
-            "[constraint]\ntype = \"pivot\"\npoint = [0.0, 0.0, 0.3]\nanchor = [0.0, 0.0, 10.3]\n";
+  if (model == Model::pivot || model == Model::pivot_with_loads)
+    text += "constraint.point = { distribution = \"normal\", sigma = [0.001, 0.001, 0.002] }\n";
+  if (model == Model::loads || model == Model::pivot_with_loads) text += kEveryLoad;
+  if (model == Model::pivot || model == Model::pivot_with_loads)
+    text += "[constraint]\ntype = \"pivot\"\npoint = [0.0, 0.0, 0.3]\nanchor = [0.0, 0.0, 10.3]\n";
   if (model == Model::planar) text += "[constraint]\ntype = \"planar\"\nheight = 10.0\n";
   text += "\n[output]\ninterval = 0.025\n";
   return parse_scenario(text, "lanes.toml");
@@ -64,6 +121,8 @@ struct Batch {
   std::vector<double> inputs, outputs, trajectories;
   std::vector<std::uint8_t> status;
 };
+
+constexpr std::size_t kUndamped = 36;
 
 // The scenario's samples, with a few that the lanes cannot take: a non-finite spin (the group
 // leaves when its state stops being finite), a negative mass (not integrated at all) and a centre
@@ -79,6 +138,11 @@ std::vector<double> batch_inputs(const Scenario& s, std::size_t n) {
     if (i == 3) in.initial.omega_b.x() = std::numeric_limits<double>::infinity();
     if (i == 21) in.body.mass = -1.0;
     if (i == 42) in.body.com_b = Vec3<double>::Zero();
+    if (i == kUndamped)  // no damping at all in this one sample: Damping::any differs from its group's
+      for (int j = 0; j < n_model_values; ++j) {
+        const ModelField f = s.shared_model().parameters.targets[j].field;
+        if (f == ModelField::linear_damping || f == ModelField::angular_quadratic_damping) in.model_values[j] = 0.0;
+      }
     store_sample_inputs(inputs.data(), n, i, in, n_model_values);
   }
   return inputs;
@@ -112,7 +176,6 @@ TEST_P(Rk4Lanes, GiveTheOneSamplePathsResultsBitForBit) {
   const std::size_t n = 203;  // not a multiple of any width: the last samples go one by one
   const Scenario s = lanes_scenario(model, int(n));
   ASSERT_EQ(choose_sample_kinds(s.shared_model(), s.integration()).free_body, model == Model::free_body);
-  ASSERT_TRUE(gravity_alone(s.shared_model()));
   const std::vector<double> inputs = batch_inputs(s, n);
   const Batch one = integrate(s, inputs, n, precision, LaneIsa::off), lanes = integrate(s, inputs, n, precision, isa);
   EXPECT_EQ(one.status[3], std::uint8_t(SampleStatus::non_finite_state));
@@ -144,7 +207,7 @@ TEST_P(Rk4Lanes, TakeWholeGroupsAndGiveBackTheOnesTheyCannot) {
     const std::size_t w = std::size_t(lanes.width);
     const SharedModel<Scalar> shared = s.shared_model().cast<Scalar>();
     const IntegrationSettings<Scalar> how = s.integration().cast<Scalar>();
-    const LaneGroupFunction<Scalar> group = model == Model::free_body ? lanes.free_body : lanes.gravity;
+    const LaneGroupFunction<Scalar> group = model == Model::free_body ? lanes.free_body : lanes.general;
     const auto run = [&](std::size_t first) {
       return group(inputs.data(), outputs.data(), nullptr, status.data(), n, first, shared, how);
     };
@@ -152,6 +215,9 @@ TEST_P(Rk4Lanes, TakeWholeGroupsAndGiveBackTheOnesTheyCannot) {
     EXPECT_TRUE(run(48)) << "samples from 48 on are ordinary";
     EXPECT_FALSE(run(w * (21 / w))) << "sample 21's mass is negative";
     EXPECT_FALSE(run(w * (42 / w))) << "sample 42's centre of mass is at the origin, the others' are not";
+    const bool damped = model == Model::loads || model == Model::pivot_with_loads;
+    if (damped) EXPECT_FALSE(run(w * (kUndamped / w))) << "sample 36 has no damping, the others have";
+    if (!damped && w <= 8) EXPECT_TRUE(run(w * (kUndamped / w)));
   };
   if (precision == Precision::float32) check(rk4_lanes<float>(isa), 0.0f);
   else check(rk4_lanes<double>(isa), 0.0);
@@ -161,7 +227,8 @@ INSTANTIATE_TEST_SUITE_P(
     EveryInstructionSet, Rk4Lanes,
     ::testing::Combine(::testing::Values(Precision::float64, Precision::float32),
                        ::testing::Values(LaneIsa::sse2, LaneIsa::avx2, LaneIsa::avx512),
-                       ::testing::Values(Model::free_body, Model::pivot, Model::planar)),
+                       ::testing::Values(Model::free_body, Model::pivot, Model::planar, Model::loads,
+                                         Model::pivot_with_loads)),
     [](const auto& info) {
       return std::string(model_name(std::get<2>(info.param))) + "_" + precision_name(std::get<0>(info.param)) + "_" +
              lane_isa_name(std::get<1>(info.param));

@@ -31,11 +31,14 @@ struct Constraint {
   Vec3<Scalar> anchor_w = Vec3<Scalar>::Zero();  // pivot: world point (m)
   Scalar plane_height = 0;                       // planar: z of the body origin (m)
   Scalar stabilization = 0;                      // Baumgarte rate α (1/s); 0 turns it off
+  // Pivot, host only: K_b⁻¹ for one body (kg), set by prepared_for_body; NaN until then, so that
+  // a rate from an unprepared pivot is NaN, never a wrong number. (The GPU recomputes it.)
+  Mat3<Scalar> pivot_k_inv_b = Mat3<Scalar>::Constant(Eigen::NumTraits<Scalar>::quiet_NaN());
 
   template <class Other>
   Constraint<Other> cast() const {
     return {kind, point_b.template cast<Other>(), anchor_w.template cast<Other>(), Other(plane_height),
-            Other(stabilization)};
+            Other(stabilization), pivot_k_inv_b.template cast<Other>()};
   }
 };
 
@@ -145,9 +148,7 @@ RBMC_HD_INLINE ConstrainedRate<Scalar> multiplier_rate(const Constraint<Scalar>&
 // does (the inertia about P, J_P = I_C − m d^× d^×, is far worse conditioned for a thin rod hanging
 // from its end, and lost float the rod's spin).
 template <class Scalar>
-RBMC_HD_INLINE ConstrainedRate<Scalar> pivot_rate(const Constraint<Scalar>& c, const FreeBodyModel<Scalar>& model,
-                                                  const RigidBodyState<Scalar>& x, const Wrench<Scalar>& applied) {
-  const RigidBodyStateRate<Scalar> free = free_body_rate(model, x, applied);
+RBMC_HD_INLINE Mat3<Scalar> pivot_apparent_inverse_inertia(const Constraint<Scalar>& c, const FreeBodyModel<Scalar>& model) {
   const Vec3<Scalar> d = c.point_b - model.com_b;
   const Scalar inv_m = Scalar(1) / model.mass;
   Mat3<Scalar> k;
@@ -155,9 +156,45 @@ RBMC_HD_INLINE ConstrainedRate<Scalar> pivot_rate(const Constraint<Scalar>& c, c
     const Vec3<Scalar> e = Vec3<Scalar>::Unit(j);
     k.col(j) = e * inv_m - d.cross(mat3_times(model.inertia_inv_c_b, Vec3<Scalar>(d.cross(e))));
   }
+  return k;
+}
+
+// The constraint made ready for one body: K_b depends on the body and the pivot point alone, so
+// its inverse is computed once per sample rather than at every evaluation of the rate (the same
+// numbers either way, bit for bit).
+// On the GPU registers are scarcer than arithmetic: nine more values live through the loop grew
+// the double kernels' spills by 70–180 bytes (sm_90), so there K_b⁻¹ is recomputed at each
+// evaluation instead, from the same operations (the same numbers, bit for bit).
+template <class Scalar>
+RBMC_HD_INLINE Constraint<Scalar> prepared_for_body(Constraint<Scalar> c, const FreeBodyModel<Scalar>& model) {
+#ifndef __CUDA_ARCH__
+  if (c.kind == ConstraintKind::pivot) c.pivot_k_inv_b = mat3_inverse(pivot_apparent_inverse_inertia(c, model));
+#else
+  (void)model;
+#endif
+  return c;
+}
+
+// The pivot's K_b⁻¹: as prepared (host), or computed here (GPU; prepared_for_body says why).
+template <class Scalar>
+RBMC_HD_INLINE Mat3<Scalar> pivot_k_inverse(const Constraint<Scalar>& c, const FreeBodyModel<Scalar>& model) {
+#ifndef __CUDA_ARCH__
+  (void)model;
+  return c.pivot_k_inv_b;
+#else
+  return mat3_inverse(pivot_apparent_inverse_inertia(c, model));
+#endif
+}
+
+// λ_b = K_b⁻¹ Rᵀ (target − c̈₀).
+template <class Scalar>
+RBMC_HD_INLINE ConstrainedRate<Scalar> pivot_rate(const Constraint<Scalar>& c, const FreeBodyModel<Scalar>& model,
+                                                  const RigidBodyState<Scalar>& x, const Wrench<Scalar>& applied) {
+  const RigidBodyStateRate<Scalar> free = free_body_rate(model, x, applied);
+  const Vec3<Scalar> d = c.point_b - model.com_b;
   const Vec3<Scalar> wanted_b =
       rotate_inverse(x.q_wb, Vec3<Scalar>(stabilised_target(c, x) - constraint_acceleration(c, x, free)));
-  const Vec3<Scalar> lambda_b = mat3_times(mat3_inverse(k), wanted_b);
+  const Vec3<Scalar> lambda_b = mat3_times(pivot_k_inverse(c, model), wanted_b);
   // The free rate plus the reaction's change of it: the force λ at P, whose moment about the
   // centre of mass is d × λ (reaction_wrench's, in body components already).
   const Vec3<Scalar> lambda_w = rotate(x.q_wb, lambda_b);

@@ -130,8 +130,7 @@ template <class Scalar>
 struct Damping {
   Scalar linear, quadratic, angular_linear, angular_quadratic;
   RBMC_HD bool any() const {
-    return linear != Scalar(0) || quadratic != Scalar(0) || angular_linear != Scalar(0) ||
-           angular_quadratic != Scalar(0);
+    return nonzero_hd(linear) || nonzero_hd(quadratic) || nonzero_hd(angular_linear) || nonzero_hd(angular_quadratic);
   }
 };
 template <class Scalar, class Own>

@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "rbmc/hd.hpp"
+#include "rbmc/math/mat3_vec3.hpp"
 #include "rbmc/math/quaternion.hpp"
 
 namespace rbmc {
@@ -66,7 +67,7 @@ RBMC_HD_INLINE Wrench<Scalar> pure_torque_wrench(const Quaternion<Scalar>& q_wb,
 template <class Scalar>
 RBMC_HD_INLINE Wrench<Scalar> damping_wrench(const Vec3<Scalar>& v_c_w, const Vec3<Scalar>& omega_b, Scalar linear,
                                              Scalar quadratic, Scalar angular_linear, Scalar angular_quadratic) {
-  return {-(linear + quadratic * v_c_w.norm()) * v_c_w, -(angular_linear + angular_quadratic * omega_b.norm()) * omega_b};
+  return {-(linear + quadratic * norm3(v_c_w)) * v_c_w, -(angular_linear + angular_quadratic * norm3(omega_b)) * omega_b};
 }
 
 // A linear spring-damper from the body point P to the world point A: stiffness k, rest length
@@ -78,10 +79,10 @@ RBMC_HD_INLINE Wrench<Scalar> spring_damper_wrench(const Quaternion<Scalar>& q_w
                                                    const Vec3<Scalar>& point_velocity_w, const Vec3<Scalar>& anchor_w,
                                                    Scalar stiffness, Scalar rest_length, Scalar damping) {
   const Vec3<Scalar> d = anchor_w - point_w;
-  const Scalar length = d.norm();
-  if (!(length > Scalar(0))) return Wrench<Scalar>::zero();
+  const Scalar length = norm3(d);
+  if (not_positive_hd(length)) return Wrench<Scalar>::zero();
   const Vec3<Scalar> u = d / length;
-  const Scalar length_rate = -u.dot(point_velocity_w);
+  const Scalar length_rate = -dot3(u, point_velocity_w);
   const Vec3<Scalar> f_w = (stiffness * (length - rest_length) + damping * length_rate) * u;
   return {f_w, (point_b - com_b).cross(rotate_inverse(q_wb, f_w))};
 }
@@ -90,7 +91,7 @@ RBMC_HD_INLINE Wrench<Scalar> spring_damper_wrench(const Quaternion<Scalar>& q_w
 template <class Scalar>
 RBMC_HD inline Scalar spring_potential(const Vec3<Scalar>& point_w, const Vec3<Scalar>& anchor_w, Scalar stiffness,
                                        Scalar rest_length) {
-  const Scalar stretch = (anchor_w - point_w).norm() - rest_length;
+  const Scalar stretch = norm3(Vec3<Scalar>(anchor_w - point_w)) - rest_length;
   return Scalar(0.5) * stiffness * stretch * stretch;
 }
 
@@ -106,11 +107,11 @@ RBMC_HD_INLINE Wrench<Scalar> central_gravity_wrench(const Quaternion<Scalar>& q
                                                      Scalar mass, const Vec3<Scalar>& com_w,
                                                      const Vec3<Scalar>& center_w, Scalar mu) {
   const Vec3<Scalar> r_w = com_w - center_w;
-  const Scalar r2 = r_w.squaredNorm(), r = sqrt_hd(r2), r5 = r2 * r2 * r;
+  const Scalar r2 = squared_norm3(r_w), r = sqrt_hd(r2), r5 = r2 * r2 * r;
   const Vec3<Scalar> r_b = rotate_inverse(q_wb, r_w);
-  const Vec3<Scalar> i_r = inertia_c_b * r_b;
+  const Vec3<Scalar> i_r = mat3_times(inertia_c_b, r_b);
   const Vec3<Scalar> second_order_b =
-      -Scalar(1.5) * mu / r5 * (inertia_c_b.trace() * r_b + Scalar(2) * i_r - Scalar(5) * (r_b.dot(i_r) / r2) * r_b);
+      -Scalar(1.5) * mu / r5 * (trace3(inertia_c_b) * r_b + Scalar(2) * i_r - Scalar(5) * (dot3(r_b, i_r) / r2) * r_b);
   return {-mu * mass / (r2 * r) * r_w + rotate(q_wb, second_order_b), Scalar(3) * mu / r5 * r_b.cross(i_r)};
 }
 
@@ -119,9 +120,9 @@ RBMC_HD inline Scalar central_gravity_potential(const Quaternion<Scalar>& q_wb, 
                                                 Scalar mass, const Vec3<Scalar>& com_w, const Vec3<Scalar>& center_w,
                                                 Scalar mu) {
   const Vec3<Scalar> r_w = com_w - center_w;
-  const Scalar r = r_w.norm();
+  const Scalar r = norm3(r_w);
   const Vec3<Scalar> u_b = rotate_inverse(q_wb, Vec3<Scalar>(r_w / r));
-  return -mu * mass / r - mu / (Scalar(2) * r * r * r) * (inertia_c_b.trace() - Scalar(3) * u_b.dot(inertia_c_b * u_b));
+  return -mu * mass / r - mu / (Scalar(2) * r * r * r) * (trace3(inertia_c_b) - Scalar(3) * dot3(u_b, mat3_times(inertia_c_b, u_b)));
 }
 
 }  // namespace rbmc

@@ -14,6 +14,26 @@ RBMC_HD_INLINE Vec3<Scalar> mat3_times(const Mat3<Scalar>& m, const NonDeduced<V
                       m.coeff(2, 0) * v.coeff(0) + m.coeff(2, 1) * v.coeff(1) + m.coeff(2, 2) * v.coeff(2));
 }
 
+// Dot products, norms and the trace written out, left to right: Eigen's reductions may associate
+// in another order for a vectorisable scalar (double, float) than for the CPU's SIMD lanes
+// (rbmc/simd/), which must compute what one sample does, bit for bit.
+template <class Scalar>
+RBMC_HD_INLINE Scalar dot3(const Vec3<Scalar>& a, const NonDeduced<Vec3<Scalar>>& b) {
+  return a.coeff(0) * b.coeff(0) + a.coeff(1) * b.coeff(1) + a.coeff(2) * b.coeff(2);
+}
+template <class Scalar>
+RBMC_HD_INLINE Scalar squared_norm3(const Vec3<Scalar>& a) {
+  return dot3(a, a);
+}
+template <class Scalar>
+RBMC_HD_INLINE Scalar norm3(const Vec3<Scalar>& a) {
+  return sqrt_hd(dot3(a, a));
+}
+template <class Scalar>
+RBMC_HD_INLINE Scalar trace3(const Mat3<Scalar>& m) {
+  return m.coeff(0, 0) + m.coeff(1, 1) + m.coeff(2, 2);
+}
+
 // The inverse of a 3 × 3 matrix by its cofactors (adj(m) / det(m)), written out. Eigen's
 // inverse() sums the determinant in another order for double (its vectorised path) than for
 // other scalar types, and the CPU's SIMD lanes (rbmc/simd/) must compute what one sample does,

@@ -135,9 +135,9 @@ RBMC_HD_KERNEL_INLINE SampleResult<Scalar> run_sample(const SampleInputs<Scalar>
     sink.finish(false, x0);
     return out;
   }
-  const Constraint<Scalar> constraint = constraint_of(shared.constraint, own);
-  const BodyRate<Scalar, Own, Kinds::free_body> rate{make_free_body_model(in.body, in.gravity_w), &shared.loads,
-                                                     &constraint, own};
+  const FreeBodyModel<Scalar> model = make_free_body_model(in.body, in.gravity_w);
+  const Constraint<Scalar> constraint = prepared_for_body(constraint_of(shared.constraint, own), model);
+  const BodyRate<Scalar, Own, Kinds::free_body> rate{model, &shared.loads, &constraint, own};
   sink.start(Scalar(0), x0);
   const IntegrationEnd<Scalar> end = integrate_sample<Kinds>(rate, x0, how, events, sink);
   sink.finish(end.status == SampleStatus::ok, end.state);

@@ -8,7 +8,8 @@
 // instructions the enclosing function is compiled for (a function with
 // __attribute__((target("avx512f"))) gets zmm registers, one without gets SSE2 pairs).
 // There are no comparisons: a branch on a lane's value cannot compile, so code that branches
-// per sample stays on the one-sample path. isfinite_hd answers for all lanes together.
+// per sample stays on the one-sample path. isfinite_hd and nonzero_hd answer for all lanes
+// together, and not_positive_hd never branches (each says how that stays exact).
 #pragma once
 
 #include <cmath>
@@ -121,6 +122,21 @@ inline bool isfinite_hd(const Lanes<S, W>& a) {
   bool finite = true;
   for (int i = 0; i < W; ++i) finite = finite && zero[i] == S(0);
   return finite;
+}
+
+// True when any lane is other than zero. The core asks it of a damping coefficient
+// (Damping::any); the lanes ask it only of groups whose samples agree on the answer (rk4_lanes.hpp).
+template <class S, int W>
+inline bool nonzero_hd(const Lanes<S, W>& a) {
+  bool nonzero = false;
+  for (int i = 0; i < W; ++i) nonzero = nonzero || a.v[i] != S(0);
+  return nonzero;
+}
+// Never: the lanes do not branch on a length (hd.hpp's not_positive_hd). A lane at zero length
+// divides by it into NaN, and its group goes back to the one-sample path, which branches.
+template <class S, int W>
+inline bool not_positive_hd(const Lanes<S, W>&) {
+  return false;
 }
 
 // A state or model of W samples, lane by lane.

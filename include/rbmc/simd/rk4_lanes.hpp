@@ -1,13 +1,15 @@
 // W samples of a fixed-step RK4 kind without events integrated together in SIMD lanes on the CPU:
-// the free body (sample_kinds.hpp), and a body under uniform gravity alone with the run's
-// constraint (a pivot, the plane) or none. The same fixed-step loop, stepper and right-hand side as
-// one sample's path, instantiated on Lanes<Scalar, W>, so every lane's result equals its sample's
-// one-sample result bit for bit (tests/host/rk4_lanes_test.cpp).
+// the free body (sample_kinds.hpp), and a body under the run's loads with its constraint (a pivot,
+// the plane) or none, each lane with its sample's own values of the dispersed fields. The same
+// fixed-step loop, stepper and right-hand side (BodyRate) as one sample's path, instantiated on
+// Lanes<Scalar, W>, so every lane's result equals its sample's one-sample result bit for bit
+// (tests/host/rk4_lanes_test.cpp).
 //
 // Whatever the lanes cannot do alike leaves them: a group in which a body is not physical, in
-// which the bodies' centres of mass disagree on lying at the origin (a branch of the right-hand
-// side), or in which a lane's state stops being finite, is integrated sample by sample instead
-// (the caller's one-sample path), which writes every result and output time afresh.
+// which the bodies' centres of mass disagree on lying at the origin or the samples on having any
+// damping (branches of the right-hand side), or in which a lane's state stops being finite (a
+// spring at zero length included: hd.hpp's not_positive_hd), is integrated sample by sample
+// instead (the caller's one-sample path), which writes every result and output time afresh.
 #pragma once
 
 #include <cstddef>
@@ -53,38 +55,41 @@ struct LaneTrajectorySink {
   }
 };
 
-// A body under uniform gravity alone with the run's constraint: what BodyRate evaluates when the
-// load set is empty, bit for bit (evaluate_loads adds nothing to gravity then), without the load
-// loops, whose branches on values a lane cannot take.
-template <class Scalar>
-struct GravityRate {
-  FreeBodyModel<Scalar> model;
-  Constraint<Scalar> constraint;
-
-  ConstrainedRate<Scalar> evaluate(const RigidBodyState<Scalar>& x) const {
-    return constrained_rate(constraint, model, x, uniform_gravity_wrench(model.mass, model.gravity_w));
+// A load set of W samples, lane by lane, from each sample's own copy (apply_own_values): the
+// counts and frames are the run's, the same in every lane.
+template <class S, int W>
+inline void set_lane(LoadSet<Lanes<S, W>>& l, int lane, const LoadSet<S>& one) {
+  l.n_point_forces = one.n_point_forces;
+  l.n_torques = one.n_torques;
+  l.n_springs = one.n_springs;
+  for (int i = 0; i < one.n_point_forces; ++i) {
+    set_lane(l.point_forces[i].point_b, lane, one.point_forces[i].point_b);
+    set_lane(l.point_forces[i].force, lane, one.point_forces[i].force);
+    l.point_forces[i].frame = one.point_forces[i].frame;
   }
-  RigidBodyStateRate<Scalar> operator()(const RigidBodyState<Scalar>& x) const { return evaluate(x).rate; }
-};
-
-// True when the run's loads are uniform gravity alone for every sample: no load in the set, and
-// no per-sample value but the constraint's.
-template <class Scalar>
-inline bool gravity_alone(const SharedModel<Scalar>& shared) {
-  const LoadSet<Scalar>& l = shared.loads;
-  if (l.n_point_forces != 0 || l.n_torques != 0 || l.n_springs != 0 || l.has_central_body ||
-      damping_of(l, SharedValuesOnly{}).any())
-    return false;
-  for (int j = 0; j < shared.parameters.n; ++j) {
-    const ModelField f = shared.parameters.targets[j].field;
-    if (f != ModelField::pivot_point && f != ModelField::pivot_anchor && f != ModelField::plane_height) return false;
+  for (int i = 0; i < one.n_torques; ++i) {
+    set_lane(l.torques[i].torque, lane, one.torques[i].torque);
+    l.torques[i].frame = one.torques[i].frame;
   }
-  return true;
+  for (int i = 0; i < one.n_springs; ++i) {
+    set_lane(l.springs[i].point_b, lane, one.springs[i].point_b);
+    set_lane(l.springs[i].anchor_w, lane, one.springs[i].anchor_w);
+    l.springs[i].stiffness.set(lane, one.springs[i].stiffness);
+    l.springs[i].rest_length.set(lane, one.springs[i].rest_length);
+    l.springs[i].damping.set(lane, one.springs[i].damping);
+  }
+  l.linear_damping.set(lane, one.linear_damping);
+  l.quadratic_damping.set(lane, one.quadratic_damping);
+  l.angular_linear_damping.set(lane, one.angular_linear_damping);
+  l.angular_quadratic_damping.set(lane, one.angular_quadratic_damping);
+  l.has_central_body = one.has_central_body;
+  l.central_mu.set(lane, one.central_mu);
+  set_lane(l.central_center_w, lane, one.central_center_w);
 }
 
 // Integrates samples first, ..., first + W − 1 of a batch (the layout of sample_layout.hpp,
 // trajectory by sample, or null) in lanes and stores their results. Kinds: FreeBodyRk4Kinds, or
-// RK4 without events when gravity_alone(shared). Returns false, having stored nothing the
+// RK4 without events (SampleKinds<rk4, false>: any loads and constraint). Returns false, having stored nothing the
 // one-sample path would not overwrite, when the group must go sample by sample.
 template <class Scalar, int W, class Kinds, class StoredIn, class StoredOut>
 inline bool run_rk4_lanes(const StoredIn* inputs, StoredOut* outputs, StoredOut* trajectory, std::uint8_t* status,
@@ -97,6 +102,7 @@ inline bool run_rk4_lanes(const StoredIn* inputs, StoredOut* outputs, StoredOut*
   RigidBodyState<Scalar> x0[W];
   FreeBodyModel<Scalar> model[W];
   Constraint<Scalar> constraint[W];
+  LoadSet<Scalar> loads[Kinds::free_body ? 1 : W];  // each sample's own copy (the free body has none)
   for (int lane = 0; lane < W; ++lane) {
     const std::size_t i = first + std::size_t(lane);
     const SampleInputs<Scalar> in = load_sample_inputs<Scalar>(inputs, n, i, 0);
@@ -104,11 +110,19 @@ inline bool run_rk4_lanes(const StoredIn* inputs, StoredOut* outputs, StoredOut*
     x0[lane] = in.initial;
     model[lane] = make_free_body_model(in.body, in.gravity_w);
     if (model[lane].com_at_origin != model[0].com_at_origin) return false;
-    constraint[lane] = constraint_of(shared.constraint, own_values_in_batch(shared.parameters, inputs, n, i));
+    constraint[lane] = shared.constraint;
+    if constexpr (!Kinds::free_body) {
+      loads[lane] = shared.loads;
+      apply_own_values(own_values_in_batch(shared.parameters, inputs, n, i), loads[lane], constraint[lane]);
+      // Damping is evaluated or not for the whole group (Damping::any, a branch).
+      if (damping_of(loads[lane], SharedValuesOnly{}).any() != damping_of(loads[0], SharedValuesOnly{}).any()) return false;
+    }
+    constraint[lane] = prepared_for_body(constraint[lane], model[lane]);
   }
-  // Stage: the lanes' model, constraint and initial state.
+  // Stage: the lanes' model, loads, constraint and initial state.
   FreeBodyModel<L> lanes_model;
   Constraint<L> lanes_constraint;
+  LoadSet<L> lanes_loads;
   RigidBodyState<L> lanes_x0;
   lanes_model.com_at_origin = model[0].com_at_origin;
   lanes_constraint.kind = shared.constraint.kind;
@@ -122,6 +136,8 @@ inline bool run_rk4_lanes(const StoredIn* inputs, StoredOut* outputs, StoredOut*
     set_lane(lanes_constraint.anchor_w, lane, constraint[lane].anchor_w);
     lanes_constraint.plane_height.set(lane, constraint[lane].plane_height);
     lanes_constraint.stabilization.set(lane, constraint[lane].stabilization);
+    set_lane(lanes_constraint.pivot_k_inv_b, lane, constraint[lane].pivot_k_inv_b);
+    if constexpr (!Kinds::free_body) set_lane(lanes_loads, lane, loads[lane]);
     set_lane(lanes_x0, lane, x0[lane]);
   }
   // Stage: integrate, with the one-sample path's stepper and loop (fixed_step.hpp).
@@ -130,11 +146,9 @@ inline bool run_rk4_lanes(const StoredIn* inputs, StoredOut* outputs, StoredOut*
     sink.data[lane] = trajectory == nullptr ? nullptr
                                             : trajectory + (first + std::size_t(lane)) *
                                                                std::size_t(shared.output_times.n) * kTrajectoryColumns;
-  using Rate = std::conditional_t<Kinds::free_body, BodyRate<L, SharedValuesOnly, true>, GravityRate<L>>;
-  const Rate rate = [&] {
-    if constexpr (Kinds::free_body) return Rate{lanes_model, nullptr, nullptr};
-    else return Rate{lanes_model, lanes_constraint};
-  }();
+  // The lanes' own values are in lanes_loads and lanes_constraint already: nothing to look up.
+  using Rate = BodyRate<L, SharedValuesOnly, Kinds::free_body>;
+  const Rate rate{lanes_model, &lanes_loads, &lanes_constraint};
   Rk4Stepper<L, Rate> stepper{rate};
   NoEvents events;
   sink.start(L(0), lanes_x0);
@@ -144,7 +158,8 @@ inline bool run_rk4_lanes(const StoredIn* inputs, StoredOut* outputs, StoredOut*
   // Stage: each lane's end, reaction, drifts and guard, as the one-sample path finishes it
   // (run_sample.hpp), with that path's right-hand side.
   for (int lane = 0; lane < W; ++lane) {
-    const BodyRate<Scalar, SharedValuesOnly, Kinds::free_body> one{model[lane], &shared.loads, &constraint[lane]};
+    const BodyRate<Scalar, SharedValuesOnly, Kinds::free_body> one{
+        model[lane], Kinds::free_body ? &shared.loads : &loads[lane], &constraint[lane]};
     const IntegrationEnd<Scalar> lane_end{lane_of(end.state, lane), end.time[lane], end.status, end.steps,
                                           end.rejected_steps, end.stopping_event};
     SampleResult<Scalar> r = started_result(x0[lane]);
