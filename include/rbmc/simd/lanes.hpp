@@ -128,9 +128,12 @@ inline bool isfinite_hd(const Lanes<S, W>& a) {
 // (Damping::any); the lanes ask it only of groups whose samples agree on the answer (rk4_lanes.hpp).
 template <class S, int W>
 inline bool nonzero_hd(const Lanes<S, W>& a) {
-  bool nonzero = false;
-  for (int i = 0; i < W; ++i) nonzero = nonzero || a.v[i] != S(0);
-  return nonzero;
+  // One vector comparison and an OR of its lanes, without a branch per lane: the right-hand side
+  // asks it of four coefficients at every evaluation.
+  const auto nonzero = a.v != typename Lanes<S, W>::Vector{};  // −1 where a lane is other than 0 (or NaN)
+  auto any = nonzero[0];
+  for (int i = 1; i < W; ++i) any |= nonzero[i];
+  return any != 0;
 }
 // Never: the lanes do not branch on a length (hd.hpp's not_positive_hd). A lane at zero length
 // divides by it into NaN, and its group goes back to the one-sample path, which branches.

@@ -55,6 +55,32 @@ struct LaneTrajectorySink {
   }
 };
 
+// BodyRate's right-hand side for lanes whose own values are in the load set and constraint
+// already. Two things BodyRate's general form costs the lanes (bench/RESULTS.md, 2026-11-23 fifth
+// session: a pivot at 16 M body-steps/s against 22 M): the constraint is held by value, since
+// through a pointer every store of the stepper's may alias it (both are lanes of one type) and its
+// values are loaded again at each use; and a run without loads takes gravity's wrench directly,
+// which is what evaluate_loads returns for an empty set, bit for bit, without its loop and
+// branches in the way of scheduling.
+template <class L, bool kFreeBody>
+struct LaneRate {
+  FreeBodyModel<L> model;
+  const LoadSet<L>* loads;
+  Constraint<L> constraint;
+  bool gravity_alone;  // no load in the set: no force, couple, spring, damping or central body
+
+  BodyRate<L, SharedValuesOnly, kFreeBody> body_rate() const { return {model, loads, &constraint}; }
+  ConstrainedRate<L> evaluate(const RigidBodyState<L>& x) const {
+    if constexpr (kFreeBody) {
+      return body_rate().evaluate(x);
+    } else {
+      const Wrench<L> applied = gravity_alone ? uniform_gravity_wrench(model.mass, model.gravity_w) : body_rate().wrench(x);
+      return constrained_rate(constraint, model, x, applied);
+    }
+  }
+  RigidBodyStateRate<L> operator()(const RigidBodyState<L>& x) const { return evaluate(x).rate; }
+};
+
 // A load set of W samples, lane by lane, from each sample's own copy (apply_own_values): the
 // counts and frames are the run's, the same in every lane.
 template <class S, int W>
@@ -147,8 +173,11 @@ inline bool run_rk4_lanes(const StoredIn* inputs, StoredOut* outputs, StoredOut*
                                             : trajectory + (first + std::size_t(lane)) *
                                                                std::size_t(shared.output_times.n) * kTrajectoryColumns;
   // The lanes' own values are in lanes_loads and lanes_constraint already: nothing to look up.
-  using Rate = BodyRate<L, SharedValuesOnly, Kinds::free_body>;
-  const Rate rate{lanes_model, &lanes_loads, &lanes_constraint};
+  using Rate = LaneRate<L, Kinds::free_body>;
+  const LoadSet<Scalar>& loads0 = loads[0];
+  const bool gravity_alone = Kinds::free_body || (loads0.n_point_forces == 0 && loads0.n_torques == 0 && loads0.n_springs == 0 &&
+                                                  !loads0.has_central_body && !damping_of(loads0, SharedValuesOnly{}).any());
+  const Rate rate{lanes_model, &lanes_loads, lanes_constraint, gravity_alone};
   Rk4Stepper<L, Rate> stepper{rate};
   NoEvents events;
   sink.start(L(0), lanes_x0);
