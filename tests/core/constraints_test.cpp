@@ -22,8 +22,7 @@ struct Pendulum {
   FreeBodyModel<double> model = make_free_body_model<double>(
       {m, Vec3<double>::Zero(), Vec3<double>(m * radius * radius / 2, m * l * l / 12, m * l * l / 12).asDiagonal()},
       Vec3<double>(0, 0, -g));
-  Constraint<double> pivot =
-      prepared_for_body(Constraint<double>{ConstraintKind::pivot, Vec3<double>(-l / 2, 0, 0), Vec3<double>::Zero(), 0, 0}, model);
+  Constraint<double> pivot{ConstraintKind::pivot, Vec3<double>(-l / 2, 0, 0), Vec3<double>::Zero(), 0, 0};
   RigidBodyState<double> released() const {
     return project_onto_constraint(pivot, RigidBodyState<double>{Vec3<double>::Zero(), Quaternion<double>::identity(),
                                                                  Vec3<double>::Zero(), Vec3<double>::Zero()});
@@ -166,10 +165,8 @@ TYPED_TEST(PivotRate, EqualsTheMultipliersSolution) {
   for (int trial = 0; trial < 200; ++trial) {
     const MassProperties<S> body = rng.body<S>();
     const FreeBodyModel<S> model = make_free_body_model<S>(body, rng.vec3<S>(-10, 10));
-    const Constraint<S> c = prepared_for_body(
-        Constraint<S>{ConstraintKind::pivot, rng.vec3<S>(-0.5, 0.5), rng.vec3<S>(-1, 1), S(0),
-                      trial % 2 == 0 ? S(0) : S(rng.uniform(1, 30))},
-        model);
+    const Constraint<S> c{ConstraintKind::pivot, rng.vec3<S>(-0.5, 0.5), rng.vec3<S>(-1, 1), S(0),
+                          trial % 2 == 0 ? S(0) : S(rng.uniform(1, 30))};
     RigidBodyState<S> x = rng.state<S>();
     if (trial % 3 == 0) x = project_onto_constraint(c, x);
     const Wrench<S> applied{rng.vec3<S>(-20, 20), rng.vec3<S>(-3, 3)};
@@ -188,17 +185,23 @@ TYPED_TEST(PivotRate, EqualsTheMultipliersSolution) {
   }
 }
 
-// A pivot not prepared for its body (prepared_for_body) gives a NaN rate, never a wrong number;
-// prepared, the stored K_b⁻¹ inverts K_b.
-TEST(PivotRate, UnpreparedGivesNaNAndPreparedInvertsK) {
-  const Pendulum p;
-  Constraint<double> unprepared = p.pivot;
-  unprepared.pivot_k_inv_b = Constraint<double>{}.pivot_k_inv_b;
-  const ConstrainedRate<double> r =
-      constrained_rate(unprepared, p.model, p.released(), uniform_gravity_wrench(p.m, p.model.gravity_w));
-  EXPECT_TRUE(std::isnan(r.rate.omega_dot_b.y()));
-  const Mat3<double> product = pivot_apparent_inverse_inertia(p.pivot, p.model) * p.pivot.pivot_k_inv_b;
-  EXPECT_LE((product - Mat3<double>::Identity()).norm(), 1e3 * test::eps<double>());
+// K_b⁻¹ computed once (the host's way, pivot_k_inverse) gives the rate computing it at each
+// evaluation gives (the GPU's), bit for bit, and inverts K_b.
+TYPED_TEST(PivotRate, KInverseOnceIsKInverseEachTime) {
+  using S = TypeParam;
+  test::Random rng(5);
+  for (int trial = 0; trial < 50; ++trial) {
+    const FreeBodyModel<S> model = make_free_body_model<S>(rng.body<S>(), rng.vec3<S>(-10, 10));
+    const Constraint<S> c{ConstraintKind::pivot, rng.vec3<S>(-0.5, 0.5), rng.vec3<S>(-1, 1), S(0), S(rng.uniform(1, 30))};
+    const RigidBodyState<S> x = rng.state<S>();
+    const Wrench<S> applied{rng.vec3<S>(-20, 20), rng.vec3<S>(-3, 3)};
+    const Mat3<S> k_inv = pivot_k_inverse(c, model);
+    const ConstrainedRate<S> once = constrained_rate(c, model, x, applied, &k_inv), each = constrained_rate(c, model, x, applied);
+    EXPECT_TRUE(pack(once.rate) == pack(each.rate)) << trial;
+    EXPECT_TRUE(once.lambda == each.lambda) << trial;
+    const Mat3<S> product = pivot_apparent_inverse_inertia(c, model) * k_inv;
+    EXPECT_LE(double((product - Mat3<S>::Identity()).norm()), 1e4 * double(test::eps<S>())) << trial;
+  }
 }
 
 // The projection puts any state on the constraint.

@@ -37,9 +37,7 @@ void jacobi_sn_cn_dn(double u, double m, double& sn, double& cn, double& dn) {
 
 RigidBodyState<double> integrate(const MassProperties<double>& body, RigidBodyState<double> x, double h, int steps,
                                  const SharedModel<double>& shared, const Vec3<double>& g = Vec3<double>::Zero()) {
-  const FreeBodyModel<double> model = make_free_body_model<double>(body, g);
-  const Constraint<double> constraint = prepared_for_body(shared.constraint, model);
-  const BodyRate<double> rate{model, &shared.loads, &constraint};
+  const BodyRate<double> rate{make_free_body_model<double>(body, g), &shared.loads, &shared.constraint};
   for (int i = 0; i < steps; ++i) x = rk4_step(rate, x, h);
   return x;
 }

@@ -16,6 +16,7 @@ struct BodyRate {
   const LoadSet<Scalar>* loads;
   const Constraint<Scalar>* constraint;
   Own own{};
+  const Mat3<Scalar>* pivot_k_inv = nullptr;  // a pivot's K_b⁻¹ computed once (constraints.hpp), or null
 
   // The applied wrench: gravity and the loads (not the constraint's reaction).
   RBMC_HD_INLINE Wrench<Scalar> wrench(const RigidBodyState<Scalar>& x) const {
@@ -24,7 +25,7 @@ struct BodyRate {
   }
   RBMC_HD_INLINE ConstrainedRate<Scalar> evaluate(const RigidBodyState<Scalar>& x) const {
     if constexpr (kFreeBody) return {free_body_rate(model, x), Vec3<Scalar>::Zero()};
-    else return constrained_rate(*constraint, model, x, wrench(x));
+    else return constrained_rate(*constraint, model, x, wrench(x), pivot_k_inv);
   }
   RBMC_HD_INLINE RigidBodyStateRate<Scalar> operator()(const RigidBodyState<Scalar>& x) const { return evaluate(x).rate; }
   RBMC_HD Scalar potential_energy(const RigidBodyState<Scalar>& x) const {

@@ -31,14 +31,11 @@ struct Constraint {
   Vec3<Scalar> anchor_w = Vec3<Scalar>::Zero();  // pivot: world point (m)
   Scalar plane_height = 0;                       // planar: z of the body origin (m)
   Scalar stabilization = 0;                      // Baumgarte rate α (1/s); 0 turns it off
-  // Pivot, host only: K_b⁻¹ for one body (kg), set by prepared_for_body; NaN until then, so that
-  // a rate from an unprepared pivot is NaN, never a wrong number. (The GPU recomputes it.)
-  Mat3<Scalar> pivot_k_inv_b = Mat3<Scalar>::Constant(Eigen::NumTraits<Scalar>::quiet_NaN());
 
   template <class Other>
   Constraint<Other> cast() const {
     return {kind, point_b.template cast<Other>(), anchor_w.template cast<Other>(), Other(plane_height),
-            Other(stabilization), pivot_k_inv_b.template cast<Other>()};
+            Other(stabilization)};
   }
 };
 
@@ -159,42 +156,26 @@ RBMC_HD_INLINE Mat3<Scalar> pivot_apparent_inverse_inertia(const Constraint<Scal
   return k;
 }
 
-// The constraint made ready for one body: K_b depends on the body and the pivot point alone, so
-// its inverse is computed once per sample rather than at every evaluation of the rate (the same
-// numbers either way, bit for bit).
-// On the GPU registers are scarcer than arithmetic: nine more values live through the loop grew
-// the double kernels' spills by 70–180 bytes (sm_90), so there K_b⁻¹ is recomputed at each
-// evaluation instead, from the same operations (the same numbers, bit for bit).
-template <class Scalar>
-RBMC_HD_INLINE Constraint<Scalar> prepared_for_body(Constraint<Scalar> c, const FreeBodyModel<Scalar>& model) {
-#ifndef __CUDA_ARCH__
-  if (c.kind == ConstraintKind::pivot) c.pivot_k_inv_b = mat3_inverse(pivot_apparent_inverse_inertia(c, model));
-#else
-  (void)model;
-#endif
-  return c;
-}
-
-// The pivot's K_b⁻¹: as prepared (host), or computed here (GPU; prepared_for_body says why).
+// K_b⁻¹ (kg): it depends on the body and the joint alone, so the host computes it once per
+// sample and passes it to pivot_rate. The GPU lets pivot_rate compute it at each evaluation:
+// registers are scarcer there than arithmetic, and nine more values held through the loop grew
+// the double kernels' spills (sm_90). The same operations either way, so the same numbers.
 template <class Scalar>
 RBMC_HD_INLINE Mat3<Scalar> pivot_k_inverse(const Constraint<Scalar>& c, const FreeBodyModel<Scalar>& model) {
-#ifndef __CUDA_ARCH__
-  (void)model;
-  return c.pivot_k_inv_b;
-#else
   return mat3_inverse(pivot_apparent_inverse_inertia(c, model));
-#endif
 }
 
-// λ_b = K_b⁻¹ Rᵀ (target − c̈₀).
+// λ_b = K_b⁻¹ Rᵀ (target − c̈₀); k_inv: pivot_k_inverse(c, model) computed once, or null to
+// compute it here.
 template <class Scalar>
 RBMC_HD_INLINE ConstrainedRate<Scalar> pivot_rate(const Constraint<Scalar>& c, const FreeBodyModel<Scalar>& model,
-                                                  const RigidBodyState<Scalar>& x, const Wrench<Scalar>& applied) {
+                                                  const RigidBodyState<Scalar>& x, const Wrench<Scalar>& applied,
+                                                  const Mat3<Scalar>* k_inv = nullptr) {
   const RigidBodyStateRate<Scalar> free = free_body_rate(model, x, applied);
   const Vec3<Scalar> d = c.point_b - model.com_b;
   const Vec3<Scalar> wanted_b =
       rotate_inverse(x.q_wb, Vec3<Scalar>(stabilised_target(c, x) - constraint_acceleration(c, x, free)));
-  const Vec3<Scalar> lambda_b = mat3_times(pivot_k_inverse(c, model), wanted_b);
+  const Vec3<Scalar> lambda_b = mat3_times(k_inv != nullptr ? *k_inv : pivot_k_inverse(c, model), wanted_b);
   // The free rate plus the reaction's change of it: the force λ at P, whose moment about the
   // centre of mass is d × λ (reaction_wrench's, in body components already).
   const Vec3<Scalar> lambda_w = rotate(x.q_wb, lambda_b);
@@ -206,11 +187,13 @@ RBMC_HD_INLINE ConstrainedRate<Scalar> pivot_rate(const Constraint<Scalar>& c, c
   return {rate, lambda_w};
 }
 
-// ẋ under the applied wrench and the constraint's reaction.
+// ẋ under the applied wrench and the constraint's reaction. pivot_k_inv: a pivot's
+// pivot_k_inverse, computed once (or null: computed here).
 template <class Scalar>
 RBMC_HD_INLINE ConstrainedRate<Scalar> constrained_rate(const Constraint<Scalar>& c, const FreeBodyModel<Scalar>& model,
-                                                        const RigidBodyState<Scalar>& x, const Wrench<Scalar>& applied) {
-  if (c.kind == ConstraintKind::pivot) return pivot_rate(c, model, x, applied);
+                                                        const RigidBodyState<Scalar>& x, const Wrench<Scalar>& applied,
+                                                        const Mat3<Scalar>* pivot_k_inv = nullptr) {
+  if (c.kind == ConstraintKind::pivot) return pivot_rate(c, model, x, applied, pivot_k_inv);
   return multiplier_rate(c, model, x, applied);
 }
 

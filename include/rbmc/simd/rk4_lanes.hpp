@@ -67,15 +67,16 @@ struct LaneRate {
   FreeBodyModel<L> model;
   const LoadSet<L>* loads;
   Constraint<L> constraint;
-  bool gravity_alone;  // no load in the set: no force, couple, spring, damping or central body
+  Mat3<L> pivot_k_inv;  // a pivot's K_b⁻¹ (constraints.hpp's pivot_k_inverse), each lane its sample's
+  bool gravity_alone;   // no load in the set: no force, couple, spring, damping or central body
 
-  BodyRate<L, SharedValuesOnly, kFreeBody> body_rate() const { return {model, loads, &constraint}; }
+  BodyRate<L, SharedValuesOnly, kFreeBody> body_rate() const { return {model, loads, &constraint, {}, &pivot_k_inv}; }
   ConstrainedRate<L> evaluate(const RigidBodyState<L>& x) const {
     if constexpr (kFreeBody) {
       return body_rate().evaluate(x);
     } else {
       const Wrench<L> applied = gravity_alone ? uniform_gravity_wrench(model.mass, model.gravity_w) : body_rate().wrench(x);
-      return constrained_rate(constraint, model, x, applied);
+      return constrained_rate(constraint, model, x, applied, &pivot_k_inv);
     }
   }
   RigidBodyStateRate<L> operator()(const RigidBodyState<L>& x) const { return evaluate(x).rate; }
@@ -129,6 +130,7 @@ inline bool run_rk4_lanes(const StoredIn* inputs, StoredOut* outputs, StoredOut*
   FreeBodyModel<Scalar> model[W];
   Constraint<Scalar> constraint[W];
   LoadSet<Scalar> loads[Kinds::free_body ? 1 : W];  // each sample's own copy (the free body has none)
+  Mat3<Scalar> k_inv[W];                            // a pivot's K_b⁻¹, once per sample (constraints.hpp)
   for (int lane = 0; lane < W; ++lane) {
     const std::size_t i = first + std::size_t(lane);
     const SampleInputs<Scalar> in = load_sample_inputs<Scalar>(inputs, n, i, 0);
@@ -143,12 +145,14 @@ inline bool run_rk4_lanes(const StoredIn* inputs, StoredOut* outputs, StoredOut*
       // Damping is evaluated or not for the whole group (Damping::any, a branch).
       if (damping_of(loads[lane], SharedValuesOnly{}).any() != damping_of(loads[0], SharedValuesOnly{}).any()) return false;
     }
-    constraint[lane] = prepared_for_body(constraint[lane], model[lane]);
+    k_inv[lane] = shared.constraint.kind == ConstraintKind::pivot ? pivot_k_inverse(constraint[lane], model[lane])
+                                                                   : Mat3<Scalar>::Zero();
   }
   // Stage: the lanes' model, loads, constraint and initial state.
   FreeBodyModel<L> lanes_model;
   Constraint<L> lanes_constraint;
   LoadSet<L> lanes_loads;
+  Mat3<L> lanes_k_inv;
   RigidBodyState<L> lanes_x0;
   lanes_model.com_at_origin = model[0].com_at_origin;
   lanes_constraint.kind = shared.constraint.kind;
@@ -162,7 +166,7 @@ inline bool run_rk4_lanes(const StoredIn* inputs, StoredOut* outputs, StoredOut*
     set_lane(lanes_constraint.anchor_w, lane, constraint[lane].anchor_w);
     lanes_constraint.plane_height.set(lane, constraint[lane].plane_height);
     lanes_constraint.stabilization.set(lane, constraint[lane].stabilization);
-    set_lane(lanes_constraint.pivot_k_inv_b, lane, constraint[lane].pivot_k_inv_b);
+    set_lane(lanes_k_inv, lane, k_inv[lane]);
     if constexpr (!Kinds::free_body) set_lane(lanes_loads, lane, loads[lane]);
     set_lane(lanes_x0, lane, x0[lane]);
   }
@@ -177,7 +181,7 @@ inline bool run_rk4_lanes(const StoredIn* inputs, StoredOut* outputs, StoredOut*
   const LoadSet<Scalar>& loads0 = loads[0];
   const bool gravity_alone = Kinds::free_body || (loads0.n_point_forces == 0 && loads0.n_torques == 0 && loads0.n_springs == 0 &&
                                                   !loads0.has_central_body && !damping_of(loads0, SharedValuesOnly{}).any());
-  const Rate rate{lanes_model, &lanes_loads, lanes_constraint, gravity_alone};
+  const Rate rate{lanes_model, &lanes_loads, lanes_constraint, lanes_k_inv, gravity_alone};
   Rk4Stepper<L, Rate> stepper{rate};
   NoEvents events;
   sink.start(L(0), lanes_x0);
@@ -188,7 +192,7 @@ inline bool run_rk4_lanes(const StoredIn* inputs, StoredOut* outputs, StoredOut*
   // (run_sample.hpp), with that path's right-hand side.
   for (int lane = 0; lane < W; ++lane) {
     const BodyRate<Scalar, SharedValuesOnly, Kinds::free_body> one{
-        model[lane], Kinds::free_body ? &shared.loads : &loads[lane], &constraint[lane]};
+        model[lane], Kinds::free_body ? &shared.loads : &loads[lane], &constraint[lane], {}, &k_inv[lane]};
     const IntegrationEnd<Scalar> lane_end{lane_of(end.state, lane), end.time[lane], end.status, end.steps,
                                           end.rejected_steps, end.stopping_event};
     SampleResult<Scalar> r = started_result(x0[lane]);
