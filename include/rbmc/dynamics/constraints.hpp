@@ -165,6 +165,13 @@ RBMC_HD_INLINE Mat3<Scalar> pivot_k_inverse(const Constraint<Scalar>& c, const F
   return mat3_inverse(pivot_apparent_inverse_inertia(c, model));
 }
 
+#ifndef __CUDA_ARCH__
+template <class Scalar>
+__attribute__((noinline)) Mat3<Scalar> pivot_k_inverse_call(const Constraint<Scalar>& c, const FreeBodyModel<Scalar>& model) {
+  return pivot_k_inverse(c, model);
+}
+#endif
+
 // λ_b = K_b⁻¹ Rᵀ (target − c̈₀); k_inv: pivot_k_inverse(c, model) computed once, or null to
 // compute it here.
 template <class Scalar>
@@ -175,7 +182,14 @@ RBMC_HD_INLINE ConstrainedRate<Scalar> pivot_rate(const Constraint<Scalar>& c, c
   const Vec3<Scalar> d = c.point_b - model.com_b;
   const Vec3<Scalar> wanted_b =
       rotate_inverse(x.q_wb, Vec3<Scalar>(stabilised_target(c, x) - constraint_acceleration(c, x, free)));
+#ifdef __CUDA_ARCH__
   const Vec3<Scalar> lambda_b = mat3_times(k_inv != nullptr ? *k_inv : pivot_k_inverse(c, model), wanted_b);
+#else
+  // On the host the inverse, when not given, comes from a call: written inline, its arithmetic in
+  // every right-hand side (four per RK4 step) made the one-sample path 1.7 × slower for every
+  // kind of run, pivot or not (bench/RESULTS.md, 2026-11-23 fifth session).
+  const Vec3<Scalar> lambda_b = mat3_times(k_inv != nullptr ? *k_inv : pivot_k_inverse_call(c, model), wanted_b);
+#endif
   // The free rate plus the reaction's change of it: the force λ at P, whose moment about the
   // centre of mass is d × λ (reaction_wrench's, in body components already).
   const Vec3<Scalar> lambda_w = rotate(x.q_wb, lambda_b);

@@ -55,6 +55,15 @@ struct LaneTrajectorySink {
   }
 };
 
+// The lanes always give pivot_rate its K_b⁻¹ (LaneRate). Its fallback is a call on the host
+// (constraints.hpp); in the lanes' code a call that is never taken still cost 10–25 % (it
+// clobbers every vector register), so for lanes the fallback is inline.
+template <class S, int W>
+RBMC_HD_INLINE Mat3<Lanes<S, W>> pivot_k_inverse_call(const Constraint<Lanes<S, W>>& c,
+                                                      const FreeBodyModel<Lanes<S, W>>& model) {
+  return pivot_k_inverse(c, model);
+}
+
 // BodyRate's right-hand side for lanes whose own values are in the load set and constraint
 // already. Two things BodyRate's general form costs the lanes (bench/RESULTS.md, 2026-11-23 fifth
 // session: a pivot at 16 M body-steps/s against 22 M): the constraint is held by value, since
