@@ -10,6 +10,7 @@ packages=(
   libeigen3-dev                  # fixed-size linear algebra, host and device
   libhdf5-dev hdf5-tools         # results files (and h5dump to look at them)
   libdeflate-dev zlib1g-dev      # trajectory chunks deflated on every core
+  libhwy-dev                     # Highway's vqsort: the quantile sketches' sort (optional: detected by CMake)
   libtomlplusplus-dev            # scenario files
   libcli11-dev                   # command line
   librandom123-dev               # counter-based Philox streams

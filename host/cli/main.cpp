@@ -13,6 +13,7 @@
 #include "host/cli/run_command.hpp"
 #include "host/errors.hpp"
 #include "host/run/run_driver.hpp"
+#include "host/stats/sort_finite.hpp"
 
 #ifndef RBMC_VERSION
 #define RBMC_VERSION "unknown"
@@ -57,6 +58,7 @@ std::string version_text() {
 #else
   text += "\n  compression  zlib";
 #endif
+  text += rbmc::sort_finite_uses_vqsort() ? "\n  sketch sort  vqsort (Highway)" : "\n  sketch sort  bucket sort";
   return text;
 }
 

@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "host/stats/sort_finite.hpp"
 #include "rbmc/random/philox_stream.hpp"
 
 namespace rbmc {
@@ -20,74 +21,6 @@ constexpr std::size_t kMinCapacity = 64;
 constexpr std::size_t kLowestCapacity = 2048;
 std::size_t lowest_capacity(int k) { return std::min(std::size_t(k), kLowestCapacity); }
 
-// A double's bits as an unsigned key in the same order: negative values with every bit flipped,
-// the others with the sign bit set. (Finite values only; -0 sorts before +0.)
-std::uint64_t ordered_key(double x) {
-  std::uint64_t u;
-  std::memcpy(&u, &x, sizeof u);
-  return u ^ ((u >> 63) != 0 ? ~std::uint64_t(0) : std::uint64_t(1) << 63);
-}
-
-double from_ordered_key(std::uint64_t key) {
-  const std::uint64_t u = key ^ ((key >> 63) != 0 ? std::uint64_t(1) << 63 : ~std::uint64_t(0));
-  double x;
-  std::memcpy(&x, &u, sizeof x);
-  return x;
-}
-
-// Sorts keys[0, n) ascending: one counting pass over buckets of equal width between the least
-// and the greatest key (about 2n of them, so that most hold a key or none), insertion sort within
-// small buckets, and the same again within a crowded one (a few values far from the rest crowd
-// the others into few buckets), down to a comparison sort after a few rounds. `out` has room for
-// n keys; `depth` counts the rounds.
-void bucket_sort_keys(std::uint64_t* keys, std::uint64_t* out, std::size_t n, int depth) {
-  std::uint64_t least = ~std::uint64_t(0), greatest = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    least = std::min(least, keys[i]);
-    greatest = std::max(greatest, keys[i]);
-  }
-  const std::uint64_t range = greatest - least;
-  if (range == 0) return;  // all equal
-  int bits = 1;  // 2^bits ≥ 2n buckets, at most 2^13
-  while ((std::size_t(1) << bits) < 2 * n && bits < 13) ++bits;
-  const int width = 64 - __builtin_clzll(range);  // range < 2^width
-  const int shift = std::max(0, width - bits);
-  std::vector<std::uint32_t> ends(std::size_t(range >> shift) + 2, 0);
-  for (std::size_t i = 0; i < n; ++i) ++ends[((keys[i] - least) >> shift) + 1];
-  for (std::size_t b = 1; b < ends.size(); ++b) ends[b] += ends[b - 1];
-  for (std::size_t i = 0; i < n; ++i) out[ends[(keys[i] - least) >> shift]++] = keys[i];
-  std::copy(out, out + n, keys);
-  // ends[b] is now the end of bucket b.
-  std::size_t begin = 0;
-  for (std::size_t b = 0; b + 1 < ends.size(); ++b) {
-    const std::size_t end = ends[b], size = end - begin;
-    if (size > 32) {
-      if (depth < 3) bucket_sort_keys(keys + begin, out + begin, size, depth + 1);
-      else std::sort(keys + begin, keys + end);
-    } else {
-      for (std::size_t i = begin + 1; i < end; ++i) {
-        const std::uint64_t key = keys[i];
-        std::size_t j = i;
-        for (; j > begin && keys[j - 1] > key; --j) keys[j] = keys[j - 1];
-        keys[j] = key;
-      }
-    }
-    begin = end;
-  }
-}
-
-// Sorts finite doubles ascending through their ordered keys (integers contiguous across
-// exponents, so buckets of equal key width follow the values' own spread). The lowest level sorts
-// every value once: this costs a few operations a value, without the mispredicted branches of a
-// comparison sort on random data.
-void sort_finite(std::vector<double>& values, std::vector<std::uint64_t>& keys, std::vector<std::uint64_t>& scratch) {
-  const std::size_t n = values.size();
-  keys.resize(n);
-  scratch.resize(n);
-  for (std::size_t i = 0; i < n; ++i) keys[i] = ordered_key(values[i]);
-  bucket_sort_keys(keys.data(), scratch.data(), n, 0);
-  for (std::size_t i = 0; i < n; ++i) values[i] = from_ordered_key(keys[i]);
-}
 }  // namespace
 
 QuantileSketch::QuantileSketch(int k, std::uint64_t seed) : k_(std::max(k, 8)), seed_(seed) { add_level(); }
@@ -158,10 +91,7 @@ void QuantileSketch::compact(int level) {
   // Levels above the lowest are kept sorted (each receives sorted halves, merged in), so only the
   // lowest, where values arrive, is sorted here: the same order, without sorting again.
   std::vector<double>& from = levels_[std::size_t(level)];
-  // Scratch shared by the sketches a thread feeds (RunStatistics gives each thread whole columns),
-  // so that it adds nothing to each sketch's memory budget.
-  thread_local std::vector<std::uint64_t> keys, scratch;
-  if (level == 0) sort_finite(from, keys, scratch);
+  if (level == 0) sort_finite(from.data(), from.size());
   // An odd value out stays (the largest, unweighted by the coin): no rank moves for it.
   const bool odd = from.size() % 2 == 1;
   const double left_over = odd ? from.back() : 0.0;
@@ -225,8 +155,9 @@ std::vector<double> QuantileSketch::quantiles(const std::vector<double>& p) cons
   };
   std::vector<std::pair<double, double>> weighted, level, merged;  // (value, weight)
   weighted.reserve(retained());
-  for (double v : levels_[0]) weighted.emplace_back(v, 1.0);
-  std::sort(weighted.begin(), weighted.end(), by_value);
+  std::vector<double> lowest = levels_[0];
+  sort_finite(lowest.data(), lowest.size());
+  for (double v : lowest) weighted.emplace_back(v, 1.0);
   for (std::size_t h = 1; h < levels_.size(); ++h) {
     level.clear();
     for (double v : levels_[h]) level.emplace_back(v, std::ldexp(1.0, int(h)));

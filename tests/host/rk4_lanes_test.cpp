@@ -44,6 +44,44 @@ TEST(Lanes, EachLaneComputesWhatItsScalarComputes) {
   EXPECT_FALSE(isfinite_hd(nan));
 }
 
+// The answers for all lanes at once, in every lane position and both precisions: finite unless
+// some lane is ±∞ or NaN; nonzero when some lane is other than ±0 (NaN and the smallest
+// subnormal count; −0 does not).
+template <class S, int W>
+void expect_all_lane_answers() {
+  const S special[] = {std::numeric_limits<S>::infinity(), -std::numeric_limits<S>::infinity(),
+                       std::numeric_limits<S>::quiet_NaN()};
+  for (int lane = 0; lane < W; ++lane) {
+    Lanes<S, W> zeros(S(-0.0)), finite(S(1));
+    EXPECT_FALSE(nonzero_hd(zeros));
+    EXPECT_TRUE(isfinite_hd(zeros));
+    zeros.set(lane, S(0));
+    EXPECT_FALSE(nonzero_hd(zeros)) << "+0 in lane " << lane;
+    zeros.set(lane, std::numeric_limits<S>::denorm_min());
+    EXPECT_TRUE(nonzero_hd(zeros)) << "a subnormal in lane " << lane;
+    zeros.set(lane, -std::numeric_limits<S>::max());
+    EXPECT_TRUE(nonzero_hd(zeros)) << "-max in lane " << lane;
+    EXPECT_TRUE(isfinite_hd(zeros)) << "-max in lane " << lane;
+    for (S x : special) {
+      Lanes<S, W> one = finite;
+      one.set(lane, x);
+      EXPECT_FALSE(isfinite_hd(one)) << x << " in lane " << lane;
+      Lanes<S, W> among_zeros(S(0));
+      among_zeros.set(lane, x);
+      EXPECT_TRUE(nonzero_hd(among_zeros)) << x << " in lane " << lane;
+    }
+  }
+}
+
+TEST(Lanes, AnswersForAllLanesAtOnce) {
+  expect_all_lane_answers<double, 2>();
+  expect_all_lane_answers<double, 4>();
+  expect_all_lane_answers<double, 8>();
+  expect_all_lane_answers<float, 4>();
+  expect_all_lane_answers<float, 8>();
+  expect_all_lane_answers<float, 16>();
+}
+
 enum class Model { free_body, pivot, planar, loads, pivot_with_loads };
 
 const char* model_name(Model m) {
