@@ -87,7 +87,9 @@ class Reader {
 
 }  // namespace
 
-RunJournal::RunJournal(std::string path, const std::string& identity) : path_(std::move(path)) {
+RunJournal::RunJournal(std::string path, const std::string& identity) : path_(std::move(path)), identity_(identity) {
+  std::error_code ignored;  // a replaced run's snapshot is not this one's
+  std::filesystem::remove(snapshot_path_for(path_), ignored);
   file_ = std::fopen(path_.c_str(), "wb");
   if (file_ == nullptr) throw Hdf5Error("creating " + path_ + ": " + std::strerror(errno));
   const std::uint64_t length = identity.size();
@@ -99,7 +101,8 @@ RunJournal::RunJournal(std::string path, const std::string& identity) : path_(st
   valid_bytes_ = sizeof kMagic + sizeof length + identity.size();
 }
 
-RunJournal::RunJournal(std::string path, const std::string&, std::uint64_t valid_bytes) : path_(std::move(path)) {
+RunJournal::RunJournal(std::string path, const std::string& identity, std::uint64_t valid_bytes)
+    : path_(std::move(path)), identity_(identity) {
   // A record cut short by the kill is cut off, and appending continues after the last whole one.
   if (::truncate(path_.c_str(), off_t(valid_bytes)) != 0) throw Hdf5Error("truncating " + path_ + ": " + std::strerror(errno));
   file_ = std::fopen(path_.c_str(), "ab");
@@ -163,6 +166,86 @@ void RunJournal::remove() {
   file_ = nullptr;
   std::error_code ignored;
   std::filesystem::remove(path_, ignored);
+  std::filesystem::remove(snapshot_path_for(path_), ignored);
+  std::filesystem::remove(snapshot_path_for(path_) + ".writing", ignored);
+}
+
+namespace {
+constexpr char kSnapshotMagic[8] = {'R', 'B', 'M', 'C', 'S', 'T', 'S', '1'};
+
+// The snapshot's payload: the rows it covers, then the state's counts and arrays.
+template <class T>
+void put_array(std::vector<unsigned char>& out, const std::vector<T>& v) {
+  const std::uint64_t count = v.size();
+  const auto* c = reinterpret_cast<const unsigned char*>(&count);
+  out.insert(out.end(), c, c + sizeof count);
+  const auto* d = reinterpret_cast<const unsigned char*>(v.data());
+  out.insert(out.end(), d, d + v.size() * sizeof(T));
+}
+template <class T>
+void put(std::vector<unsigned char>& out, const T& value) {
+  const auto* c = reinterpret_cast<const unsigned char*>(&value);
+  out.insert(out.end(), c, c + sizeof value);
+}
+}  // namespace
+
+void RunJournal::snapshot_statistics(std::uint64_t rows, const StatisticsState& state) {
+  if (file_ == nullptr || snapshot_failed_) return;  // no journal: a snapshot would outlive its records
+  std::vector<unsigned char> payload;
+  put(payload, rows);
+  put(payload, state.quantile_samples);
+  put_array(payload, state.moments);
+  put_array(payload, state.values);
+  put_array(payload, state.value_counts);
+  put_array(payload, state.sketch_level_sizes);
+  put_array(payload, state.sketch_compactions);
+  const std::uint64_t identity_length = identity_.size(), payload_length = payload.size();
+  const std::uint64_t sum = checksum(payload.data(), payload.size());
+  const std::string target = snapshot_path_for(path_), writing = target + ".writing";
+  std::FILE* f = std::fopen(writing.c_str(), "wb");
+  bool ok = f != nullptr && std::fwrite(kSnapshotMagic, 1, sizeof kSnapshotMagic, f) == sizeof kSnapshotMagic &&
+            std::fwrite(&identity_length, sizeof identity_length, 1, f) == 1 &&
+            std::fwrite(identity_.data(), 1, identity_.size(), f) == identity_.size() &&
+            std::fwrite(&payload_length, sizeof payload_length, 1, f) == 1 &&
+            std::fwrite(payload.data(), 1, payload.size(), f) == payload.size() && std::fwrite(&sum, sizeof sum, 1, f) == 1;
+  const int saved_errno = errno;
+  if (f != nullptr) ok = std::fclose(f) == 0 && ok;
+  // The rename replaces the last snapshot whole: a kill leaves the old one or the new one.
+  if (ok && std::rename(writing.c_str(), target.c_str()) == 0) return;
+  std::error_code ignored;
+  std::filesystem::remove(writing, ignored);
+  snapshot_failed_ = true;
+  std::fprintf(stderr,
+               "rbmc: warning: cannot save the statistics beside the journal (%s: %s); a resume after a kill -9 "
+               "integrates again the batches after the last saved statistics\n",
+               target.c_str(), std::strerror(saved_errno != 0 ? saved_errno : errno));
+}
+
+std::optional<StatisticsSnapshot> RunJournal::read_statistics_snapshot(const std::string& path, const std::string& identity) {
+  const std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(snapshot_path_for(path).c_str(), "rb"), std::fclose);
+  std::FILE* f = file.get();
+  if (f == nullptr) return std::nullopt;
+  char magic[8];
+  std::uint64_t identity_length = 0, payload_length = 0, sum = 0;
+  if (std::fread(magic, 1, 8, f) != 8 || std::memcmp(magic, kSnapshotMagic, 8) != 0 ||
+      std::fread(&identity_length, sizeof identity_length, 1, f) != 1 || identity_length != identity.size())
+    return std::nullopt;
+  std::string text(identity.size(), '\0');
+  if (std::fread(text.data(), 1, text.size(), f) != text.size() || text != identity ||
+      std::fread(&payload_length, sizeof payload_length, 1, f) != 1 || payload_length > (std::uint64_t(1) << 40))
+    return std::nullopt;
+  std::vector<unsigned char> payload{};
+  payload.resize(std::size_t(payload_length));
+  if (std::fread(payload.data(), 1, payload.size(), f) != payload.size() || std::fread(&sum, sizeof sum, 1, f) != 1 ||
+      sum != checksum(payload.data(), payload.size()))
+    return std::nullopt;
+  Reader r(payload.data(), payload.size());
+  StatisticsSnapshot s;
+  if (!r.get(s.rows) || !r.get(s.state.quantile_samples) || !r.get_array(s.state.moments) || !r.get_array(s.state.values) ||
+      !r.get_array(s.state.value_counts) || !r.get_array(s.state.sketch_level_sizes) ||
+      !r.get_array(s.state.sketch_compactions) || !r.done())
+    return std::nullopt;
+  return s;
 }
 
 std::optional<std::string> RunJournal::read_identity(const std::string& path) {

@@ -7,6 +7,13 @@
 // A record holds what cannot be recomputed cheaply: the batch's outputs, statuses, kept
 // trajectories and statistics (moments and quantile values). Inputs are drawn again from the
 // samples' Philox streams on --resume. docs/output-format.md, "What a crash leaves".
+//
+// Where the quantiles come from sketches, a batch's quantile values are not journalled: they are
+// every sample's quantities again (14.5 KB a sample for the default scenario, as much as the run's
+// whole statistics input, growing with N). Instead the run's statistics state (bounded by
+// quantile_memory_mb) is saved beside the journal every so often (OUT.journal.statistics,
+// replaced whole by a rename), and a resume replays the records up to it and integrates the
+// batches after it again.
 #pragma once
 
 #include <cstdint>
@@ -16,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "host/stats/run_statistics.hpp"
 #include "rbmc/stats/moments.hpp"
 
 namespace rbmc {
@@ -30,7 +38,13 @@ struct JournalBatch {
   std::vector<double> trajectories;         // (kept, output times, 13)
   std::vector<Moments> moments;             // (output times × quantity::count,)
   std::vector<double> quantile_values;      // (output times × quantity::count, quantile rows)
-  std::uint64_t quantile_rows = 0;
+  std::uint64_t quantile_rows = 0;          // 0 where the statistics are saved as snapshots
+};
+
+// The run's statistics after its first `rows` rows.
+struct StatisticsSnapshot {
+  std::uint64_t rows = 0;
+  StatisticsState state;
 };
 
 // A contiguous array the journal writes as it is (no copy).
@@ -52,6 +66,7 @@ struct JournalBatchView {
 class RunJournal {
  public:
   static std::string path_for(const std::string& output) { return output + ".journal"; }
+  static std::string snapshot_path_for(const std::string& journal) { return journal + ".statistics"; }
 
   // No journal: append and remove do nothing.
   RunJournal() = default;
@@ -68,7 +83,11 @@ class RunJournal {
   // record ends and warns once on stderr: the run goes on, and the journal still holds the
   // batches finished until then.
   void append(const JournalBatchView& batch);
-  // Removes the journal file: the run is finished, or suspended into OUT.partial.
+  // Saves the statistics after the first `rows` rows beside the journal, replacing the last
+  // snapshot whole (a temporary file renamed over it), once the records up to `rows` are
+  // appended. A failure to write warns once and leaves the last snapshot as it was.
+  void snapshot_statistics(std::uint64_t rows, const StatisticsState& state);
+  // Removes the journal file and its snapshot: the run is finished, or suspended into OUT.partial.
   void remove();
   bool active() const { return file_ != nullptr; }
 
@@ -79,13 +98,16 @@ class RunJournal {
   // returns false; returns the bytes up to the end of the last record it took (where appending
   // continues).
   static std::uint64_t for_each_record(const std::string& path, const std::function<bool(const JournalBatch&)>& each);
+  // The snapshot beside the journal at path, when there is a whole one of the run `identity`.
+  static std::optional<StatisticsSnapshot> read_statistics_snapshot(const std::string& path, const std::string& identity);
 
  private:
   void give_up(const std::string& why);
 
-  std::string path_;
+  std::string path_, identity_;
   std::FILE* file_ = nullptr;
   std::uint64_t valid_bytes_ = 0;  // up to the end of the last whole record
+  bool snapshot_failed_ = false;   // warned once
 };
 
 }  // namespace rbmc

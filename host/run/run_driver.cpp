@@ -8,7 +8,9 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
+#include <memory>
 #include <vector>
 
 #include "host/io/output_lock.hpp"
@@ -402,15 +404,18 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
   // and integrated (one HDF5 call at a time all the same: the main thread makes none meanwhile).
   // Each thread times its own stages.
   std::array<HostBatch, 2> batches;
-  SerialWorker writing;
   StageTimings driver_seconds, writer_seconds;
+  std::unique_ptr<RunJournal> journal;
+  // Declared after everything its jobs touch (the batches, the journal, the writer's timings):
+  // when an error unwinds the run, it finishes the job in flight before they are destroyed.
+  // (Declared before them, it once let a job append to a destroyed journal: heap corruption.)
+  SerialWorker writing;
   const auto wait_for_writing = [&] {  // rethrows the writer's error here
     const StageClock clock(&driver_seconds, Stage::idle);
     writing.wait();
   };
   ProgressReport progress(options.progress, n_total, start_row);
   how.progress = &progress.in_batch();
-  std::unique_ptr<RunJournal> journal;
   // On SIGINT or SIGTERM, between batches: the file so far is kept for --resume.
   const auto suspend = [&](std::uint64_t rows_done) {
     wait_for_writing();
@@ -422,13 +427,29 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
                       " (not a complete results file): rerun with --resume to complete it");
   };
   // Replay: the journal's batches after start_row, as the killed run finished them; their inputs
-  // are drawn again from the samples' streams.
+  // are drawn again from the samples' streams. Records without quantile values (sketched
+  // statistics) are replayed up to the last statistics snapshot, whose state then replaces the
+  // statistics; those after it are dropped and integrated again.
   std::uint64_t journal_bytes = 0;
   if (journal_identity) {
+    std::optional<StatisticsSnapshot> snapshot = RunJournal::read_statistics_snapshot(journal_path, *journal_identity);
+    if (snapshot) {
+      // Usable only when the journal's whole records reach it from start_row.
+      std::uint64_t reach = start_row;
+      RunJournal::for_each_record(journal_path, [&](const JournalBatch& record) {
+        if (record.first + record.n <= reach) return true;
+        if (record.first != reach || record.n == 0) return false;
+        reach += record.n;
+        return true;
+      });
+      if (snapshot->rows <= start_row || snapshot->rows > reach) snapshot.reset();
+    }
     StageTimings replay_seconds;
     journal_bytes = RunJournal::for_each_record(journal_path, [&](const JournalBatch& record) {
       if (record.first + record.n <= start_row) return true;  // already in the partial file
       if (record.first != start_row || record.n == 0 || start_row + record.n > n_total) return false;
+      const bool values = record.quantile_rows > 0 || !statistics.enabled();
+      if (!values && (!snapshot || record.first + record.n > snapshot->rows)) return false;  // after the snapshot
       HostBatch& batch = batches[0];
       const std::size_t n = std::size_t(record.n);
       batch.resize(n, scenario.model_parameters.n, plan.n_parameter_values(), scenario.events.n);
@@ -441,7 +462,10 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
       batch.kept = record.kept;
       batch.trajectories = record.trajectories;
       count_batch(batch, n, record.redrawn, totals);
-      if (statistics.enabled()) statistics.add(record.moments, record.quantile_values, std::size_t(record.quantile_rows));
+      if (statistics.enabled() && values)
+        statistics.add(record.moments, record.quantile_values, std::size_t(record.quantile_rows));
+      else if (statistics.enabled() && record.first + record.n == snapshot->rows)
+        statistics.restore(snapshot->state);
       selector.set_taken(writer->n_trajectories() + batch.kept.size());
       const bool kept = !batch.kept.empty();
       writer->write_batch({record.first, n, batch.inputs.data(), batch.outputs.data(), batch.status.data(),
@@ -458,7 +482,15 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
   if (!options.journal) {
     std::error_code ignored;
     fs::remove(journal_path, ignored);  // replayed into this run: the partial file takes over on SIGINT
+    fs::remove(RunJournal::snapshot_path_for(journal_path), ignored);
   }
+  // With sketched quantiles the journal's records carry no quantile values: the statistics are
+  // saved beside it every RBMC_JOURNAL_STATISTICS_INTERVAL seconds (default 60) instead, so a kill
+  // loses at most that much more than the batches in flight (run_journal.hpp).
+  const bool statistics_snapshots = options.journal && statistics.enabled() && !statistics.exact();
+  double snapshot_interval = 60;
+  if (const char* v = std::getenv("RBMC_JOURNAL_STATISTICS_INTERVAL")) snapshot_interval = std::max(0.0, std::atof(v));
+  auto last_snapshot = Clock::now();
   journal = !options.journal     ? std::make_unique<RunJournal>()
             : journal_identity ? std::make_unique<RunJournal>(journal_path, this_run, journal_bytes)
                                : std::make_unique<RunJournal>(journal_path, this_run);
@@ -505,13 +537,24 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
     const bool kept = !batch.kept.empty();
     const BatchView view{first, n, batch.inputs.data(), batch.outputs.data(), batch.status.data(), batch.params.data(),
                          kept ? &batch.kept : nullptr, kept ? &batch.trajectories : nullptr, batch.index.data()};
-    const std::size_t quantile_rows = statistics.enabled() ? batch.quantities.size() / statistics.n_columns() : 0;
-    writing.submit([&writer, &writer_seconds, &journal, &batch, view, redrawn, quantile_rows] {
+    const std::size_t quantile_rows =
+        statistics.enabled() && !statistics_snapshots ? batch.quantities.size() / statistics.n_columns() : 0;
+    // The statistics as they are after this batch, taken before the next batch adds to them.
+    std::shared_ptr<const StatisticsState> snapshot;
+    if (statistics_snapshots &&
+        std::chrono::duration<double>(Clock::now() - last_snapshot).count() >= snapshot_interval && first + n < n_total) {
+      const StageClock clock(&driver_seconds, Stage::statistics);
+      snapshot = std::make_shared<const StatisticsState>(statistics.save());
+      last_snapshot = Clock::now();
+    }
+    writing.submit([&writer, &writer_seconds, &journal, &batch, view, redrawn, quantile_rows, snapshot] {
       writer->write_batch(view, writer_seconds);
       const StageClock clock(&writer_seconds, Stage::write);
+      const std::vector<double> none;
       journal->append({view.first, view.n, redrawn, quantile_rows, JournalArray::of(batch.outputs),
                        JournalArray::of(batch.status), JournalArray::of(batch.kept), JournalArray::of(batch.trajectories),
-                       JournalArray::of(batch.moments), JournalArray::of(batch.quantities)});
+                       JournalArray::of(batch.moments), JournalArray::of(quantile_rows > 0 ? batch.quantities : none)});
+      if (snapshot) journal->snapshot_statistics(view.first + view.n, *snapshot);
     });
     progress.batches_done(first + n);
     if (options.after_batch) options.after_batch(first + n);

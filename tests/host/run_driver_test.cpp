@@ -4,14 +4,17 @@
 #include <hdf5.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 
 #include <gtest/gtest.h>
 
 #include "host/io/h5_handle.hpp"
 #include "host/io/results_reader.hpp"
+#include "host/io/run_journal.hpp"
 #include "test_scenarios.hpp"
 
 namespace rbmc {
@@ -181,6 +184,61 @@ TEST(RunDriver, ResumedQuantileSketchesEqualAnUninterruptedRunsSketches) {
                         "statistics/kinetic_energy/quantiles", "statistics/position/quantiles"}) {
     EXPECT_EQ(a.doubles(d).data, b.doubles(d).data) << d;
     EXPECT_EQ(a.doubles(d).data, c.doubles(d).data) << d;
+  }
+}
+
+// A run with sketched quantiles journals no quantile values (they would be every sample's
+// quantities again) but saves its statistics beside the journal every
+// RBMC_JOURNAL_STATISTICS_INTERVAL seconds. After a crash (an exception out of the run, as a
+// kill -9 leaves it: the journal and the snapshot), --resume replays the records up to the
+// snapshot, integrates the rest again and gives the uninterrupted run's file: the sketches bit for
+// bit. With no snapshot yet, the records are dropped and everything is integrated again.
+TEST(RunDriver, SketchedStatisticsAreJournalledAsSnapshots) {
+  test::TempDir dir;
+  std::string text = test::valid_scenario_text(1500, 0.5, 0.01);
+  text += "[output]\ninterval = 0.01\nquantile_memory_mb = 1\n";
+  const Scenario s = parse_scenario(text, "box.toml");
+  run_scenario(s, cpu_options(dir.file("whole.h5"), 2, 256));
+  const ResultsReader whole(dir.file("whole.h5"));
+  ASSERT_NE(whole.string_attribute("statistics", "quantile_method").find("sketch"), std::string::npos);
+  for (const char* interval : {"0", "1e9"}) {
+    const std::string out = dir.file(std::string("r") + interval + ".h5"), journal = RunJournal::path_for(out);
+    ::setenv("RBMC_JOURNAL_STATISTICS_INTERVAL", interval, 1);
+    RunOptions o = cpu_options(out, 2, 256);
+    o.after_batch = [](std::uint64_t rows) {
+      if (rows == 1024) throw std::runtime_error("a crash");
+    };
+    EXPECT_THROW(run_scenario(s, o), std::runtime_error);
+    ::unsetenv("RBMC_JOURNAL_STATISTICS_INTERVAL");
+    std::uint64_t journalled = 0;
+    RunJournal::for_each_record(journal, [&](const JournalBatch& b) {
+      EXPECT_EQ(b.quantile_rows, 0u);
+      EXPECT_TRUE(b.quantile_values.empty());
+      journalled += b.n;
+      return true;
+    });
+    EXPECT_GE(journalled, 768u) << interval;
+    const std::optional<std::string> identity = RunJournal::read_identity(journal);
+    ASSERT_TRUE(identity.has_value());
+    const std::optional<StatisticsSnapshot> snapshot = RunJournal::read_statistics_snapshot(journal, *identity);
+    if (std::string(interval) == "0") {
+      ASSERT_TRUE(snapshot.has_value());
+      EXPECT_GE(snapshot->rows, 768u);  // after every batch whose record is whole
+      EXPECT_LE(snapshot->rows, journalled);
+    } else {
+      EXPECT_FALSE(snapshot.has_value());
+    }
+    RunOptions resume = cpu_options(out, 2, 0);
+    resume.resume = true;
+    run_scenario(s, resume);
+    EXPECT_FALSE(fs::exists(journal));
+    EXPECT_FALSE(fs::exists(RunJournal::snapshot_path_for(journal)));
+    const ResultsReader r(out);
+    EXPECT_EQ(whole.doubles("samples/final/position").data, r.doubles("samples/final/position").data) << interval;
+    for (const char* d : {"statistics/angular_velocity/quantiles", "statistics/angular_velocity/quantile_rank_error_95",
+                          "statistics/kinetic_energy/quantiles", "statistics/kinetic_energy/mean",
+                          "statistics/position/sd"})
+      EXPECT_EQ(whole.doubles(d).data, r.doubles(d).data) << d << " " << interval;
   }
 }
 

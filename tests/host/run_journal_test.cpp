@@ -2,6 +2,7 @@
 // damaged is dropped with everything after it, and appending continues after the last whole one.
 #include "host/io/run_journal.hpp"
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -88,9 +89,55 @@ TEST(RunJournal, RemoveDeletesTheFile) {
   const std::string path = dir.file("j");
   RunJournal j(path, "x");
   j.append(view_of(batch(0, 1)));
+  j.snapshot_statistics(1, StatisticsState{});
+  EXPECT_TRUE(std::filesystem::exists(RunJournal::snapshot_path_for(path)));
   j.remove();
   EXPECT_FALSE(std::filesystem::exists(path));
+  EXPECT_FALSE(std::filesystem::exists(RunJournal::snapshot_path_for(path)));
   EXPECT_FALSE(j.active());
+}
+
+// The statistics snapshot beside the journal comes back exactly, replaces the last one whole, and
+// is not taken when damaged, cut short, another run's, or left by a replaced run.
+TEST(RunJournal, StatisticsSnapshotsComeBackExactlyOrNotAtAll) {
+  test::TempDir dir;
+  const std::string path = dir.file("j"), snapshot = RunJournal::snapshot_path_for(path);
+  StatisticsState state;
+  state.moments = {1.0, 0.5, 0.25, -1.0, 2.0, 0.0};
+  state.values = {3.0, -0.0, 1e300, 4.0};
+  state.value_counts = {4};
+  state.quantile_samples = 7;
+  state.sketch_level_sizes = {1, 3};
+  state.sketch_compactions = {2, 0};
+  {
+    RunJournal j(path, "run A");
+    j.snapshot_statistics(64, StatisticsState{});
+    j.snapshot_statistics(128, state);  // replaces the first
+  }
+  std::optional<StatisticsSnapshot> s = RunJournal::read_statistics_snapshot(path, "run A");
+  ASSERT_TRUE(s.has_value());
+  EXPECT_EQ(s->rows, 128u);
+  EXPECT_EQ(s->state.moments, state.moments);
+  EXPECT_EQ(std::memcmp(s->state.values.data(), state.values.data(), state.values.size() * sizeof(double)), 0);
+  EXPECT_EQ(s->state.value_counts, state.value_counts);
+  EXPECT_EQ(s->state.quantile_samples, 7u);
+  EXPECT_EQ(s->state.sketch_level_sizes, state.sketch_level_sizes);
+  EXPECT_EQ(s->state.sketch_compactions, state.sketch_compactions);
+  EXPECT_FALSE(std::filesystem::exists(snapshot + ".writing"));
+  EXPECT_FALSE(RunJournal::read_statistics_snapshot(path, "run B").has_value());  // another run's
+  const auto size = std::filesystem::file_size(snapshot);
+  {
+    std::fstream f(snapshot, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(std::streamoff(size - 20));
+    f.put('\x55');  // a damaged value: the checksum fails
+  }
+  EXPECT_FALSE(RunJournal::read_statistics_snapshot(path, "run A").has_value());
+  std::filesystem::resize_file(snapshot, size / 2);  // cut short
+  EXPECT_FALSE(RunJournal::read_statistics_snapshot(path, "run A").has_value());
+  {
+    RunJournal fresh(path, "run A");  // a fresh run with this output drops the old snapshot
+  }
+  EXPECT_FALSE(std::filesystem::exists(snapshot));
 }
 
 }  // namespace
