@@ -434,15 +434,17 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
   if (journal_identity) {
     std::optional<StatisticsSnapshot> snapshot = RunJournal::read_statistics_snapshot(journal_path, *journal_identity);
     if (snapshot) {
-      // Usable only when the journal's whole records reach it from start_row.
+      // Usable only when the journal's whole records, from start_row on, end exactly where it does.
       std::uint64_t reach = start_row;
+      bool reached = false;
       RunJournal::for_each_record(journal_path, [&](const JournalBatch& record) {
         if (record.first + record.n <= reach) return true;
         if (record.first != reach || record.n == 0) return false;
         reach += record.n;
+        reached = reached || reach == snapshot->rows;
         return true;
       });
-      if (snapshot->rows <= start_row || snapshot->rows > reach) snapshot.reset();
+      if (!reached) snapshot.reset();
     }
     StageTimings replay_seconds;
     journal_bytes = RunJournal::for_each_record(journal_path, [&](const JournalBatch& record) {
