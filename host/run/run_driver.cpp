@@ -313,6 +313,10 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
   if (fs::is_directory(options.output))
     throw UsageError("-o " + options.output + " is a directory; name the results file (e.g. " +
                      (fs::path(options.output) / (scenario.name + ".h5")).string() + ")");
+  const fs::path output_directory = fs::path(options.output).parent_path();
+  if (!output_directory.empty() && !fs::is_directory(output_directory))
+    throw UsageError("-o " + options.output + ": the directory " + output_directory.string() +
+                     " does not exist; create it (mkdir -p " + output_directory.string() + ") or choose another -o");
   const OutputLock lock(options.output);
   const std::string partial = ResultsWriter::suspended_path(options.output);
   if (options.resume && fs::exists(options.output) && !options.overwrite)

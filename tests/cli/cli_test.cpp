@@ -292,6 +292,12 @@ TEST(Cli, BadCountsNamesAndOptionsAreRefused) {
   Outcome r = rbmc(dir, "run box.toml -o outdir --backend cpu");
   EXPECT_EQ(r.code, 2) << r.err;
   EXPECT_NE(r.err.find("is a directory"), std::string::npos) << r.err;
+  // An output in a directory that does not exist: said so, nothing created (it once said only
+  // that the lock file could not be created).
+  r = rbmc(dir, "run box.toml -o missing/out.h5 --backend cpu");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("the directory missing does not exist"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir.file("missing")));
   std::string text = test::valid_scenario_text(10);
   dir.write("huge.toml", text.replace(text.find("samples = 10"), 12, "samples = 9223372036854775807"));
   r = rbmc(dir, "check huge.toml");
