@@ -172,42 +172,35 @@ void RunJournal::remove() {
 
 namespace {
 constexpr char kSnapshotMagic[8] = {'R', 'B', 'M', 'C', 'S', 'T', 'S', '1'};
-
-// The snapshot's payload: the rows it covers, then the state's counts and arrays.
-template <class T>
-void put_array(std::vector<unsigned char>& out, const std::vector<T>& v) {
-  const std::uint64_t count = v.size();
-  const auto* c = reinterpret_cast<const unsigned char*>(&count);
-  out.insert(out.end(), c, c + sizeof count);
-  const auto* d = reinterpret_cast<const unsigned char*>(v.data());
-  out.insert(out.end(), d, d + v.size() * sizeof(T));
-}
-template <class T>
-void put(std::vector<unsigned char>& out, const T& value) {
-  const auto* c = reinterpret_cast<const unsigned char*>(&value);
-  out.insert(out.end(), c, c + sizeof value);
-}
 }  // namespace
 
 void RunJournal::snapshot_statistics(std::uint64_t rows, const StatisticsState& state) {
   if (file_ == nullptr || snapshot_failed_) return;  // no journal: a snapshot would outlive its records
-  std::vector<unsigned char> payload;
-  put(payload, rows);
-  put(payload, state.quantile_samples);
-  put_array(payload, state.moments);
-  put_array(payload, state.values);
-  put_array(payload, state.value_counts);
-  put_array(payload, state.sketch_level_sizes);
-  put_array(payload, state.sketch_compactions);
-  const std::uint64_t identity_length = identity_.size(), payload_length = payload.size();
-  const std::uint64_t sum = checksum(payload.data(), payload.size());
+  // The payload, written piece by piece from the state (no second copy of it): the rows it
+  // covers, the quantile samples, then each array as its element count and its bytes.
+  const JournalArray arrays[5] = {JournalArray::of(state.moments), JournalArray::of(state.values),
+                                  JournalArray::of(state.value_counts), JournalArray::of(state.sketch_level_sizes),
+                                  JournalArray::of(state.sketch_compactions)};
+  const std::uint64_t scalars[2] = {rows, state.quantile_samples};
+  std::uint64_t payload_length = sizeof scalars;
+  for (const JournalArray& a : arrays) payload_length += sizeof(std::uint64_t) + a.count * a.element_size;
+  const std::uint64_t identity_length = identity_.size();
   const std::string target = snapshot_path_for(path_), writing = target + ".writing";
   std::FILE* f = std::fopen(writing.c_str(), "wb");
   bool ok = f != nullptr && std::fwrite(kSnapshotMagic, 1, sizeof kSnapshotMagic, f) == sizeof kSnapshotMagic &&
             std::fwrite(&identity_length, sizeof identity_length, 1, f) == 1 &&
             std::fwrite(identity_.data(), 1, identity_.size(), f) == identity_.size() &&
-            std::fwrite(&payload_length, sizeof payload_length, 1, f) == 1 &&
-            std::fwrite(payload.data(), 1, payload.size(), f) == payload.size() && std::fwrite(&sum, sizeof sum, 1, f) == 1;
+            std::fwrite(&payload_length, sizeof payload_length, 1, f) == 1 && std::fwrite(scalars, sizeof scalars, 1, f) == 1;
+  Checksum sum;
+  sum.add(scalars, sizeof scalars);
+  for (const JournalArray& a : arrays) {
+    const std::size_t bytes = std::size_t(a.count * a.element_size);
+    ok = ok && std::fwrite(&a.count, sizeof a.count, 1, f) == 1 && (bytes == 0 || std::fwrite(a.data, 1, bytes, f) == bytes);
+    sum.add(&a.count, sizeof a.count);
+    if (bytes > 0) sum.add(a.data, bytes);
+  }
+  const std::uint64_t value = sum.value();
+  ok = ok && std::fwrite(&value, sizeof value, 1, f) == 1;
   const int saved_errno = errno;
   if (f != nullptr) ok = std::fclose(f) == 0 && ok;
   // The rename replaces the last snapshot whole: a kill leaves the old one or the new one.
