@@ -67,8 +67,10 @@ class Backend {
   // The batch's quantities at the output times (how.statistics): moments (output times,
   // quantity::count) over every sample, and the values of the given rows (ascending) for the
   // quantiles, column by column: (output times × quantity::count, rows). `values` may be swapped
-  // with a buffer of the backend's (its old contents are then the backend's to overwrite). Once
-  // per integrated batch.
+  // with a buffer of the backend's (its old contents are then the backend's to overwrite). When
+  // the rows are all of the batch's, `moments` may be left empty: RunStatistics::add then
+  // computes them from the values (the CPU backend's way: one pass over them instead of two).
+  // Once per integrated batch.
   virtual void reduce_statistics(const BatchIntegration& how, const std::vector<std::uint32_t>& rows,
                                  std::vector<Moments>& moments, std::vector<double>& values, StageTimings& timings) = 0;
   // The kept states of the given rows (ascending): (rows, output times, 13), p, q, v, ω at each time.

@@ -9,6 +9,7 @@
 
 #include "host/backend/backend.hpp"
 #include "host/backend/cpu_lanes.hpp"
+#include "host/stats/column_moments.hpp"
 #include "rbmc/simd/rk4_lanes.hpp"
 #include "host/util/parallel_for.hpp"
 #include "rbmc/sample/run_sample.hpp"
@@ -84,6 +85,7 @@ class CpuBackend final : public Backend {
       const std::size_t width = group != nullptr ? std::size_t(rk4_lanes_.width) : std::size_t(1);
       // Threads claim whole groups, so that only the batch's last group can fall short of a width.
       parallel_for((n + width - 1) / width, threads_, [&](std::size_t first_group, std::size_t end_group) {
+        std::size_t unreduced = first_group * width;  // the first sample whose quantities are still to compute
         for (std::size_t g = first_group; g < end_group; ++g) {
           // One relaxed load a group: a request to stop is seen within one group's integration.
           if (how.stop != nullptr && how.stop->load(std::memory_order_relaxed)) throw BatchAbandoned();
@@ -91,9 +93,10 @@ class CpuBackend final : public Backend {
           if (group_end - i < width || width == 1 ||
               !group(inputs, outputs, trajectory, status, n, i, shared_, settings))
             one_by_one(i, group_end);
-          if (quantities) {
+          if (quantities && (group_end - unreduced >= kQuantityBlock || g + 1 == end_group)) {
             const auto start = std::chrono::steady_clock::now();
-            compute_quantities(i, group_end);
+            compute_quantities(unreduced, group_end);
+            unreduced = group_end;
             quantity_nanoseconds.fetch_add(
                 std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count(),
                 std::memory_order_relaxed);
@@ -110,29 +113,30 @@ class CpuBackend final : public Backend {
     quantities_ready_ = quantities;
   }
 
-  // The moments of each (time, quantity) column over the batch, merged in sample order, from the
-  // quantities integrate computed; and the quantile rows' values (the quantities themselves,
-  // handed over without a copy, when every row is asked for).
+  // The quantities integrate computed, handed over without a copy when every row is asked for;
+  // their moments are then left to the run's statistics, which compute them in the same pass
+  // over the values as the quantiles (RunStatistics::add). Otherwise the moments of each (time,
+  // quantity) column over the batch, merged in sample order, and the rows' values.
   void reduce_statistics(const BatchIntegration&, const std::vector<std::uint32_t>& rows,
                          std::vector<Moments>& moments, std::vector<double>& values, StageTimings& timings) override {
     const StageClock clock(&timings, Stage::statistics);
     if (!quantities_ready_)
       throw std::logic_error("reduce_statistics: the batch was not integrated with statistics, or was reduced already");
     const std::size_t n = n_, columns = std::size_t(shared_.output_times.n) * quantity::count;
-    moments.assign(columns, Moments{});
-    parallel_for(columns, threads_, [&](std::size_t begin, std::size_t end) {
-      for (std::size_t c = begin; c < end; ++c) {
-        Moments m;
-        for (std::size_t i = 0; i < n; ++i) m = merge(m, Moments::of(quantities_[c * n + i]));
-        moments[c] = m;
-      }
-    });
     const std::size_t n_rows = rows.size();
+    quantities_ready_ = false;
     if (n_rows == n) {
+      moments.clear();
       values.swap(quantities_);  // the next integrate refills whichever buffer it holds
-      quantities_ready_ = false;
       return;
     }
+    moments.assign(columns, Moments{});
+    const MomentFactors factors(n);
+    parallel_for(columns, threads_, [&](std::size_t begin, std::size_t end) {
+      std::vector<const double*> column(end - begin);
+      for (std::size_t c = begin; c < end; ++c) column[c - begin] = quantities_.data() + c * n;
+      column_moments(column.data(), end - begin, n, factors, &moments[begin]);
+    });
     values.resize(n_rows * columns);
     parallel_for(columns, threads_, [&](std::size_t begin, std::size_t end) {
       for (std::size_t c = begin; c < end; ++c)
@@ -165,12 +169,11 @@ class CpuBackend final : public Backend {
   // (sample by sample), into quantities_ column by column ((times × quantity::count, n)): time by
   // time, so that each column's values of the group are written together.
   void compute_quantities(std::size_t first, std::size_t end) {
-    constexpr std::size_t kMaxGroup = 16;  // the widest lane group (float, AVX-512)
     const int n_times = shared_.output_times.n;
     const std::size_t n = n_, state_block = std::size_t(n_times) * kTrajectoryColumns;
-    for (std::size_t from = first; from < end; from += kMaxGroup) {
-      const std::size_t count = std::min(kMaxGroup, end - from);
-      FreeBodyModel<Scalar> model[kMaxGroup];
+    for (std::size_t from = first; from < end; from += kQuantityBlock) {
+      const std::size_t count = std::min(kQuantityBlock, end - from);
+      FreeBodyModel<Scalar> model[kQuantityBlock];
       for (std::size_t j = 0; j < count; ++j) {
         const SampleInputs<Scalar> in = load_sample_inputs<Scalar>(inputs_, n, from + j, 0);
         model[j] = make_free_body_model(in.body, in.gravity_w);
@@ -189,6 +192,12 @@ class CpuBackend final : public Backend {
         }
     }
   }
+
+  // Samples whose quantities are computed together, each column's values of them written
+  // together: 32 doubles are four cache lines (a lane group's eight, one line written in two
+  // halves, made the writes to the 12 × T columns, each in its own page, cost a quarter of the
+  // quantities' time). Their states, 32 × T × 13 doubles, are still in the core's cache.
+  static constexpr std::size_t kQuantityBlock = 32;
 
   // What the last integrate kept for the later primitives.
   SharedModel<Scalar> shared_{};

@@ -468,8 +468,10 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
       batch.kept = record.kept;
       batch.trajectories = record.trajectories;
       count_batch(batch, n, record.redrawn, totals);
-      if (statistics.enabled() && values)
-        statistics.add(record.moments, record.quantile_values, std::size_t(record.quantile_rows));
+      if (statistics.enabled() && values) {
+        batch.moments = record.moments;
+        statistics.add(batch.moments, record.quantile_values, std::size_t(record.quantile_rows));
+      }
       else if (statistics.enabled() && record.first + record.n == snapshot->rows)
         statistics.restore(snapshot->state);
       selector.set_taken(writer->n_trajectories() + batch.kept.size());

@@ -73,12 +73,17 @@ void QuantileSketch::add(double value) {
 void QuantileSketch::add(const double* values, std::size_t n) {
   // Fill the lowest level to its capacity, then compress, as value-by-value adding would. (Its
   // capacity changes when a level is added, and compress() may move the level: look both up again.)
+  // A block of values examined at a time is at most the room left: the level fills exactly at the
+  // value that fills it one by one, and the block is short of it only by non-finite values.
   for (std::size_t i = 0; i < n;) {
     std::vector<double>& lowest = levels_[0];
     const std::size_t full = capacity(0), before = lowest.size();
-    for (; i < n && lowest.size() < full; ++i)
-      if (std::isfinite(values[i])) lowest.push_back(values[i]);
-    count_ += lowest.size() - before;
+    const std::size_t examined = std::min(n - i, full - before);
+    lowest.resize(before + examined);
+    const std::size_t kept = copy_finite(values + i, examined, lowest.data() + before);
+    lowest.resize(before + kept);
+    i += examined;
+    count_ += kept;
     if (lowest.size() >= full) compress();
   }
 }

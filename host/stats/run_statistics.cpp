@@ -4,6 +4,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "host/stats/column_moments.hpp"
 #include "host/util/parallel_for.hpp"
 #include "rbmc/stats/output_quantities.hpp"
 
@@ -55,21 +56,37 @@ std::vector<std::uint32_t> RunStatistics::quantile_rows(std::size_t n) const {
   return rows;
 }
 
-void RunStatistics::add(const std::vector<Moments>& moments, const std::vector<double>& values, std::size_t n_rows) {
+void RunStatistics::add(std::vector<Moments>& moments, const std::vector<double>& values, std::size_t n_rows) {
+  const std::size_t columns = moments_.size();
+  // Without the batch's moments, they come from the values here, a few columns at a time while
+  // those are in cache for their quantiles: one pass over the batch's values instead of two.
+  const bool compute_moments = moments.empty();
+  if (compute_moments && values.size() != columns * n_rows)
+    throw std::logic_error("RunStatistics::add: the batch's moments can only come from every row's values");
+  const MomentFactors factors(compute_moments ? n_rows : 0);
+  if (compute_moments) moments.resize(columns);
   // Each thread takes whole columns: the same values in the same order as one thread would, so a
   // sketch is the same whatever the threads and batches.
-  const std::size_t columns = moments_.size();
   parallel_for(columns, threads_, [&](std::size_t begin, std::size_t end) {
-    for (std::size_t c = begin; c < end; ++c) {
-      moments_[c] = merge(moments_[c], moments[c]);
-      const double* v = values.data() + c * n_rows;
-      if (exact()) {
-        std::vector<double>& column = values_[c];
-        column.reserve(column.size() + n_rows);
-        for (std::size_t r = 0; r < n_rows; ++r)
-          if (std::isfinite(v[r])) column.push_back(v[r]);  // as the moments: infinities counted apart
-      } else {
-        sketches_[c].add(v, n_rows);  // the finite ones
+    constexpr std::size_t kColumnsInCache = 4;
+    for (std::size_t first = begin; first < end; first += kColumnsInCache) {
+      const std::size_t last = std::min(end, first + kColumnsInCache);
+      if (compute_moments) {
+        const double* column[kColumnsInCache];
+        for (std::size_t c = first; c < last; ++c) column[c - first] = values.data() + c * n_rows;
+        column_moments(column, last - first, n_rows, factors, &moments[first]);
+      }
+      for (std::size_t c = first; c < last; ++c) {
+        moments_[c] = merge(moments_[c], moments[c]);
+        const double* v = values.data() + c * n_rows;
+        if (exact()) {
+          std::vector<double>& column = values_[c];
+          column.reserve(column.size() + n_rows);
+          for (std::size_t r = 0; r < n_rows; ++r)
+            if (std::isfinite(v[r])) column.push_back(v[r]);  // as the moments: infinities counted apart
+        } else {
+          sketches_[c].add(v, n_rows);  // the finite ones
+        }
       }
     }
   });

@@ -60,8 +60,10 @@ class RunStatistics {
   // The rows of a batch whose quantity values the quantiles need: all of them.
   std::vector<std::uint32_t> quantile_rows(std::size_t n) const;
   // One batch's moments ((times, quantity::count)) and its quantile rows' values, column by
-  // column ((times × quantity::count, rows)).
-  void add(const std::vector<Moments>& moments, const std::vector<double>& values, std::size_t n_rows);
+  // column ((times × quantity::count, rows)). Empty moments are computed here from the values,
+  // which must then hold every row of the batch, and stored into `moments`: the same numbers,
+  // bit for bit, as merging them value by value (column_moments.hpp).
+  void add(std::vector<Moments>& moments, const std::vector<double>& values, std::size_t n_rows);
 
   const std::vector<Moments>& moments() const { return moments_; }
   std::uint64_t quantile_samples() const { return quantile_samples_; }

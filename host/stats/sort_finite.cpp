@@ -1,13 +1,11 @@
 #include "host/stats/sort_finite.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <vector>
 
-#ifndef RBMC_HAVE_VQSORT
-#define RBMC_HAVE_VQSORT 0
-#endif
 #ifndef RBMC_HAVE_VQSORT
 #define RBMC_HAVE_VQSORT 0
 #endif
@@ -22,15 +20,16 @@ namespace {
 // A double's bits as an unsigned key in the same order: negative values with every bit flipped,
 // the others with the sign bit set. (Finite values only; -0 sorts before +0.) Branch-free, so
 // that the conversion loops vectorise and random signs cost no mispredictions.
-std::uint64_t ordered_key(double x) {
+// (The sign spreads by 0 − (u >> 63): a logical shift, which AVX2 has for 64-bit lanes.)
+inline std::uint64_t ordered_key(double x) {
   std::uint64_t u;
   std::memcpy(&u, &x, sizeof u);
-  const std::uint64_t negative = std::uint64_t(std::int64_t(u) >> 63);  // all ones or zero
+  const std::uint64_t negative = std::uint64_t(0) - (u >> 63);  // all ones or zero
   return u ^ (negative | std::uint64_t(1) << 63);
 }
 
-double from_ordered_key(std::uint64_t key) {
-  const std::uint64_t was_negative = ~std::uint64_t(std::int64_t(key) >> 63);  // sign bit clear
+inline double from_ordered_key(std::uint64_t key) {
+  const std::uint64_t was_negative = (key >> 63) - std::uint64_t(1);  // all ones where the sign bit is clear
   const std::uint64_t u = key ^ (was_negative | std::uint64_t(1) << 63);
   double x;
   std::memcpy(&x, &u, sizeof x);
@@ -90,14 +89,23 @@ namespace {
 // that it adds nothing to each sketch's memory budget.
 thread_local std::vector<std::uint64_t> keys, scratch;
 
-void to_keys(const double* values, std::size_t n) {
-  keys.resize(n);
-  for (std::size_t i = 0; i < n; ++i) keys[i] = ordered_key(values[i]);
+// The conversions compiled for the widest vectors the processor has, chosen when the program
+// loads (the build itself targets the baseline x86-64); through plain pointers, which the
+// compiler need not reload from the thread-local vector at every value.
+RBMC_VECTOR_CLONES void convert_to_keys(const double* values, std::size_t n, std::uint64_t* out) {
+  for (std::size_t i = 0; i < n; ++i) out[i] = ordered_key(values[i]);
 }
 
-void from_keys(double* values, std::size_t n) {
-  for (std::size_t i = 0; i < n; ++i) values[i] = from_ordered_key(keys[i]);
+RBMC_VECTOR_CLONES void convert_from_keys(const std::uint64_t* in, std::size_t n, double* values) {
+  for (std::size_t i = 0; i < n; ++i) values[i] = from_ordered_key(in[i]);
 }
+
+void to_keys(const double* values, std::size_t n) {
+  keys.resize(n);
+  convert_to_keys(values, n, keys.data());
+}
+
+void from_keys(double* values, std::size_t n) { convert_from_keys(keys.data(), n, values); }
 }  // namespace
 
 // Buckets of equal key width follow the values' own spread. A few operations a value (about
@@ -122,6 +130,34 @@ void sort_finite(double* values, std::size_t n) {
 #else
   bucket_sort_finite(values, n);
 #endif
+}
+
+namespace {
+// How many of in[0, n) are not finite (exponent bits all ones): a count the compiler vectorises.
+RBMC_VECTOR_CLONES std::size_t count_non_finite(const double* in, std::size_t n) {
+  constexpr std::uint64_t exponent = std::uint64_t(0x7ff) << 52;
+  std::size_t count = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    std::uint64_t u;
+    std::memcpy(&u, &in[i], sizeof u);
+    count += (u & exponent) == exponent ? 1 : 0;
+  }
+  return count;
+}
+}  // namespace
+
+std::size_t copy_finite(const double* in, std::size_t n, double* out) {
+  // Nearly always all of them: one vectorised pass to know, then a block copy.
+  if (count_non_finite(in, n) == 0) {
+    std::memcpy(out, in, n * sizeof(double));
+    return n;
+  }
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    out[kept] = in[i];
+    kept += std::isfinite(in[i]) ? 1 : 0;
+  }
+  return kept;
 }
 
 bool sort_finite_uses_vqsort() { return RBMC_HAVE_VQSORT != 0; }

@@ -3,6 +3,9 @@
 // trajectories by each rule.
 #include "host/stats/run_statistics.hpp"
 
+#include <cstring>
+#include <random>
+
 #include <algorithm>
 #include <cmath>
 
@@ -11,6 +14,8 @@
 #include "host/errors.hpp"
 #include "host/io/results_reader.hpp"
 #include "host/run/run_driver.hpp"
+#include "host/stats/column_moments.hpp"
+#include "rbmc/stats/output_quantities.hpp"
 #include "test_scenarios.hpp"
 
 namespace rbmc {
@@ -72,6 +77,99 @@ TEST(QuantileOfSorted, IsNumpysLinearInterpolation) {
 // Mean, sd, min, max and quantiles of position and velocity at every output time equal the
 // values computed from all trajectories: moments to rounding (a few ε of the spread), order
 // statistics exactly. Batch size changes moments only at rounding and order statistics not at all.
+std::uint64_t bits_of(double x) {
+  std::uint64_t u;
+  std::memcpy(&u, &x, sizeof u);
+  return u;
+}
+
+// Every field of two moments, bit for bit.
+void expect_same_moments(const Moments& a, const Moments& b, const std::string& where) {
+  const double x[] = {a.count, a.mean, a.m2, a.min, a.max, a.non_finite};
+  const double y[] = {b.count, b.mean, b.m2, b.min, b.max, b.non_finite};
+  for (int f = 0; f < 6; ++f) EXPECT_EQ(bits_of(x[f]), bits_of(y[f])) << where << ", field " << f;
+}
+
+// Columns of every kind the quantities give: spread, huge and tiny magnitudes, constant, ±0,
+// stopped samples (NaN) and overflowed ones (±∞) anywhere, the first value among them.
+std::vector<std::vector<double>> awkward_columns(std::size_t n_rows) {
+  std::mt19937_64 rng(3);
+  std::normal_distribution<double> normal;
+  std::vector<std::vector<double>> columns;
+  for (int kind = 0; kind < 11; ++kind) {
+    std::vector<double> v(n_rows);
+    for (std::size_t i = 0; i < n_rows; ++i) {
+      const double x = normal(rng);
+      switch (kind % 6) {
+        case 0: v[i] = 3.0 + 0.5 * x; break;
+        case 1: v[i] = std::ldexp(x, int(rng() % 1200) - 600); break;
+        case 2: v[i] = 7.25; break;
+        case 3: v[i] = rng() % 2 == 0 ? 0.0 : -0.0; break;
+        case 4: v[i] = rng() % 5 == 0 ? (rng() % 3 == 0 ? NAN : rng() % 2 == 0 ? INFINITY : -INFINITY) : x; break;
+        default: v[i] = i < n_rows / 3 ? NAN : 1e90 * x; break;
+      }
+    }
+    if (kind >= 6 && n_rows > 0) v[0] = kind % 2 == 0 ? INFINITY : NAN;
+    columns.push_back(v);
+  }
+  return columns;
+}
+
+// The batch's column moments (column_moments.hpp: looked-up divisions, several columns
+// together, clones for wider instruction sets) are merge(m, Moments::of(x)) value by value, bit
+// for bit, whatever the number of columns taken together and the column's length.
+TEST(ColumnMoments, EqualMergingValueByValueBitForBit) {
+  for (std::size_t n_rows : {std::size_t(0), std::size_t(1), std::size_t(2), std::size_t(1000), std::size_t(4099)}) {
+    const std::vector<std::vector<double>> columns = awkward_columns(n_rows);
+    const MomentFactors factors(n_rows);
+    for (std::size_t n_columns = 1; n_columns <= columns.size(); ++n_columns) {
+      std::vector<const double*> pointers;
+      for (std::size_t c = 0; c < n_columns; ++c) pointers.push_back(columns[c].data());
+      std::vector<Moments> together(n_columns);
+      column_moments(pointers.data(), n_columns, n_rows, factors, together.data());
+      for (std::size_t c = 0; c < n_columns; ++c) {
+        Moments one_by_one;
+        for (double x : columns[c]) one_by_one = merge(one_by_one, Moments::of(x));
+        expect_same_moments(together[c], one_by_one,
+                            "rows " + std::to_string(n_rows) + ", column " + std::to_string(c) + " of " +
+                                std::to_string(n_columns));
+      }
+    }
+  }
+}
+
+// A batch handed over without its moments (the CPU backend's way) gives the run the same
+// statistics as with them, and hands the moments back for the journal.
+TEST(RunStatistics, MomentsFromTheValuesEqualTheBackendsMoments) {
+  const Scenario scenario = parse_scenario(kThrown + "[output]\ninterval = 0.25\n", "t.toml");
+  const std::size_t n_rows = 777, columns = std::size_t(scenario.output_times.n) * quantity::count;
+  std::vector<double> values;
+  for (std::size_t c = 0; c < columns; ++c) {
+    const std::vector<double> column = awkward_columns(n_rows)[c % 11];
+    values.insert(values.end(), column.begin(), column.end());
+  }
+  std::vector<Moments> given(columns);
+  for (std::size_t c = 0; c < columns; ++c)
+    for (std::size_t r = 0; r < n_rows; ++r) given[c] = merge(given[c], Moments::of(values[c * n_rows + r]));
+  RunStatistics with(scenario, 2 * n_rows, 2), without(scenario, 2 * n_rows, 2);
+  std::vector<Moments> none;
+  for (int batch = 0; batch < 2; ++batch) {
+    with.add(given, values, n_rows);
+    none.clear();
+    without.add(none, values, n_rows);
+    ASSERT_EQ(none.size(), columns);
+    for (std::size_t c = 0; c < columns; ++c) expect_same_moments(none[c], given[c], "handed back, column " + std::to_string(c));
+  }
+  for (std::size_t c = 0; c < columns; ++c) {
+    expect_same_moments(without.moments()[c], with.moments()[c], "run, column " + std::to_string(c));
+    EXPECT_EQ(without.quantiles(c), with.quantiles(c)) << c;
+  }
+  // Moments from values that are not every row's cannot be.
+  std::vector<double> short_values(values.begin(), values.end() - 1);
+  none.clear();
+  EXPECT_THROW(without.add(none, short_values, n_rows), std::logic_error);
+}
+
 TEST(RunStatistics, EqualTheValuesComputedFromEveryTrajectory) {
   test::TempDir dir;
   const std::string path = run(dir, "a.h5", "[output]\ninterval = 0.25\n", 400);
