@@ -166,11 +166,17 @@ class CpuBackend final : public Backend {
   }
 
   // Samples [first, end)'s quantities at every output time, from their states in trajectory_
-  // (sample by sample), into quantities_ column by column ((times × quantity::count, n)): time by
-  // time, so that each column's values of the group are written together.
+  // (sample by sample), into quantities_ column by column ((times × quantity::count, n)): a lane
+  // group at a time where the lanes take it (the same values bit for bit), else sample by
+  // sample, time by time, so that each column's values of the block are written together.
   void compute_quantities(std::size_t first, std::size_t end) {
     const int n_times = shared_.output_times.n;
     const std::size_t n = n_, state_block = std::size_t(n_times) * kTrajectoryColumns;
+    const std::size_t width = std::size_t(rk4_lanes_.width);
+    if (rk4_lanes_.quantities != nullptr)
+      while (end - first >= width &&
+             rk4_lanes_.quantities(inputs_, trajectory_.data(), n, first, shared_, nominal_.data(), quantities_.data()))
+        first += width;
     for (std::size_t from = first; from < end; from += kQuantityBlock) {
       const std::size_t count = std::min(kQuantityBlock, end - from);
       FreeBodyModel<Scalar> model[kQuantityBlock];

@@ -12,6 +12,7 @@
 #include <type_traits>
 
 #include "host/errors.hpp"
+#include "rbmc/simd/lane_quantities.hpp"
 #include "rbmc/simd/rk4_lanes.hpp"
 
 namespace rbmc {
@@ -41,6 +42,25 @@ __attribute__((target("avx512f,avx512dq"), flatten)) bool group_avx512(
     const double* inputs, double* outputs, double* trajectory, std::uint8_t* status, std::size_t n, std::size_t first,
     const SharedModel<Scalar>& shared, const IntegrationSettings<Scalar>& how) {
   return run_rk4_lanes<Scalar, W, Kinds>(inputs, outputs, trajectory, status, n, first, shared, how);
+}
+template <class Scalar, int W>
+__attribute__((flatten)) bool quantities_sse2(const double* inputs, const double* trajectory, std::size_t n,
+                                              std::size_t first, const SharedModel<Scalar>& shared,
+                                              const Quaternion<Scalar>* nominal_q, double* quantities) {
+  return lane_quantities<Scalar, W>(inputs, trajectory, n, first, shared, nominal_q, quantities);
+}
+template <class Scalar, int W>
+__attribute__((target("avx2"), flatten)) bool quantities_avx2(const double* inputs, const double* trajectory,
+                                                              std::size_t n, std::size_t first,
+                                                              const SharedModel<Scalar>& shared,
+                                                              const Quaternion<Scalar>* nominal_q, double* quantities) {
+  return lane_quantities<Scalar, W>(inputs, trajectory, n, first, shared, nominal_q, quantities);
+}
+template <class Scalar, int W>
+__attribute__((target("avx512f,avx512dq"), flatten)) bool quantities_avx512(
+    const double* inputs, const double* trajectory, std::size_t n, std::size_t first, const SharedModel<Scalar>& shared,
+    const Quaternion<Scalar>* nominal_q, double* quantities) {
+  return lane_quantities<Scalar, W>(inputs, trajectory, n, first, shared, nominal_q, quantities);
 }
 #endif
 
@@ -99,11 +119,14 @@ Rk4Lanes<Scalar> rk4_lanes(LaneIsa isa) {
   constexpr int k = std::is_same_v<Scalar, float> ? 2 : 1;  // floats per double
   switch (isa) {
     case LaneIsa::sse2:
-      return {2 * k, &group_sse2<Scalar, 2 * k, FreeBodyRk4Kinds>, &group_sse2<Scalar, 2 * k, General>};
+      return {2 * k, &group_sse2<Scalar, 2 * k, FreeBodyRk4Kinds>, &group_sse2<Scalar, 2 * k, General>,
+              &quantities_sse2<Scalar, 2 * k>};
     case LaneIsa::avx2:
-      return {4 * k, &group_avx2<Scalar, 4 * k, FreeBodyRk4Kinds>, &group_avx2<Scalar, 4 * k, General>};
+      return {4 * k, &group_avx2<Scalar, 4 * k, FreeBodyRk4Kinds>, &group_avx2<Scalar, 4 * k, General>,
+              &quantities_avx2<Scalar, 4 * k>};
     case LaneIsa::avx512:
-      return {8 * k, &group_avx512<Scalar, 8 * k, FreeBodyRk4Kinds>, &group_avx512<Scalar, 8 * k, General>};
+      return {8 * k, &group_avx512<Scalar, 8 * k, FreeBodyRk4Kinds>, &group_avx512<Scalar, 8 * k, General>,
+              &quantities_avx512<Scalar, 8 * k>};
     case LaneIsa::off: break;
   }
 #endif

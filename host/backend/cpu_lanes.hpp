@@ -1,6 +1,7 @@
 // SIMD lanes on the CPU: which instruction set integrates several samples at once, and the RK4
 // kinds' lane groups compiled for each (rbmc/simd/rk4_lanes.hpp): the free body, and RK4 without
-// events under any loads, with a constraint or none.
+// events under any loads, with a constraint or none; and the statistics' quantities of several
+// samples at once after any kind (rbmc/simd/lane_quantities.hpp).
 //
 // The instruction set is chosen at run time, the widest this processor has, or by the
 // environment variable RBMC_CPU_SIMD (off, sse2, avx2, avx512). Every choice gives the same
@@ -37,11 +38,20 @@ using LaneGroupFunction = bool (*)(const double* inputs, double* outputs, double
                                    std::size_t n, std::size_t first, const SharedModel<Scalar>& shared,
                                    const IntegrationSettings<Scalar>& how);
 
+// Computes samples first, ..., first + width − 1's quantities at every output time from their
+// states (rbmc/simd/lane_quantities.hpp), or returns false when the group must go sample by
+// sample; any kind of run.
+template <class Scalar>
+using LaneQuantitiesFunction = bool (*)(const double* inputs, const double* trajectory, std::size_t n, std::size_t first,
+                                        const SharedModel<Scalar>& shared, const Quaternion<Scalar>* nominal_q,
+                                        double* quantities);
+
 template <class Scalar>
 struct Rk4Lanes {
   int width = 1;                                 // samples per group; 1: no lanes
   LaneGroupFunction<Scalar> free_body = nullptr;  // FreeBodyRk4Kinds
   LaneGroupFunction<Scalar> general = nullptr;    // RK4 without events: any loads, any constraint
+  LaneQuantitiesFunction<Scalar> quantities = nullptr;  // the statistics' quantities, after any kind
 };
 
 // The lane groups for the instruction set (width 1 for off).

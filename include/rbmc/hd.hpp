@@ -69,6 +69,13 @@ RBMC_HD inline Scalar atan2_hd(Scalar y, Scalar x) {
   return std::atan2(y, x);
 #endif
 }
+// a < b ? x : y, with both already computed: for one value a choice (the compiler may branch),
+// and on the CPU's SIMD lanes a choice lane by lane (rbmc/simd/lanes.hpp), where a branch
+// cannot be taken for all of them.
+template <class Scalar>
+RBMC_HD inline Scalar if_less_hd(Scalar a, Scalar b, Scalar x, Scalar y) {
+  return a < b ? x : y;
+}
 template <class Scalar>
 RBMC_HD inline bool isfinite_hd(Scalar x) {
   return (Eigen::numext::isfinite)(x);

@@ -15,6 +15,7 @@
 #include "host/scenario/scenario.hpp"
 #include "rbmc/sample/sample_layout.hpp"
 #include "rbmc/simd/rk4_lanes.hpp"
+#include "rbmc/stats/output_quantities.hpp"
 #include "test_scenarios.hpp"
 
 namespace rbmc {
@@ -157,10 +158,11 @@ Scenario lanes_scenario(Model model, int samples) {
 
 struct Batch {
   std::vector<double> inputs, outputs, trajectories;
+  std::vector<double> quantities;  // the statistics' quantities: (times × quantity::count, n)
   std::vector<std::uint8_t> status;
 };
 
-constexpr std::size_t kUndamped = 36;
+constexpr std::size_t kUndamped = 36, kHuge = 100;
 
 // The scenario's samples, with a few that the lanes cannot take: a non-finite spin (the group
 // leaves when its state stops being finite), a negative mass (not integrated at all) and a centre
@@ -176,6 +178,7 @@ std::vector<double> batch_inputs(const Scenario& s, std::size_t n) {
     if (i == 3) in.initial.omega_b.x() = std::numeric_limits<double>::infinity();
     if (i == 21) in.body.mass = -1.0;
     if (i == 42) in.body.com_b = Vec3<double>::Zero();
+    if (i == kHuge) in.initial.omega_b.y() = 1e60;  // a finite state whose kinetic energy overflows the statistics
     if (i == kUndamped)  // no damping at all in this one sample: Damping::any differs from its group's
       for (int j = 0; j < n_model_values; ++j) {
         const ModelField f = s.shared_model().parameters.targets[j].field;
@@ -188,7 +191,9 @@ std::vector<double> batch_inputs(const Scenario& s, std::size_t n) {
 
 Batch integrate(const Scenario& s, const std::vector<double>& inputs, std::size_t n, Precision precision, LaneIsa isa) {
   const std::unique_ptr<Backend> backend = make_cpu_backend(precision, 2, isa);
-  BatchIntegration how{s.integration(), s.shared_model(), false, true, {}};
+  BatchIntegration how{s.integration(), s.shared_model(), true, true, {}};
+  for (int k = 0; k < s.output_times.n; ++k)  // any attitudes, one for each output time
+    how.nominal_attitudes.push_back(normalized(Quaternion<double>{1.0, 0.1 * k, -0.05 * k, 0.02}));
   Batch b;
   b.inputs = inputs;
   b.outputs.assign(n * std::size_t(output_column_count(0)), -1.0);
@@ -198,6 +203,8 @@ Batch integrate(const Scenario& s, const std::vector<double>& inputs, std::size_
   std::vector<std::uint32_t> rows(n);
   for (std::size_t i = 0; i < n; ++i) rows[i] = std::uint32_t(i);
   backend->gather_trajectories(rows, b.trajectories, timings);
+  std::vector<Moments> moments;
+  backend->reduce_statistics(how, rows, moments, b.quantities, timings);
   return b;
 }
 
@@ -228,6 +235,17 @@ TEST_P(Rk4Lanes, GiveTheOneSamplePathsResultsBitForBit) {
           << "sample " << i << " column " << c << ": " << one.outputs[std::size_t(c) * n + i] << " against "
           << lanes.outputs[std::size_t(c) * n + i];
   EXPECT_EQ(std::memcmp(one.trajectories.data(), lanes.trajectories.data(), one.trajectories.size() * sizeof(double)), 0);
+  // The statistics' quantities, computed a lane group at a time (lane_quantities.hpp) against
+  // sample by sample: stopped samples (NaN), the one marked overflowed (+∞) and the rest.
+  ASSERT_EQ(one.quantities.size(), lanes.quantities.size());
+  ASSERT_EQ(one.quantities.size(), n * std::size_t(s.output_times.n) * quantity::count);
+  if (precision == Precision::float64)  // (in float its spin is not finite to begin with)
+    EXPECT_EQ(one.quantities[quantity::kinetic_energy * n + kHuge], std::numeric_limits<double>::infinity());
+  for (std::size_t j = 0; j < one.quantities.size(); ++j)
+    if (!(std::isnan(one.quantities[j]) && std::isnan(lanes.quantities[j])))  // any NaN: a stopped sample
+      ASSERT_EQ(std::memcmp(&one.quantities[j], &lanes.quantities[j], sizeof(double)), 0)
+        << "sample " << j % n << ", quantity " << (j / n) % quantity::count << " at output time " << j / n / quantity::count
+        << ": " << one.quantities[j] << " against " << lanes.quantities[j];
 }
 
 // The lanes do take the groups they can (else the test above compares the one-sample path with

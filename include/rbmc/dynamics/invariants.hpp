@@ -15,11 +15,13 @@ RBMC_HD inline Vec3<Scalar> com_velocity_w(const FreeBodyModel<Scalar>& model, c
   return x.v_w + rotate(x.q_wb, x.omega_b.cross(model.com_b));  // 000 eq. 1.4
 }
 
-// T = ½ m |v_C|² + ½ ωᵀ I ω (001, kinetic energy with O = C).
+// T = ½ m |v_C|² + ½ ωᵀ I ω (001, kinetic energy with O = C). Its reductions written out
+// (mat3_vec3.hpp), so that the CPU's SIMD lanes compute it bit for bit as one sample does.
 template <class Scalar>
 RBMC_HD inline Scalar kinetic_energy(const FreeBodyModel<Scalar>& model, const RigidBodyState<Scalar>& x) {
   const Vec3<Scalar> v_c = com_velocity_w(model, x);
-  return Scalar(0.5) * model.mass * v_c.squaredNorm() + Scalar(0.5) * x.omega_b.dot(model.inertia_c_b * x.omega_b);
+  return Scalar(0.5) * model.mass * squared_norm3(v_c) +
+         Scalar(0.5) * dot3(x.omega_b, mat3_times(model.inertia_c_b, x.omega_b));
 }
 
 template <class Scalar>

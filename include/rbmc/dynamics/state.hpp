@@ -59,11 +59,15 @@ RBMC_HD_INLINE void accumulate(RigidBodyStateRate<Scalar>& sum, const RigidBodyS
   sum.omega_dot_b = sum.omega_dot_b + w * k.omega_dot_b;
 }
 
+// The sum of the state's 13 values: non-finite when any is (inf − inf is NaN).
+template <class Scalar>
+RBMC_HD inline Scalar component_sum(const RigidBodyState<Scalar>& x) {
+  return x.p_w.sum() + x.v_w.sum() + x.omega_b.sum() + x.q_wb.w + x.q_wb.x + x.q_wb.y + x.q_wb.z;
+}
+
 template <class Scalar>
 RBMC_HD inline bool is_finite(const RigidBodyState<Scalar>& x) {
-  // A NaN or infinity anywhere makes the sum non-finite (inf - inf is NaN).
-  const Scalar s = x.p_w.sum() + x.v_w.sum() + x.omega_b.sum() + x.q_wb.w + x.q_wb.x + x.q_wb.y + x.q_wb.z;
-  return isfinite_hd(s);
+  return isfinite_hd(component_sum(x));
 }
 
 }  // namespace rbmc

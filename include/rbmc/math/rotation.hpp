@@ -3,6 +3,7 @@
 #pragma once
 
 #include "rbmc/hd.hpp"
+#include "rbmc/math/mat3_vec3.hpp"
 #include "rbmc/math/quaternion.hpp"
 
 namespace rbmc {
@@ -33,20 +34,23 @@ RBMC_HD inline Quaternion<Scalar> quaternion_from_rotation_matrix(const Mat3<Sca
 // The rotation vector (axis × angle, angle in [0, π]) of a unit quaternion: the logarithm map,
 // inverse of quaternion_from_rotation_vector. atan2 keeps full accuracy near 0 and near π.
 template <class Scalar>
+// Its choices are made value by value (if_less_hd), so that the CPU's SIMD lanes can take it.
 RBMC_HD inline Vec3<Scalar> rotation_vector_from_quaternion(const Quaternion<Scalar>& q_in) {
-  const Quaternion<Scalar> q = q_in.w < Scalar(0) ? Quaternion<Scalar>{-q_in.w, -q_in.x, -q_in.y, -q_in.z} : q_in;
+  const Scalar zero(0);
+  const Quaternion<Scalar> q{if_less_hd(q_in.w, zero, -q_in.w, q_in.w), if_less_hd(q_in.w, zero, -q_in.x, q_in.x),
+                             if_less_hd(q_in.w, zero, -q_in.y, q_in.y), if_less_hd(q_in.w, zero, -q_in.z, q_in.z)};
   const Vec3<Scalar> u = q.vec();
-  const Scalar s = u.norm();
-  const Scalar angle = Scalar(2) * atan2_hd<Scalar>(s, q.w);
+  const Scalar s = norm3(u);
+  const Scalar angle = Scalar(2) * atan2_hd(s, q.w);
   // angle / sin(angle/2) → 2 as s → 0 (series 2 + angle²/12 + ...).
-  const Scalar scale = s < Scalar(1e-6) ? Scalar(2) / q.w : angle / s;
+  const Scalar scale = if_less_hd(s, Scalar(1e-6), Scalar(2) / q.w, angle / s);
   return scale * u;
 }
 
 // Angle of the rotation between two attitudes, in [0, π]: the attitude error |log(a* ⊗ b)|.
 template <class Scalar>
 RBMC_HD inline Scalar angle_between(const Quaternion<Scalar>& a, const Quaternion<Scalar>& b) {
-  return rotation_vector_from_quaternion(a.conjugate() * b).norm();
+  return norm3(rotation_vector_from_quaternion(a.conjugate() * b));
 }
 
 }  // namespace rbmc

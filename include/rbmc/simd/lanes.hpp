@@ -8,7 +8,8 @@
 // instructions the enclosing function is compiled for (a function with
 // __attribute__((target("avx512f"))) gets zmm registers, one without gets SSE2 pairs).
 // There are no comparisons: a branch on a lane's value cannot compile, so code that branches
-// per sample stays on the one-sample path. isfinite_hd and nonzero_hd answer for all lanes
+// per sample stays on the one-sample path, and code that chooses between two computed values
+// does so with if_less_hd, lane by lane. isfinite_hd and nonzero_hd answer for all lanes
 // together, and not_positive_hd never branches (each says how that stays exact).
 #pragma once
 
@@ -116,6 +117,20 @@ inline Lanes<S, W> abs(const Lanes<S, W>& a) {
 template <class S, int W>
 inline Lanes<S, W> sqrt_hd(const Lanes<S, W>& a) {
   return sqrt(a);
+}
+// Lane by lane, as hd.hpp's if_less_hd is for one value: a comparison and a blend.
+template <class S, int W>
+inline Lanes<S, W> if_less_hd(const Lanes<S, W>& a, const Lanes<S, W>& b, const Lanes<S, W>& x, const Lanes<S, W>& y) {
+  Lanes<S, W> r;
+  for (int i = 0; i < W; ++i) r.v[i] = a.v[i] < b.v[i] ? x.v[i] : y.v[i];
+  return r;
+}
+// The C library's atan2 lane by lane (no vector form of it would be the same bit for bit).
+template <class S, int W>
+inline Lanes<S, W> atan2_hd(const Lanes<S, W>& y, const Lanes<S, W>& x) {
+  Lanes<S, W> r;
+  for (int i = 0; i < W; ++i) r.v[i] = std::atan2(y.v[i], x.v[i]);
+  return r;
 }
 // The OR of every lane's bits: how the lanes answer for all of them at once. Integer work
 // without a comparison or a branch per lane (a vector comparison compiled into one ucomisd, setp

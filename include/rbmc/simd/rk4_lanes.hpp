@@ -123,6 +123,18 @@ inline void set_lane(LoadSet<Lanes<S, W>>& l, int lane, const LoadSet<S>& one) {
   set_lane(l.central_center_w, lane, one.central_center_w);
 }
 
+// A model of W samples, lane by lane; com_at_origin, a branch, is lane 0's (the callers check that
+// every lane agrees).
+template <class S, int W>
+inline void set_lane(FreeBodyModel<Lanes<S, W>>& m, int lane, const FreeBodyModel<S>& one) {
+  m.mass.set(lane, one.mass);
+  set_lane(m.com_b, lane, one.com_b);
+  set_lane(m.inertia_c_b, lane, one.inertia_c_b);
+  set_lane(m.inertia_inv_c_b, lane, one.inertia_inv_c_b);
+  set_lane(m.gravity_w, lane, one.gravity_w);
+  if (lane == 0) m.com_at_origin = one.com_at_origin;
+}
+
 // Integrates samples first, ..., first + W − 1 of a batch (the layout of sample_layout.hpp,
 // trajectory by sample, or null) in lanes and stores their results. Kinds: FreeBodyRk4Kinds, or
 // RK4 without events (SampleKinds<rk4, false>: any loads and constraint). Returns false, having stored nothing the
@@ -163,14 +175,9 @@ inline bool run_rk4_lanes(const StoredIn* inputs, StoredOut* outputs, StoredOut*
   LoadSet<L> lanes_loads;
   Mat3<L> lanes_k_inv;
   RigidBodyState<L> lanes_x0;
-  lanes_model.com_at_origin = model[0].com_at_origin;
   lanes_constraint.kind = shared.constraint.kind;
   for (int lane = 0; lane < W; ++lane) {
-    lanes_model.mass.set(lane, model[lane].mass);
-    set_lane(lanes_model.com_b, lane, model[lane].com_b);
-    set_lane(lanes_model.inertia_c_b, lane, model[lane].inertia_c_b);
-    set_lane(lanes_model.inertia_inv_c_b, lane, model[lane].inertia_inv_c_b);
-    set_lane(lanes_model.gravity_w, lane, model[lane].gravity_w);
+    set_lane(lanes_model, lane, model[lane]);
     set_lane(lanes_constraint.point_b, lane, constraint[lane].point_b);
     set_lane(lanes_constraint.anchor_w, lane, constraint[lane].anchor_w);
     lanes_constraint.plane_height.set(lane, constraint[lane].plane_height);

@@ -29,15 +29,14 @@ enum : int {
 // (1e100² × 1e9 samples = 1e209). A float quantity overflows at its own range first.
 inline constexpr double kOverflowingQuantity = 1e100;
 
-// One sample's quantities in its state x at one output time, into q[quantity::count]: own and
-// model are the sample's own values of the dispersed loads (model_values.hpp) and its mass
-// properties, nominal_q the nominal sample's attitude then.
-// A NaN state (the sample had stopped) gives NaN; a quantity that overflowed from a finite state
-// gives +∞.
+// One sample's quantities in its state x at one output time, into q[quantity::count], as
+// computed, before any is marked overflowed: own and model are the sample's own values of the
+// dispersed loads (model_values.hpp) and its mass properties, nominal_q the nominal sample's
+// attitude then. Straight-line arithmetic, so that the CPU's SIMD lanes compute it for several
+// samples at once (rbmc/simd/lane_quantities.hpp).
 template <class Scalar, class Own>
-RBMC_HD inline void sample_quantities_at(const LoadSet<Scalar>& loads, const Own& own, const FreeBodyModel<Scalar>& model,
-                                         const RigidBodyState<Scalar>& x, const Quaternion<Scalar>& nominal_q,
-                                         Scalar* q) {
+RBMC_HD inline void computed_quantities_at(const LoadSet<Scalar>& loads, const Own& own, const FreeBodyModel<Scalar>& model,
+                                           const RigidBodyState<Scalar>& x, const Quaternion<Scalar>& nominal_q, Scalar* q) {
   for (int c = 0; c < 3; ++c) {
     q[quantity::position + c] = x.p_w(c);
     q[quantity::velocity + c] = x.v_w(c);
@@ -46,15 +45,29 @@ RBMC_HD inline void sample_quantities_at(const LoadSet<Scalar>& loads, const Own
   q[quantity::attitude_angle] = angle_between(x.q_wb, nominal_q);
   q[quantity::kinetic_energy] = kinetic_energy(model, x);
   q[quantity::potential_energy] = potential_energy(loads, own, model, x);
-  // A finite state whose quantity overflowed (ω² of a diverging sample: ∞, or ∞ · 0 = NaN), or
-  // is so large that its square cannot be summed into a variance (beyond kOverflowingQuantity),
-  // is marked +∞: the statistics count it apart. NaN stays "the sample had stopped".
-  const bool state_finite = is_finite(x);
+}
+
+// A finite state whose quantity overflowed (ω² of a diverging sample: ∞, or ∞ · 0 = NaN), or
+// is so large that its square cannot be summed into a variance (beyond kOverflowingQuantity),
+// is marked +∞: the statistics count it apart. NaN stays "the sample had stopped".
+template <class Scalar>
+RBMC_HD inline void mark_overflowed_quantities(bool state_finite, Scalar* q) {
   for (int c = 0; c < quantity::count; ++c) {
     const Scalar magnitude = q[c] < Scalar(0) ? -q[c] : q[c];
     const bool overflowed = !(magnitude <= Scalar(kOverflowingQuantity));  // NaN too
     if (state_finite && overflowed) q[c] = Eigen::NumTraits<Scalar>::infinity();
   }
+}
+
+// One sample's quantities in its state x at one output time, into q[quantity::count] (as
+// computed_quantities_at, then marked). A NaN state (the sample had stopped) gives NaN; a
+// quantity that overflowed from a finite state gives +∞.
+template <class Scalar, class Own>
+RBMC_HD inline void sample_quantities_at(const LoadSet<Scalar>& loads, const Own& own, const FreeBodyModel<Scalar>& model,
+                                         const RigidBodyState<Scalar>& x, const Quaternion<Scalar>& nominal_q,
+                                         Scalar* q) {
+  computed_quantities_at(loads, own, model, x, nominal_q, q);
+  mark_overflowed_quantities(is_finite(x), q);
 }
 
 // Sample i's quantities at each of n_times output times, from its trajectory (output_times.hpp
