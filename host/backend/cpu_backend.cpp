@@ -167,7 +167,7 @@ class CpuBackend final : public Backend {
 
   // Samples [first, end)'s quantities at every output time, from their states in trajectory_
   // (sample by sample), into quantities_ column by column ((times × quantity::count, n)): a lane
-  // group at a time where the lanes take it (the same values bit for bit), else sample by
+  // group at a time while the lanes take them (the same values bit for bit), the rest sample by
   // sample, time by time, so that each column's values of the block are written together.
   void compute_quantities(std::size_t first, std::size_t end) {
     const int n_times = shared_.output_times.n;
@@ -200,9 +200,10 @@ class CpuBackend final : public Backend {
   }
 
   // Samples whose quantities are computed together, each column's values of them written
-  // together: 32 doubles are four cache lines (a lane group's eight, one line written in two
-  // halves, made the writes to the 12 × T columns, each in its own page, cost a quarter of the
-  // quantities' time). Their states, 32 × T × 13 doubles, are still in the core's cache.
+  // together: 32 doubles are four cache lines, where a lane group's eight are one line, most often
+  // written in two halves (the 12 × T columns each in its own page). The main job's quantities
+  // took 0.72 s instead of 0.84 (bench/RESULTS.md, 2026-11-24). Their states, 32 × T × 13
+  // doubles, are still in the core's cache.
   static constexpr std::size_t kQuantityBlock = 32;
 
   // What the last integrate kept for the later primitives.

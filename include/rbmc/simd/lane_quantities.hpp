@@ -46,9 +46,10 @@ inline bool lane_quantities(const double* inputs, const double* trajectory, std:
       for (int c = 0; c < kTrajectoryColumns; ++c) y(c).set(lane, Scalar(x[c]));
     }
     const RigidBodyState<L> x = unpack(y);
-    const Quaternion<Scalar>& nominal = nominal_q[k];
+    const Quaternion<Scalar>& one_nominal = nominal_q[k];
+    const Quaternion<L> nominal{L(one_nominal.w), L(one_nominal.x), L(one_nominal.y), L(one_nominal.z)};
     L q[quantity::count];
-    computed_quantities_at(loads, SharedValuesOnly{}, model, x, Quaternion<L>{L(nominal.w), L(nominal.x), L(nominal.y), L(nominal.z)}, q);
+    computed_quantities_at(loads, SharedValuesOnly{}, model, x, nominal, q);
     const L sum = component_sum(x);
     for (int lane = 0; lane < W; ++lane) {
       Scalar one[quantity::count];
