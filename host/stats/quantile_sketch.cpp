@@ -79,9 +79,7 @@ void QuantileSketch::add(const double* values, std::size_t n) {
     std::vector<double>& lowest = levels_[0];
     const std::size_t full = capacity(0), before = lowest.size();
     const std::size_t examined = std::min(n - i, full - before);
-    lowest.resize(before + examined);
-    const std::size_t kept = copy_finite(values + i, examined, lowest.data() + before);
-    lowest.resize(before + kept);
+    const std::size_t kept = append_finite(values + i, examined, lowest);
     i += examined;
     count_ += kept;
     if (lowest.size() >= full) compress();

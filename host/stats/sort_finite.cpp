@@ -146,18 +146,17 @@ RBMC_VECTOR_CLONES std::size_t count_non_finite(const double* in, std::size_t n)
 }
 }  // namespace
 
-std::size_t copy_finite(const double* in, std::size_t n, double* out) {
-  // Nearly always all of them: one vectorised pass to know, then a block copy.
+std::size_t append_finite(const double* in, std::size_t n, std::vector<double>& out) {
+  // Nearly always all of them: one vectorised pass to know, then a block copy (no value
+  // initialised first, as resizing would).
   if (count_non_finite(in, n) == 0) {
-    std::memcpy(out, in, n * sizeof(double));
+    out.insert(out.end(), in, in + n);
     return n;
   }
-  std::size_t kept = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    out[kept] = in[i];
-    kept += std::isfinite(in[i]) ? 1 : 0;
-  }
-  return kept;
+  const std::size_t before = out.size();
+  for (std::size_t i = 0; i < n; ++i)
+    if (std::isfinite(in[i])) out.push_back(in[i]);
+  return out.size() - before;
 }
 
 bool sort_finite_uses_vqsort() { return RBMC_HAVE_VQSORT != 0; }

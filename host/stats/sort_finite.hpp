@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <vector>
 
 // A loop worth compiling for wider vectors than the build's baseline (x86-64: SSE2): GCC and
 // Clang compile the function once per target and pick one for the processor when the program
@@ -25,8 +26,8 @@ bool sort_finite_uses_vqsort();
 // in the values' ordered keys, insertion sort within small buckets.
 void bucket_sort_finite(double* values, std::size_t n);
 
-// Copies the finite ones of in[0, n) to out, in order, and returns how many: the values a
+// Appends the finite ones of in[0, n) to out, in order, and returns how many: the values a
 // sketch takes (non-finite ones are counted apart).
-std::size_t copy_finite(const double* in, std::size_t n, double* out);
+std::size_t append_finite(const double* in, std::size_t n, std::vector<double>& out);
 
 }  // namespace rbmc

@@ -205,22 +205,26 @@ TEST(SortFinite, BothSortsGiveTheValuesOrderBitForBit) {
   }
 }
 
-// The sketch's copy of a column keeps its finite values in order, bit for bit: all of them (the
-// block copy) or some (one by one), a non-finite one in every position of a short column.
-TEST(CopyFinite, KeepsTheFiniteValuesInOrder) {
-  const std::vector<double> finite = draws(0, 37, 5);
-  std::vector<double> out(finite.size());
-  ASSERT_EQ(copy_finite(finite.data(), finite.size(), out.data()), finite.size());
-  EXPECT_EQ(out, finite);
+// The sketch's copy of a column keeps its finite values in order, bit for bit, after what the
+// level holds: all of them (the block copy) or some (one by one), a non-finite one in every
+// position of a short column.
+TEST(AppendFinite, KeepsTheFiniteValuesInOrder) {
+  const std::vector<double> finite = draws(0, 37, 5), held = {-1.5, 2.0};
+  std::vector<double> out = held;
+  ASSERT_EQ(append_finite(finite.data(), finite.size(), out), finite.size());
+  std::vector<double> expected = held;
+  expected.insert(expected.end(), finite.begin(), finite.end());
+  EXPECT_EQ(out, expected);
   for (double bad : {double(NAN), double(INFINITY), double(-INFINITY)})
     for (std::size_t at = 0; at < finite.size(); ++at) {
       std::vector<double> column = finite;
       column[at] = bad;
-      std::vector<double> expected = finite;
-      expected.erase(expected.begin() + std::ptrdiff_t(at));
-      std::fill(out.begin(), out.end(), 0.0);
-      ASSERT_EQ(copy_finite(column.data(), column.size(), out.data()), expected.size()) << at;
-      EXPECT_TRUE(std::equal(expected.begin(), expected.end(), out.begin())) << at;
+      expected = held;
+      expected.insert(expected.end(), finite.begin(), finite.end());
+      expected.erase(expected.begin() + std::ptrdiff_t(held.size() + at));
+      out = held;
+      ASSERT_EQ(append_finite(column.data(), column.size(), out), finite.size() - 1) << at;
+      EXPECT_EQ(out, expected) << at;
     }
 }
 
