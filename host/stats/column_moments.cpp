@@ -16,7 +16,9 @@ MomentFactors::MomentFactors(std::size_t n_rows) : one_over_next(n_rows), count_
 namespace {
 
 // merge(m, Moments::of(x)), its divisions looked up. The same operations on the same operands:
-// b.m2 = 0 added to a.m2 ≥ 0 changes nothing, so it is left out.
+// b.m2 = 0 added to a.m2 ≥ 0 changes nothing, so it is left out. Written out rather than as a call
+// of merge() with the factors given: that call, through Moments::of's copy, took 2.6 ns a value
+// against 1.6 here (rbmc_stats_bench's moments_of_columns, AVX-512).
 inline void merge_value(Moments& m, double x, const MomentFactors& f) {
   if (!(x - x == 0)) {  // not finite
     if (x == x) m.non_finite += 1;  // ±∞; NaN is not counted

@@ -274,6 +274,19 @@ TEST_P(Rk4Lanes, TakeWholeGroupsAndGiveBackTheOnesTheyCannot) {
     const bool damped = model == Model::loads || model == Model::pivot_with_loads;
     if (damped) EXPECT_FALSE(run(w * (kUndamped / w))) << "sample 36 has no damping, the others have";
     if (!damped && w <= 8) EXPECT_TRUE(run(w * (kUndamped / w)));
+    // The quantities' lanes take any group whose centres of mass agree on lying at the origin
+    // (else the comparison of quantities above compares the one-sample path with itself).
+    ASSERT_NE(lanes.quantities, nullptr);
+    const int n_times = s.output_times.n;
+    const std::vector<double> states(n * std::size_t(n_times) * kTrajectoryColumns, 0.5);
+    const std::vector<Quaternion<Scalar>> nominal(std::size_t(n_times), Quaternion<Scalar>::identity());
+    std::vector<double> quantities(n * std::size_t(n_times) * quantity::count);
+    const auto quantities_of = [&](std::size_t first) {
+      return lanes.quantities(inputs.data(), states.data(), n, first, shared, nominal.data(), quantities.data());
+    };
+    EXPECT_TRUE(quantities_of(48));
+    EXPECT_TRUE(quantities_of(w * (3 / w))) << "an infinite initial spin does not matter to the quantities' lanes";
+    EXPECT_FALSE(quantities_of(w * (42 / w))) << "sample 42's centre of mass is at the origin, the others' are not";
   };
   if (precision == Precision::float32) check(rk4_lanes<float>(isa), 0.0f);
   else check(rk4_lanes<double>(isa), 0.0);

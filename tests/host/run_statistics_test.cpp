@@ -143,11 +143,9 @@ TEST(ColumnMoments, EqualMergingValueByValueBitForBit) {
 TEST(RunStatistics, MomentsFromTheValuesEqualTheBackendsMoments) {
   const Scenario scenario = parse_scenario(kThrown + "[output]\ninterval = 0.25\n", "t.toml");
   const std::size_t n_rows = 777, columns = std::size_t(scenario.output_times.n) * quantity::count;
+  const std::vector<std::vector<double>> kinds = awkward_columns(n_rows);
   std::vector<double> values;
-  for (std::size_t c = 0; c < columns; ++c) {
-    const std::vector<double> column = awkward_columns(n_rows)[c % 11];
-    values.insert(values.end(), column.begin(), column.end());
-  }
+  for (std::size_t c = 0; c < columns; ++c) values.insert(values.end(), kinds[c % kinds.size()].begin(), kinds[c % kinds.size()].end());
   std::vector<Moments> given(columns);
   for (std::size_t c = 0; c < columns; ++c)
     for (std::size_t r = 0; r < n_rows; ++r) given[c] = merge(given[c], Moments::of(values[c * n_rows + r]));

@@ -41,7 +41,7 @@ RBMC_HD_INLINE Wrench<Scalar> uniform_gravity_wrench(Scalar mass, const NonDeduc
 template <class Scalar>
 RBMC_HD inline Scalar uniform_gravity_potential(Scalar mass, const NonDeduced<Vec3<Scalar>>& gravity_w,
                                                 const NonDeduced<Vec3<Scalar>>& com_w) {
-  return -mass * dot3(gravity_w, com_w);
+  return -mass * gravity_w.dot(com_w);
 }
 
 // A force at the body point point_b (relative to the body origin, body components), given in
