@@ -8,9 +8,13 @@
 
 namespace rbmc {
 
-ProgressReport::ProgressReport(bool enabled, std::uint64_t total, std::uint64_t done)
-    : enabled_(enabled), terminal_(::isatty(STDERR_FILENO) != 0), total_(std::max<std::uint64_t>(total, 1)),
-      start_done_(done), done_(done) {
+ProgressReport::ProgressReport(bool enabled, std::uint64_t total, std::uint64_t done, double log_seconds)
+    : enabled_(enabled),
+      terminal_(::isatty(STDERR_FILENO) != 0),
+      log_seconds_(std::max(0.05, log_seconds)),
+      total_(std::max<std::uint64_t>(total, 1)),
+      start_done_(done),
+      done_(done) {
   if (enabled_) thread_ = std::thread([this] { loop(); });
 }
 
@@ -31,10 +35,7 @@ void ProgressReport::batches_done(std::uint64_t rows) {
 }
 
 void ProgressReport::loop() {
-  // Without a terminal, RBMC_PROGRESS_INTERVAL (seconds, default 10) sets how often a line is logged.
-  double log_seconds = 10;
-  if (const char* v = std::getenv("RBMC_PROGRESS_INTERVAL")) log_seconds = std::max(0.05, std::atof(v));
-  const auto period = std::chrono::duration<double>(terminal_ ? 1.0 : log_seconds);
+  const auto period = std::chrono::duration<double>(terminal_ ? 1.0 : log_seconds_);
   std::unique_lock<std::mutex> lock(mutex_);
   while (!wake_.wait_for(lock, period, [this] { return stopping_; })) print();
 }

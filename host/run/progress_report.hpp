@@ -14,8 +14,9 @@ namespace rbmc {
 
 class ProgressReport {
  public:
-  // total: the run's rows; done: rows finished before this process (a resumed run's).
-  ProgressReport(bool enabled, std::uint64_t total, std::uint64_t done);
+  // total: the run's rows; done: rows finished before this process (a resumed run's);
+  // log_seconds: without a terminal, how often a line is logged (at least 0.05 s).
+  ProgressReport(bool enabled, std::uint64_t total, std::uint64_t done, double log_seconds);
   ProgressReport(const ProgressReport&) = delete;
   ProgressReport& operator=(const ProgressReport&) = delete;
   ~ProgressReport();
@@ -31,6 +32,7 @@ class ProgressReport {
 
   using Clock = std::chrono::steady_clock;
   const bool enabled_, terminal_;
+  const double log_seconds_;
   const std::uint64_t total_, start_done_;
   std::atomic<std::uint64_t> done_{0}, in_batch_{0};
   const Clock::time_point start_ = Clock::now();

@@ -17,6 +17,7 @@
 #include "host/io/run_journal.hpp"
 #include "host/io/results_reader.hpp"
 #include "host/sampling/sampling_plan.hpp"
+#include "host/util/environment.hpp"
 #include "host/util/parallel_for.hpp"
 #include "host/util/serial_worker.hpp"
 #include "host/util/stage_timings.hpp"
@@ -308,6 +309,13 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
   if (options.samples) scenario.run.n_samples = *options.samples;
   if (options.seed) scenario.run.seed = *options.seed;
   if (scenario.run.n_samples == 0) throw UsageError("--samples must be positive");
+  // The environment's settings, checked before any file is touched. Without a terminal, progress
+  // is a log line every RBMC_PROGRESS_INTERVAL seconds. With sketched quantiles the journal's
+  // records carry no quantile values: the statistics are saved beside it every
+  // RBMC_JOURNAL_STATISTICS_INTERVAL seconds instead, so a kill loses at most that much more than
+  // the batches in flight (run_journal.hpp).
+  const double progress_interval = seconds_from_environment("RBMC_PROGRESS_INTERVAL", 10);
+  const double snapshot_interval = seconds_from_environment("RBMC_JOURNAL_STATISTICS_INTERVAL", 60);
   // The output: checked, and locked against a second process, before any work.
   namespace fs = std::filesystem;
   if (fs::is_directory(options.output))
@@ -418,7 +426,7 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
     const StageClock clock(&driver_seconds, Stage::idle);
     writing.wait();
   };
-  ProgressReport progress(options.progress, n_total, start_row);
+  ProgressReport progress(options.progress, n_total, start_row, progress_interval);
   how.progress = &progress.in_batch();
   // On SIGINT or SIGTERM, between batches: the file so far is kept for --resume.
   const auto suspend = [&](std::uint64_t rows_done) {
@@ -492,12 +500,7 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
     fs::remove(journal_path, ignored);  // replayed into this run: the partial file takes over on SIGINT
     fs::remove(RunJournal::snapshot_path_for(journal_path), ignored);
   }
-  // With sketched quantiles the journal's records carry no quantile values: the statistics are
-  // saved beside it every RBMC_JOURNAL_STATISTICS_INTERVAL seconds (default 60) instead, so a kill
-  // loses at most that much more than the batches in flight (run_journal.hpp).
   const bool statistics_snapshots = options.journal && statistics.enabled() && !statistics.exact();
-  double snapshot_interval = 60;
-  if (const char* v = std::getenv("RBMC_JOURNAL_STATISTICS_INTERVAL")) snapshot_interval = std::max(0.0, std::atof(v));
   auto last_snapshot = Clock::now();
   journal = !options.journal     ? std::make_unique<RunJournal>()
             : journal_identity ? std::make_unique<RunJournal>(journal_path, this_run, journal_bytes)

@@ -15,6 +15,7 @@
 #include "host/io/h5_handle.hpp"
 #include "host/io/results_reader.hpp"
 #include "host/io/run_journal.hpp"
+#include "host/util/environment.hpp"
 #include "test_scenarios.hpp"
 
 namespace rbmc {
@@ -240,6 +241,38 @@ TEST(RunDriver, SketchedStatisticsAreJournalledAsSnapshots) {
                           "statistics/position/sd"})
       EXPECT_EQ(whole.doubles(d).data, r.doubles(d).data) << d << " " << interval;
   }
+}
+
+// The environment's intervals are read like the command line's options: a value that is not a
+// number of seconds is a UsageError naming the variable and the value, raised before any file is
+// written; RBMC_JOURNAL_STATISTICS_INTERVAL="abc" once meant 0 (a snapshot after every batch)
+// and RBMC_PROGRESS_INTERVAL="10s" 10.
+TEST(RunDriver, AnIntervalInTheEnvironmentThatIsNotSecondsIsAnErrorBeforeAnyFile) {
+  const char* name = "RBMC_TEST_INTERVAL";
+  ::unsetenv(name);
+  EXPECT_EQ(seconds_from_environment(name, 7.0), 7.0);
+  for (const auto& [text, seconds] : std::vector<std::pair<const char*, double>>{
+           {"", 7.0}, {"0", 0.0}, {"0.5", 0.5}, {"1e3", 1000.0}, {" 2 ", 2.0}}) {
+    ::setenv(name, text, 1);
+    EXPECT_EQ(seconds_from_environment(name, 7.0), seconds) << "'" << text << "'";
+  }
+  ::unsetenv(name);
+  test::TempDir dir;
+  const Scenario s = parse_scenario(test::valid_scenario_text(64, 0.5, 0.01), "box.toml");
+  for (const char* variable : {"RBMC_PROGRESS_INTERVAL", "RBMC_JOURNAL_STATISTICS_INTERVAL"})
+    for (const char* bad : {"abc", "10s", "-1", "inf", "nan", "1e999", "0x"}) {
+      ::setenv(variable, bad, 1);
+      try {
+        run_scenario(s, cpu_options(dir.file("r.h5"), 2, 16));
+        ADD_FAILURE() << variable << "=" << bad << " was accepted";
+      } catch (const UsageError& e) {
+        EXPECT_NE(std::string(e.what()).find(std::string(variable) + "='" + bad + "'"), std::string::npos) << e.what();
+      }
+      ::unsetenv(variable);
+      EXPECT_TRUE(fs::is_empty(dir.path())) << variable << "=" << bad << " left a file behind";
+    }
+  run_scenario(s, cpu_options(dir.file("r.h5"), 2, 16));  // and unset, the defaults run
+  EXPECT_TRUE(fs::exists(dir.file("r.h5")));
 }
 
 // The retention limit holds across a resume: 20 trajectories kept before the interruption (the
