@@ -708,7 +708,11 @@ TEST(Cli, AFailedFinalRenameKeepsTheFinishedBatches) {
   test::TempDir dir;
   dir.write("box.toml", test::valid_scenario_text(60000, 3.0, 0.01));
   ASSERT_EQ(run_script(dir, "RBMC_CPU_SIMD=off \"$RBMC\" run box.toml -o out.h5 --backend cpu --threads 1 --batch-size 5000 --no-progress "
-                            ">stdout.txt 2>stderr.txt & pid=$!; sleep 0.3; mkdir out.h5; touch out.h5/in-the-way; "
+                            ">stdout.txt 2>stderr.txt & pid=$!; "
+                            // Once a batch is journalled (a fixed sleep raced the run's own checks of
+                            // -o on a loaded machine), the directory takes OUT's place.
+                            "for i in $(seq 1200); do [ -s out.h5.journal ] && break; sleep 0.05; done; "
+                            "mkdir out.h5; touch out.h5/in-the-way; "
                             "wait $pid; echo $? > code.txt"),
             0);
   EXPECT_EQ(slurp(dir.file("code.txt")), "5\n") << slurp(dir.file("stderr.txt"));

@@ -5,6 +5,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import time
 
 import h5py
 import numpy as np
@@ -131,12 +132,16 @@ def test_ctrl_c_keeps_the_finished_batches_and_resume_completes_the_run(tmp_path
     child = subprocess.Popen([sys.executable, "-c", textwrap.dedent(CHILD), str(toml), str(out)],
                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                              env={**os.environ, "RBMC_CPU_SIMD": "off"})  # the one-sample path: slow enough to interrupt
-    # SIGINT once the run has finished a batch or more (its journal has records).
+    # SIGINT once the run has finished a batch or more (its journal has records). No shorter
+    # deadline: on a loaded machine (ctest -j) the child's start alone took seconds, and a SIGINT
+    # before rbmc.run had begun failed this test instead of testing the run's interruption.
     journal = str(out) + ".journal"
-    for _ in range(200):
+    deadline = time.monotonic() + 120
+    while child.poll() is None and time.monotonic() < deadline:
         if os.path.exists(journal) and os.path.getsize(journal) > 4096:
             break
-        child.wait(timeout=0.05) if child.poll() is not None else __import__("time").sleep(0.05)
+        time.sleep(0.05)
+    assert os.path.exists(journal) or child.poll() is not None, "the run journalled nothing in 120 s"
     child.send_signal(signal.SIGINT)
     output, _ = child.communicate(timeout=60)
     if output.splitlines()[-1:] == ["finished"]:
