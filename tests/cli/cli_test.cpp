@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <random>
 #include <filesystem>
@@ -41,6 +42,16 @@ int run_script(const test::TempDir& dir, const std::string& body) {
   const int status = std::system(("bash '" + script + "'").c_str());
   fs::remove(script);
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+// Shell: waits (up to a minute) for the run in the background to create its journal, which it
+// does once its checks of -o are done and its signal handlers are set, then `seconds` more.
+// Signal tests time their signal from there rather than from the process's start, which a
+// loaded machine (ctest -j) can delay by more than the fixed sleeps these tests once used.
+std::string after_run_started(const std::string& journal, double seconds) {
+  char more[32];
+  std::snprintf(more, sizeof more, "%.2f", seconds);
+  return "for i in $(seq 1200); do [ -e " + journal + " ] && break; sleep 0.05; done; sleep " + more + "; ";
 }
 
 // Runs `prefix rbmc args` in dir; prefix may set limits or traps.
@@ -216,7 +227,8 @@ TEST(Cli, InterruptKeepsAPartialFileThatResumeCompletes) {
   test::TempDir dir;
   dir.write("box.toml", test::valid_scenario_text(100000, 3.0, 0.01));
   ASSERT_EQ(run_script(dir, "RBMC_CPU_SIMD=off \"$RBMC\" run box.toml -o out.h5 --backend cpu --threads 1 --batch-size 256 "
-                            "2>stderr.txt & pid=$!; sleep 1; kill -INT $pid; wait $pid; echo $? > code.txt"),
+                            "2>stderr.txt & pid=$!; " + after_run_started("out.h5.journal", 0.5) +
+                            "kill -INT $pid; wait $pid; echo $? > code.txt"),
             0);
   EXPECT_EQ(slurp(dir.file("code.txt")), "130\n") << slurp(dir.file("stderr.txt"));
   EXPECT_NE(slurp(dir.file("stderr.txt")).find("--resume"), std::string::npos) << slurp(dir.file("stderr.txt"));
@@ -234,7 +246,7 @@ TEST(Cli, TwoRunsToOneOutputTheSecondIsRefused) {
   test::TempDir dir;
   dir.write("box.toml", test::valid_scenario_text(100000, 3.0, 0.01));
   ASSERT_EQ(run_script(dir, "RBMC_CPU_SIMD=off \"$RBMC\" run box.toml -o c.h5 --backend cpu --threads 1 --seed 1 --no-progress "
-                            ">first.txt 2>&1 & pid=$!; sleep 0.5; "
+                            ">first.txt 2>&1 & pid=$!; " + after_run_started("c.h5.journal", 0) +
                             "\"$RBMC\" run box.toml -o c.h5 --backend cpu --seed 2 >second.txt 2>&1; echo $? > code2.txt; "
                             "echo $pid > pid.txt; kill -INT $pid; wait $pid; echo $? > code1.txt"),
             0);
@@ -269,7 +281,7 @@ TEST(Cli, AReadOnlyPartialFileIsResumed) {
   test::TempDir dir;
   dir.write("box.toml", test::valid_scenario_text(100000, 3.0, 0.01));
   ASSERT_EQ(run_script(dir, "RBMC_CPU_SIMD=off \"$RBMC\" run box.toml -o r.h5 --backend cpu --threads 1 --batch-size 512 2>/dev/null & "
-                            "pid=$!; sleep 0.5; kill -INT $pid; wait $pid; true"),
+                            "pid=$!; " + after_run_started("r.h5.journal", 0.3) + "kill -INT $pid; wait $pid; true"),
             0);
   ASSERT_TRUE(fs::exists(dir.file("r.h5.partial")));
   fs::permissions(dir.file("r.h5.partial"), fs::perms::owner_read);
@@ -329,7 +341,8 @@ TEST(Cli, InterruptStopsInTheMiddleOfALargeBatch) {
   test::TempDir dir;
   dir.write("box.toml", test::valid_scenario_text(100000, 20.0, 0.01));
   ASSERT_EQ(run_script(dir, "\"$RBMC\" run box.toml -o out.h5 --backend cpu --threads 1 --batch-size 100000 "
-                            "2>stderr.txt & pid=$!; sleep 1; start=$(date +%s%N); kill -INT $pid; wait $pid; "
+                            "2>stderr.txt & pid=$!; " + after_run_started("out.h5.journal", 0.5) +
+                            "start=$(date +%s%N); kill -INT $pid; wait $pid; "
                             "echo $? > code.txt; echo $(( ($(date +%s%N) - start) / 1000000 )) > milliseconds.txt"),
             0);
   EXPECT_EQ(slurp(dir.file("code.txt")), "130\n") << slurp(dir.file("stderr.txt"));
@@ -346,7 +359,8 @@ TEST(Cli, AResumeThatHitsAFullDiskKeepsThePartialFile) {
   std::string text = test::valid_scenario_text(100000, 3.0, 0.01);
   dir.write("box.toml", text + "\n[output]\ninterval = 0.5\ntrajectories = { every = 10 }\n");
   ASSERT_EQ(run_script(dir, "RBMC_CPU_SIMD=off \"$RBMC\" run box.toml -o out.h5 --backend cpu --threads 1 --batch-size 2048 "
-                            "--no-progress 2>/dev/null & pid=$!; sleep 1.5; kill -INT $pid; wait $pid; true"),
+                            "--no-progress 2>/dev/null & pid=$!; " + after_run_started("out.h5.journal", 1.2) +
+                            "kill -INT $pid; wait $pid; true"),
             0);
   ASSERT_TRUE(fs::exists(dir.file("out.h5.partial")));
   const std::uintmax_t blocks = fs::file_size(dir.file("out.h5.partial")) / 512 + 128;
@@ -708,10 +722,7 @@ TEST(Cli, AFailedFinalRenameKeepsTheFinishedBatches) {
   test::TempDir dir;
   dir.write("box.toml", test::valid_scenario_text(60000, 3.0, 0.01));
   ASSERT_EQ(run_script(dir, "RBMC_CPU_SIMD=off \"$RBMC\" run box.toml -o out.h5 --backend cpu --threads 1 --batch-size 5000 --no-progress "
-                            ">stdout.txt 2>stderr.txt & pid=$!; "
-                            // Once a batch is journalled (a fixed sleep raced the run's own checks of
-                            // -o on a loaded machine), the directory takes OUT's place.
-                            "for i in $(seq 1200); do [ -s out.h5.journal ] && break; sleep 0.05; done; "
+                            ">stdout.txt 2>stderr.txt & pid=$!; " + after_run_started("out.h5.journal", 0) +
                             "mkdir out.h5; touch out.h5/in-the-way; "
                             "wait $pid; echo $? > code.txt"),
             0);
