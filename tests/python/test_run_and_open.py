@@ -132,9 +132,9 @@ def test_ctrl_c_keeps_the_finished_batches_and_resume_completes_the_run(tmp_path
     child = subprocess.Popen([sys.executable, "-c", textwrap.dedent(CHILD), str(toml), str(out)],
                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                              env={**os.environ, "RBMC_CPU_SIMD": "off"})  # the one-sample path: slow enough to interrupt
-    # SIGINT once the run has finished a batch or more (its journal has records). No shorter
-    # deadline: on a loaded machine (ctest -j) the child's start alone took seconds, and a SIGINT
-    # before rbmc.run had begun failed this test instead of testing the run's interruption.
+    # SIGINT once the run has finished a batch or more (its journal has records). The deadline
+    # is generous: a SIGINT before rbmc.run has begun is Python's, not the run's, and this test
+    # failed once under ctest -j2 with 10 s (the cause was not kept; a slow start fits it).
     journal = str(out) + ".journal"
     deadline = time.monotonic() + 120
     while child.poll() is None and time.monotonic() < deadline:
