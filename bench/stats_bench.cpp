@@ -1,14 +1,17 @@
 // The statistics stage's costs per value on one core: feeding a quantile sketch (what every
-// sample's value at every output time costs past [output] quantile_memory_mb), value by value and
-// a batch column at a time; and a batch's columns' moments, as RunStatistics::add computes them
-// beside the sketch and as merging value by value would. "items" are values.
+// sample's value at every output time costs past [output] quantile_memory_mb), value by value, a
+// batch column at a time, or as a GPU's compacted batches; and a batch's columns' moments, as
+// RunStatistics::add computes them beside the sketch and as merging value by value would.
+// "items" are values.
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <random>
 #include <vector>
 
 #include "host/stats/column_moments.hpp"
 #include "host/stats/quantile_sketch.hpp"
+#include "rbmc/stats/batch_compaction.hpp"
 
 namespace rbmc::bench {
 namespace {
@@ -39,6 +42,35 @@ void sketch_add_batches(benchmark::State& state) {
     QuantileSketch sketch;
     for (std::size_t at = 0; at < values.size(); at += 4096)
       sketch.add(values.data() + at, std::min<std::size_t>(4096, values.size() - at));
+    benchmark::DoNotOptimize(sketch.count());
+  }
+  state.SetItemsProcessed(state.iterations() * state.range(0));
+}
+
+// The host's share when a GPU compacts each batch's column before sending it
+// (rbmc/stats/batch_compaction.hpp): merging the compacted columns of batches of 2^20 samples
+// into the sketch. The compaction itself (the device's sort and gather) is not timed: here it is
+// done once, before the loop. "items" are the samples the merged values stand for.
+void sketch_merge_compacted_batches(benchmark::State& state) {
+  const std::size_t batch = std::size_t(1) << 20, n = std::size_t(state.range(0));
+  std::vector<double> values = normal_values(n);
+  const std::uint64_t keep = 2 * QuantileSketch::kDefaultK;
+  std::vector<std::vector<double>> sent;
+  std::vector<std::uint64_t> counts;
+  for (std::size_t at = 0; at < n; at += batch) {
+    const std::size_t m0 = std::min(batch, n - at);
+    std::sort(values.begin() + std::ptrdiff_t(at), values.begin() + std::ptrdiff_t(at + m0));
+    const int levels = batch_compaction_levels(m0, keep);
+    const std::uint64_t coins = batch_compaction_coins(1, at, levels);
+    std::vector<double> column(compacted_count(m0, levels));
+    for (std::size_t j = 0; j < column.size(); ++j) column[j] = values[at + compacted_position(m0, levels, coins, j)];
+    sent.push_back(column);
+    counts.push_back(m0);
+  }
+  for (auto _ : state) {
+    QuantileSketch sketch;
+    for (std::size_t b = 0; b < sent.size(); ++b)
+      sketch.merge_compacted(sent[b].data(), counts[b], batch_compaction_levels(counts[b], keep));
     benchmark::DoNotOptimize(sketch.count());
   }
   state.SetItemsProcessed(state.iterations() * state.range(0));
@@ -81,6 +113,7 @@ BENCHMARK(moments_of_columns)->Arg(8192);
 BENCHMARK(moments_merged_value_by_value)->Arg(8192);
 BENCHMARK(sketch_add_each)->Arg(100000)->Arg(1000000);
 BENCHMARK(sketch_add_batches)->Arg(100000)->Arg(1000000);
+BENCHMARK(sketch_merge_compacted_batches)->Arg(1000000)->Arg(10000000);
 
 }  // namespace
 }  // namespace rbmc::bench

@@ -1,7 +1,10 @@
 // Kernels for what a run keeps of a batch: thin drivers over the core (output_quantities.hpp,
-// moments.hpp, sample_layout.hpp), and one Thrust reduction.
+// moments.hpp, sample_layout.hpp, batch_compaction.hpp), one Thrust reduction and CUB's sort.
 #include "kernels/statistics.cuh"
 
+#include <climits>
+
+#include <cub/device/device_segmented_radix_sort.cuh>
 #include <thrust/execution_policy.h>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/discard_iterator.h>
@@ -47,6 +50,42 @@ __global__ void gather_columns_kernel(const Scalar* __restrict__ data, std::size
   gather_column_element(data, n, rows, n_rows, e % n_rows, e / n_rows, out);  // consecutive threads: consecutive rows
 }
 
+// One block per column: its finite values, which the sort put together between the negative and
+// the positive non-finite ones (CUB orders floating-point keys by their bits: −NaN, −∞, the finite
+// values, +∞, +NaN), compacted into the column's slot.
+template <class Scalar>
+__global__ void compact_sorted_columns_kernel(const Scalar* __restrict__ sorted, std::size_t n,
+                                              const Moments* __restrict__ moments, BatchCompactionRequest request,
+                                              std::size_t first_column, Scalar* __restrict__ out, std::size_t slot) {
+  const std::size_t c = first_column + blockIdx.x;
+  const Scalar* column = sorted + std::size_t(blockIdx.x) * n;
+  __shared__ std::uint64_t first_finite, coins;
+  const auto m0 = std::uint64_t(moments[c].count);
+  const int levels = batch_compaction_levels(m0, request.keep);
+  if (threadIdx.x == 0) {
+    // The values before the finite ones (−NaN, −∞) are a prefix: bisect for its length.
+    std::size_t lo = 0, hi = n;
+    while (lo < hi) {
+      const std::size_t mid = (lo + hi) / 2;
+      const Scalar x = column[mid];
+      const bool before_finite = signbit(x) && !(x - x == Scalar(0));
+      (before_finite ? lo : hi) = before_finite ? mid + 1 : mid;
+    }
+    first_finite = lo;
+    coins = batch_compaction_coins(statistics_column_seed(request.seed, c), request.batch_key, levels);
+  }
+  __syncthreads();
+  const std::uint64_t count = compacted_count(m0, levels);
+  for (std::uint64_t j = threadIdx.x; j < count; j += blockDim.x)
+    out[c * slot + j] = column[first_finite + compacted_position(m0, levels, coins, j)];
+}
+
+// Segment s of a group of columns starts at s · n.
+struct SegmentStart {
+  int n;
+  __host__ __device__ int operator()(int s) const { return s * n; }
+};
+
 // Element e of the column-major buffer belongs to column e / n.
 struct ColumnOf {
   std::size_t n;
@@ -86,6 +125,36 @@ cudaError_t reduce_column_moments(const Scalar* data, std::size_t n, std::size_t
 }
 
 template <class Scalar>
+cudaError_t compact_sorted_columns(const Scalar* data, std::size_t n, std::size_t columns, const Moments* moments,
+                                   const BatchCompactionRequest& request, Scalar* sorted, void* temp,
+                                   std::size_t& temp_bytes, Scalar* out, std::size_t slot, cudaStream_t stream) {
+  if (n == 0 || columns == 0 || n > std::size_t(INT_MAX)) {
+    if (temp == nullptr) temp_bytes = 0;
+    return n > std::size_t(INT_MAX) ? cudaErrorInvalidValue : cudaSuccess;
+  }
+  // CUB counts items in an int: the columns go in groups of at most INT_MAX values.
+  const std::size_t group = std::max<std::size_t>(1, std::size_t(INT_MAX) / n);
+  const auto starts = thrust::make_transform_iterator(thrust::counting_iterator<int>(0), SegmentStart{int(n)});
+  if (temp == nullptr) {
+    const std::size_t largest = std::min(group, columns);
+    return cub::DeviceSegmentedRadixSort::SortKeys(nullptr, temp_bytes, data, sorted, int(largest * n), int(largest),
+                                                   starts, starts + 1, 0, int(sizeof(Scalar) * 8), stream);
+  }
+  for (std::size_t first = 0; first < columns; first += group) {
+    const std::size_t count = std::min(group, columns - first);
+    std::size_t bytes = temp_bytes;
+    cudaError_t e = cub::DeviceSegmentedRadixSort::SortKeys(temp, bytes, data + first * n, sorted, int(count * n),
+                                                            int(count), starts, starts + 1, 0, int(sizeof(Scalar) * 8),
+                                                            stream);
+    if (e != cudaSuccess) return e;
+    compact_sorted_columns_kernel<Scalar><<<unsigned(count), kBlockSize, 0, stream>>>(sorted, n, moments, request, first,
+                                                                                      out, slot);
+    if ((e = cudaGetLastError()) != cudaSuccess) return e;
+  }
+  return cudaSuccess;
+}
+
+template <class Scalar>
 cudaError_t launch_gather_rows(const Scalar* data, std::size_t n, std::size_t columns, const std::uint32_t* rows,
                                std::size_t n_rows, Scalar* out, cudaStream_t stream) {
   if (n_rows == 0 || columns == 0) return cudaSuccess;
@@ -106,6 +175,9 @@ cudaError_t launch_gather_columns(const Scalar* data, std::size_t n, std::size_t
                                                          std::size_t, const SharedModel<Scalar>&, Scalar*,             \
                                                          cudaStream_t);                                                \
   template cudaError_t reduce_column_moments<Scalar>(const Scalar*, std::size_t, std::size_t, Moments*, cudaStream_t); \
+  template cudaError_t compact_sorted_columns<Scalar>(const Scalar*, std::size_t, std::size_t, const Moments*,       \
+                                                      const BatchCompactionRequest&, Scalar*, void*, std::size_t&,     \
+                                                      Scalar*, std::size_t, cudaStream_t);                             \
   template cudaError_t launch_gather_rows<Scalar>(const Scalar*, std::size_t, std::size_t, const std::uint32_t*,       \
                                                   std::size_t, Scalar*, cudaStream_t);                                 \
   template cudaError_t launch_gather_columns<Scalar>(const Scalar*, std::size_t, std::size_t, const std::uint32_t*,    \

@@ -9,6 +9,7 @@
 #include <cuda_runtime_api.h>
 
 #include "rbmc/sample/run_sample.hpp"
+#include "rbmc/stats/batch_compaction.hpp"
 #include "rbmc/stats/moments.hpp"
 
 namespace rbmc::kernels {
@@ -25,6 +26,15 @@ cudaError_t launch_compute_quantities(const Scalar* inputs, const Scalar* trajec
 template <class Scalar>
 cudaError_t reduce_column_moments(const Scalar* data, std::size_t n, std::size_t columns, Moments* moments,
                                   cudaStream_t stream);
+
+// Each of `columns` structure-of-arrays columns of n values sorted (CUB's segmented radix sort,
+// into `sorted`), and its finite values compacted as `request` asks (rbmc/stats/batch_compaction.hpp)
+// into out[c · slot, ...); moments: the columns' on the device, whose counts are their finite
+// values. temp: scratch of temp_bytes; with temp null, only sets temp_bytes to what it needs.
+template <class Scalar>
+cudaError_t compact_sorted_columns(const Scalar* data, std::size_t n, std::size_t columns, const Moments* moments,
+                                   const BatchCompactionRequest& request, Scalar* sorted, void* temp,
+                                   std::size_t& temp_bytes, Scalar* out, std::size_t slot, cudaStream_t stream);
 
 // out[r · columns + c] = data[c · n + rows[r]] for r < n_rows (sample_layout.hpp gather_element).
 template <class Scalar>

@@ -15,7 +15,9 @@
 #include "host/backend/cpu_lanes.hpp"
 #include "host/util/stage_timings.hpp"
 #include "rbmc/sample/run_sample.hpp"
+#include "rbmc/stats/batch_compaction.hpp"
 #include "rbmc/stats/moments.hpp"
+#include "rbmc/stats/output_quantities.hpp"
 
 namespace rbmc {
 
@@ -40,6 +42,13 @@ struct BatchIntegration {
   std::atomic<std::uint64_t>* progress = nullptr;
 };
 
+// What one sample keeps at the output times for the stages after its integration, as doubles:
+// its states (13 values a time) and the statistics' quantities (quantity::count a time). Counted
+// whenever the run has output times, whatever it keeps of them, as batches have always been sized.
+inline std::size_t kept_bytes_per_sample(const BatchIntegration& how) {
+  return sizeof(double) * std::size_t(kTrajectoryColumns + quantity::count) * std::size_t(how.shared.output_times.n);
+}
+
 // A batch given up on request (BatchIntegration::stop): not an error.
 class BatchAbandoned : public std::runtime_error {
  public:
@@ -51,8 +60,10 @@ class Backend {
   virtual ~Backend() = default;
   virtual std::string name() const = 0;    // "cpu" or "cuda"
   virtual std::string device() const = 0;  // processor or GPU model
-  // The most samples one batch should hold (device memory for CUDA).
-  virtual std::size_t max_batch_size() const = 0;
+  // The most samples one batch of the run `how` should hold: bounded by what each sample keeps for
+  // the stages after integration (kept_bytes_per_sample), in host memory for the CPU, in device
+  // memory for CUDA. The one place batches are sized; --batch-size overrides it.
+  virtual std::size_t max_batch_size(const BatchIntegration& how) const = 0;
 
   // The primitives a run's stages call, in this order for each batch; the later ones use what
   // integrate kept of the batch (on the device for CUDA), until the next integrate. Each adds its
@@ -73,6 +84,18 @@ class Backend {
   // Once per integrated batch.
   virtual void reduce_statistics(const BatchIntegration& how, const std::vector<std::uint32_t>& rows,
                                  std::vector<Moments>& moments, std::vector<double>& values, StageTimings& timings) = 0;
+  // With sketched quantiles (request.keep > 0), a backend may instead compact each (time,
+  // quantity) column of the batch where it lies (rbmc/stats/batch_compaction.hpp), so that a few
+  // thousand values a column cross to the host rather than every sample's: the moments as
+  // reduce_statistics gives them, and column c's compacted finite values, in the layout
+  // batch_compaction.hpp describes, at values[c · slot], their number following from
+  // moments[c].count. Returns slot; 0, having done nothing, when it does not compact: the caller
+  // then calls reduce_statistics. The CPU backend never does (its values cross no bus, and its
+  // batches are too small for a compaction). Once per integrated batch, instead of reduce_statistics.
+  virtual std::size_t reduce_statistics_compacted(const BatchIntegration&, const BatchCompactionRequest&,
+                                                  std::vector<Moments>&, std::vector<double>&, StageTimings&) {
+    return 0;
+  }
   // The kept states of the given rows (ascending): (rows, output times, 13), p, q, v, ω at each time.
   virtual void gather_trajectories(const std::vector<std::uint32_t>& rows, std::vector<double>& trajectories,
                                    StageTimings& timings) = 0;

@@ -46,7 +46,11 @@ class CpuBackend final : public Backend {
       d += ", " + std::string(lane_isa_name(lane_isa_)) + " lanes of " + std::to_string(rk4_lanes_.width);
     return d + ")";
   }
-  std::size_t max_batch_size() const override { return std::size_t(threads_) * 4096; }
+  // 4,096 samples a thread, and the states and quantities a batch keeps near 512 MiB at most.
+  std::size_t max_batch_size(const BatchIntegration& how) const override {
+    const std::size_t kept = kept_bytes_per_sample(how), per_threads = std::size_t(threads_) * 4096;
+    return kept == 0 ? per_threads : std::max<std::size_t>(1, std::min(per_threads, (std::size_t(512) << 20) / kept));
+  }
 
   void integrate(const double* inputs, double* outputs, std::uint8_t* status, std::size_t n, const BatchIntegration& how,
                  StageTimings& timings) override {

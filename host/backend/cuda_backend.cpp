@@ -2,6 +2,7 @@
 // (one thread per sample, the same per-sample function as the CPU backend), the host converts back.
 #include <algorithm>
 #include <chrono>
+#include <climits>
 #include <vector>
 
 #include "host/backend/backend.hpp"
@@ -41,14 +42,21 @@ class CudaBackend final : public Backend {
   std::string name() const override { return "cuda"; }
   std::string device() const override { return properties_.name; }
 
-  // Half of the free device memory, and at most 2^20 samples so that the host's batch buffers
-  // stay near 300 MB.
-  std::size_t max_batch_size() const override {
+  // Half of the free device memory, and at most 2^20 samples so that the host's batch buffers of
+  // inputs and outputs stay near 300 MB. What a sample keeps at the output times stays on the
+  // device: its states, its quantities and, for the sort that compacts them, their copy. Only the
+  // kept trajectories and, for the statistics, the moments and each column's compacted values
+  // (or, for exact quantiles, every value, within [output] quantile_memory_mb) cross to the host.
+  std::size_t max_batch_size(const BatchIntegration& how) const override {
     std::size_t free_bytes = 0, total_bytes = 0;
     RBMC_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-    // Sized for the most events a scenario can declare.
+    const std::size_t kept = kept_bytes_per_sample(how) / sizeof(double) * sizeof(Scalar);
+    const std::size_t sorted =
+        how.statistics ? std::size_t(how.shared.output_times.n) * quantity::count * sizeof(Scalar) : 0;
+    // The inputs and outputs sized for the most events a scenario can declare.
     const std::size_t per_sample =
-        (input_column_count(kMaxModelParameters) + output_column_count(EventSet<double>::kMax)) * sizeof(Scalar) + 1;
+        (input_column_count(kMaxModelParameters) + output_column_count(EventSet<double>::kMax)) * sizeof(Scalar) + 1 +
+        kept + sorted;
     return std::max<std::size_t>(1024, std::min<std::size_t>(std::size_t(1) << 20, free_bytes / 2 / per_sample));
   }
 
@@ -91,22 +99,7 @@ class CudaBackend final : public Backend {
   void reduce_statistics(const BatchIntegration& how, const std::vector<std::uint32_t>& rows,
                          std::vector<Moments>& moments, std::vector<double>& values, StageTimings& timings) override {
     const StageClock clock(&timings, Stage::statistics);
-    const int n_times = shared_.output_times.n;
-    const std::size_t n = n_, columns = std::size_t(n_times) * quantity::count;
-    staging_nominal_.clear();
-    for (const Quaternion<double>& q : how.nominal_attitudes)
-      staging_nominal_.push_back({Scalar(q.w), Scalar(q.x), Scalar(q.y), Scalar(q.z)});
-    d_nominal_.reserve(staging_nominal_.size());
-    d_quantities_.reserve(n * columns);
-    d_moments_.reserve(columns);
-    RBMC_CUDA_CHECK(cudaMemcpyAsync(d_nominal_.data(), staging_nominal_.data(),
-                                    staging_nominal_.size() * sizeof(Quaternion<Scalar>), cudaMemcpyHostToDevice, stream_));
-    RBMC_CUDA_CHECK(kernels::launch_compute_quantities<Scalar>(d_inputs_.data(), d_trajectory_.data(), d_nominal_.data(),
-                                                               n_times, n, shared_, d_quantities_.data(), stream_));
-    RBMC_CUDA_CHECK(kernels::reduce_column_moments<Scalar>(d_quantities_.data(), n, columns, d_moments_.data(), stream_));
-    moments.resize(columns);
-    RBMC_CUDA_CHECK(cudaMemcpyAsync(moments.data(), d_moments_.data(), columns * sizeof(Moments), cudaMemcpyDeviceToHost,
-                                    stream_));
+    const std::size_t n = n_, columns = quantities_and_moments(how, moments);
     // The quantile rows' values, column by column ((columns, rows), as RunStatistics::add takes them).
     values.assign(rows.size() * columns, 0.0);
     if (!rows.empty()) {
@@ -122,6 +115,34 @@ class CudaBackend final : public Backend {
     }
     RBMC_CUDA_CHECK(cudaStreamSynchronize(stream_));
     std::copy(staging_gathered_.begin(), staging_gathered_.begin() + std::ptrdiff_t(values.size()), values.begin());
+  }
+
+  // The columns sorted and compacted on the device (kernels/statistics.cuh): a few thousand values
+  // a column cross to the host instead of every sample's. Batches of fewer than 2 · keep samples
+  // have nothing to compact, and take reduce_statistics.
+  std::size_t reduce_statistics_compacted(const BatchIntegration& how, const BatchCompactionRequest& request,
+                                          std::vector<Moments>& moments, std::vector<double>& values,
+                                          StageTimings& timings) override {
+    if (request.keep == 0 || n_ < 2 * request.keep) return 0;
+    const StageClock clock(&timings, Stage::statistics);
+    const std::size_t n = n_, columns = quantities_and_moments(how, moments);
+    const auto slot = std::size_t(compacted_capacity(n, request.keep));
+    std::size_t temp_bytes = 0;
+    RBMC_CUDA_CHECK(kernels::compact_sorted_columns<Scalar>(d_quantities_.data(), n, columns, d_moments_.data(), request,
+                                                            nullptr, nullptr, temp_bytes, nullptr, slot, stream_));
+    temp_bytes = std::max<std::size_t>(temp_bytes, 1);  // a null scratch would ask for the size again
+    d_sort_temp_.reserve(temp_bytes);
+    d_sorted_.reserve(std::min(columns, std::max<std::size_t>(1, std::size_t(INT_MAX) / n)) * n);
+    d_gathered_.reserve(columns * slot);
+    RBMC_CUDA_CHECK(kernels::compact_sorted_columns<Scalar>(d_quantities_.data(), n, columns, d_moments_.data(), request,
+                                                            d_sorted_.data(), d_sort_temp_.data(), temp_bytes,
+                                                            d_gathered_.data(), slot, stream_));
+    staging_gathered_.resize(columns * slot);
+    RBMC_CUDA_CHECK(cudaMemcpyAsync(staging_gathered_.data(), d_gathered_.data(), columns * slot * sizeof(Scalar),
+                                    cudaMemcpyDeviceToHost, stream_));
+    RBMC_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    values.assign(staging_gathered_.begin(), staging_gathered_.end());  // unused ends of the slots included
+    return slot;
   }
 
   // Only the retained rows' trajectories cross to the host.
@@ -161,6 +182,29 @@ class CudaBackend final : public Backend {
   }
 
  private:
+  // The batch's quantities at the output times on the device, and their moments per column, also
+  // copied to `moments` (on the stream: complete after its next synchronisation). Returns the
+  // number of columns.
+  std::size_t quantities_and_moments(const BatchIntegration& how, std::vector<Moments>& moments) {
+    const int n_times = shared_.output_times.n;
+    const std::size_t n = n_, columns = std::size_t(n_times) * quantity::count;
+    staging_nominal_.clear();
+    for (const Quaternion<double>& q : how.nominal_attitudes)
+      staging_nominal_.push_back({Scalar(q.w), Scalar(q.x), Scalar(q.y), Scalar(q.z)});
+    d_nominal_.reserve(staging_nominal_.size());
+    d_quantities_.reserve(n * columns);
+    d_moments_.reserve(columns);
+    RBMC_CUDA_CHECK(cudaMemcpyAsync(d_nominal_.data(), staging_nominal_.data(),
+                                    staging_nominal_.size() * sizeof(Quaternion<Scalar>), cudaMemcpyHostToDevice, stream_));
+    RBMC_CUDA_CHECK(kernels::launch_compute_quantities<Scalar>(d_inputs_.data(), d_trajectory_.data(), d_nominal_.data(),
+                                                               n_times, n, shared_, d_quantities_.data(), stream_));
+    RBMC_CUDA_CHECK(kernels::reduce_column_moments<Scalar>(d_quantities_.data(), n, columns, d_moments_.data(), stream_));
+    moments.resize(columns);
+    RBMC_CUDA_CHECK(cudaMemcpyAsync(moments.data(), d_moments_.data(), columns * sizeof(Moments), cudaMemcpyDeviceToHost,
+                                    stream_));
+    return columns;
+  }
+
   // Rows of a device structure-of-arrays buffer, gathered on the device and copied as doubles.
   void gather_to_host(const Scalar* data, std::size_t n, std::size_t columns, const std::vector<std::uint32_t>& rows,
                       std::vector<double>& out) {
@@ -184,7 +228,8 @@ class CudaBackend final : public Backend {
   cudaStream_t stream_ = nullptr;
   std::vector<Scalar> staging_in_, staging_out_, staging_gathered_;
   std::vector<Quaternion<Scalar>> staging_nominal_;
-  cuda::DeviceBuffer<Scalar> d_inputs_, d_outputs_, d_trajectory_, d_quantities_, d_gathered_;
+  cuda::DeviceBuffer<Scalar> d_inputs_, d_outputs_, d_trajectory_, d_quantities_, d_gathered_, d_sorted_;
+  cuda::DeviceBuffer<unsigned char> d_sort_temp_;
   cuda::DeviceBuffer<std::uint8_t> d_status_;
   cuda::DeviceBuffer<std::uint32_t> d_rows_;
   cuda::DeviceBuffer<Quaternion<Scalar>> d_nominal_;

@@ -105,6 +105,8 @@ class TrajectorySelector {
       : rule_(s.output.trajectories), active_(s.output_times.n > 0 && rule_.kind != TrajectoryRetention::Kind::none) {}
   bool active() const { return active_; }
   void set_taken(std::uint64_t n) { taken_ = n; }  // a resumed run: trajectories kept before
+  // The most trajectories a batch of n can keep (the rule's limit over the whole run bounds it).
+  std::uint64_t most_kept(std::uint64_t n) const { return active_ ? (rule_.limit > 0 ? std::min(rule_.limit, n) : n) : 0; }
 
   std::vector<std::uint32_t> select(const std::uint64_t* index, const double* outputs, const std::uint8_t* status,
                                     std::size_t n) {
@@ -384,17 +386,6 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
   std::unique_ptr<ResultsWriter> writer =
       suspended ? std::make_unique<ResultsWriter>(options.output, meta, ResultsWriter::Resume{})
                 : std::make_unique<ResultsWriter>(options.output, options.overwrite, meta);
-  std::size_t batch_size = options.batch_size > 0 ? options.batch_size : backend->max_batch_size();
-  // States (13 values) and quantities (12) per output time per sample: keep a batch's near 512 MiB.
-  const std::size_t per_sample_bytes =
-      sizeof(double) * (kTrajectoryColumns + quantity::count) * std::size_t(scenario.output_times.n);
-  if (per_sample_bytes > 0 && options.batch_size == 0)
-    batch_size = std::max<std::size_t>(1, std::min(batch_size, (std::size_t(512) << 20) / per_sample_bytes));
-  batch_size = std::size_t(std::min<std::uint64_t>(batch_size, n_total));
-  // The same batches as before the interruption: the statistics merge in the same order, so the
-  // file equals an uninterrupted run's.
-  if (suspended && options.batch_size == 0) batch_size = std::size_t(suspended->batch_size);
-  if (journal_identity && options.batch_size == 0) batch_size = batch_size_of(*journal_identity, batch_size);
   // A shard keeps every value, or a quantile sketch of the same k, as the whole run does (its
   // budget from the run's size), so that merged shards hold what one run holds.
   RunStatistics statistics(scenario, options.shard_count > 0 ? scenario.run.n_samples : n_total, threads);
@@ -402,6 +393,23 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
   BatchIntegration how{scenario.integration(), scenario.shared_model(), statistics.enabled(), selector.active(), {}};
   how.stop = &interrupt_requested();  // SIGINT or SIGTERM abandons the batch in flight
   if (statistics.enabled()) how.nominal_attitudes = nominal_attitudes(scenario);
+  // The backend sizes batches by what a sample keeps for the stages after integration (its memory, or the host's).
+  std::size_t batch_size = options.batch_size > 0 ? options.batch_size : backend->max_batch_size(how);
+  batch_size = std::size_t(std::min<std::uint64_t>(batch_size, n_total));
+  // What comes to the host whatever the backend, near 512 MiB a batch at most: the kept
+  // trajectories, and for exact quantiles every sample's quantities (sketched ones are compacted
+  // first, or come from batches too small to compact). The CPU's own bound is tighter.
+  constexpr std::size_t kHostBytes = std::size_t(512) << 20;
+  const std::size_t time_bytes = sizeof(double) * std::size_t(scenario.output_times.n);
+  const std::size_t trajectory_row = time_bytes * kTrajectoryColumns;
+  std::size_t host_row = statistics.enabled() && statistics.exact() ? time_bytes * quantity::count : 0;
+  if (selector.most_kept(batch_size) * trajectory_row > kHostBytes) host_row += trajectory_row;
+  if (options.batch_size == 0 && host_row > 0)
+    batch_size = std::max<std::size_t>(1, std::min(batch_size, kHostBytes / host_row));
+  // The same batches as before the interruption: the statistics merge in the same order, so the
+  // file equals an uninterrupted run's.
+  if (suspended && options.batch_size == 0) batch_size = std::size_t(suspended->batch_size);
+  if (journal_identity && options.batch_size == 0) batch_size = batch_size_of(*journal_identity, batch_size);
 
   RunTotals totals;
   std::uint64_t start_row = 0;
@@ -527,11 +535,21 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
     }
     count_batch(batch, n, redrawn, totals);
     // Stage: statistics, reduced by the backend and merged into the run's.
+    // A backend that compacts the batch's columns for the sketches sends far fewer values.
+    bool compacted = false;
     if (statistics.enabled()) {
-      const std::vector<std::uint32_t> rows = statistics.quantile_rows(n);
-      backend->reduce_statistics(how, rows, batch.moments, batch.quantities, driver_seconds);
-      const StageClock clock(&driver_seconds, Stage::statistics);
-      statistics.add(batch.moments, batch.quantities, rows.size());
+      const std::size_t slot = backend->reduce_statistics_compacted(how, statistics.compaction_request(batch.index[0]),
+                                                                    batch.moments, batch.quantities, driver_seconds);
+      compacted = slot > 0;
+      if (compacted) {
+        const StageClock clock(&driver_seconds, Stage::statistics);
+        statistics.add_compacted(batch.moments, batch.quantities, slot, n);
+      } else {
+        const std::vector<std::uint32_t> rows = statistics.quantile_rows(n);
+        backend->reduce_statistics(how, rows, batch.moments, batch.quantities, driver_seconds);
+        const StageClock clock(&driver_seconds, Stage::statistics);
+        statistics.add(batch.moments, batch.quantities, rows.size());
+      }
     }
     // Stage: gather the trajectories the file keeps.
     batch.kept.clear();
@@ -548,8 +566,9 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
     const bool kept = !batch.kept.empty();
     const BatchView view{first, n, batch.inputs.data(), batch.outputs.data(), batch.status.data(), batch.params.data(),
                          kept ? &batch.kept : nullptr, kept ? &batch.trajectories : nullptr, batch.index.data()};
-    const std::size_t quantile_rows =
-        statistics.enabled() && !statistics_snapshots ? batch.quantities.size() / statistics.n_columns() : 0;
+    const std::size_t quantile_rows = statistics.enabled() && !statistics_snapshots && !compacted
+                                          ? batch.quantities.size() / statistics.n_columns()
+                                          : 0;
     // The statistics as they are after this batch, taken before the next batch adds to them.
     std::shared_ptr<const StatisticsState> snapshot;
     if (statistics_snapshots &&

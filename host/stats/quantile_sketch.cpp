@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "host/stats/sort_finite.hpp"
+#include "rbmc/stats/batch_compaction.hpp"
 #include "rbmc/random/philox_stream.hpp"
 
 namespace rbmc {
@@ -132,16 +133,28 @@ void QuantileSketch::compress() {
     if (levels_[std::size_t(level)].size() >= capacity(level)) compact(level);
 }
 
-void QuantileSketch::merge(const QuantileSketch& other) {
-  while (levels_.size() < other.levels_.size()) add_level();
-  for (std::size_t h = 0; h < other.levels_.size(); ++h) {
+void QuantileSketch::merge(const QuantileSketch& other) { merge_levels(other.levels_, other.compactions_, other.count_); }
+
+void QuantileSketch::merge_compacted(const double* values, std::uint64_t m0, int levels) {
+  // The compacted column's layout (rbmc/stats/batch_compaction.hpp): level h's values, then each
+  // kept back value from level 0 up.
+  std::vector<std::vector<double>> added(std::size_t(levels) + 1);
+  const std::uint64_t n = compacted_count(m0, levels);
+  for (std::uint64_t j = 0; j < n; ++j) added[std::size_t(compacted_level(m0, levels, j))].push_back(values[j]);
+  merge_levels(added, std::vector<std::uint64_t>(std::size_t(levels), 1), m0);
+}
+
+void QuantileSketch::merge_levels(const std::vector<std::vector<double>>& levels,
+                                  const std::vector<std::uint64_t>& compactions, std::uint64_t count) {
+  while (levels_.size() < levels.size()) add_level();
+  for (std::size_t h = 0; h < levels.size(); ++h) {
     std::vector<double>& mine = levels_[h];
     const std::size_t before = mine.size();
-    mine.insert(mine.end(), other.levels_[h].begin(), other.levels_[h].end());
+    mine.insert(mine.end(), levels[h].begin(), levels[h].end());
     if (h > 0) std::inplace_merge(mine.begin(), mine.begin() + std::ptrdiff_t(before), mine.end());  // sorted above 0
-    compactions_[h] += other.compactions_[h];
   }
-  count_ += other.count_;
+  for (std::size_t h = 0; h < compactions.size(); ++h) compactions_[h] += compactions[h];
+  count_ += count;
   // Compacting a level can overfill the next and adds levels, which lowers every capacity: repeat.
   for (bool over = true; over;) {
     compress();

@@ -37,6 +37,10 @@ class QuantileSketch {
   void add(const double* values, std::size_t n);
   // Another sketch's samples, as if they had come after this one's.
   void merge(const QuantileSketch& other);
+  // A batch's column of m0 finite values that a backend compacted `levels` times
+  // (rbmc/stats/batch_compaction.hpp): compacted_count(m0, levels) values in its layout. Its
+  // compactions count in rank_error_95 as the sketch's own.
+  void merge_compacted(const double* values, std::uint64_t m0, int levels);
 
   std::uint64_t count() const { return count_; }
   std::size_t retained() const;  // values held, over all levels
@@ -67,6 +71,9 @@ class QuantileSketch {
   void add_level();
   void compress();
   void compact(int level);
+  // Adds levels[h] to level h (sorted above level 0), compactions[h] to level h's count of them.
+  void merge_levels(const std::vector<std::vector<double>>& levels, const std::vector<std::uint64_t>& compactions,
+                    std::uint64_t count);
 
   int k_;
   std::uint64_t seed_;

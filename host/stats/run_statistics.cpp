@@ -47,7 +47,7 @@ RunStatistics::RunStatistics(const Scenario& scenario, std::uint64_t n_rows, uns
   sketch_k_ = std::max(64, QuantileSketch::largest_k(per_column, n_rows));
   sketches_.reserve(columns);
   // Each column's coins from its own streams.
-  for (std::size_t c = 0; c < columns; ++c) sketches_.emplace_back(sketch_k_, seed_ * std::uint64_t(0x9E3779B97F4A7C15) + c);
+  for (std::size_t c = 0; c < columns; ++c) sketches_.emplace_back(sketch_k_, statistics_column_seed(seed_, c));
 }
 
 std::vector<std::uint32_t> RunStatistics::quantile_rows(std::size_t n) const {
@@ -88,6 +88,31 @@ void RunStatistics::add(std::vector<Moments>& moments, const std::vector<double>
           sketches_[c].add(v, n_rows);  // the finite ones
         }
       }
+    }
+  });
+  quantile_samples_ += n_rows;
+}
+
+BatchCompactionRequest RunStatistics::compaction_request(std::uint64_t batch_key) const {
+  if (exact()) return {};
+  return {2 * std::uint64_t(sketch_k_), seed_, batch_key};
+}
+
+void RunStatistics::add_compacted(const std::vector<Moments>& moments, const std::vector<double>& values,
+                                  std::size_t slot, std::size_t n_rows) {
+  if (exact()) throw std::logic_error("RunStatistics::add_compacted: exact quantiles need every value");
+  const std::size_t columns = moments_.size();
+  const std::uint64_t keep = compaction_request(0).keep;
+  if (moments.size() != columns || values.size() < columns * slot)
+    throw std::logic_error("RunStatistics::add_compacted: a batch's moments or compacted columns are missing");
+  for (const Moments& m : moments)
+    if (compacted_count(std::uint64_t(m.count), batch_compaction_levels(std::uint64_t(m.count), keep)) > slot)
+      throw std::logic_error("RunStatistics::add_compacted: a compacted column overruns its slot");
+  parallel_for(columns, threads_, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t c = begin; c < end; ++c) {
+      moments_[c] = merge(moments_[c], moments[c]);
+      const auto m0 = std::uint64_t(moments[c].count);  // the finite values: what the backend compacted
+      sketches_[c].merge_compacted(values.data() + c * slot, m0, batch_compaction_levels(m0, keep));
     }
   });
   quantile_samples_ += n_rows;

@@ -76,7 +76,11 @@ TEST(CpuBackend, DescribesItself) {
   const auto b = make_cpu_backend(Precision::float64, 3);
   EXPECT_EQ(b->name(), "cpu");
   EXPECT_NE(b->device().find("3 threads"), std::string::npos);
-  EXPECT_GT(b->max_batch_size(), 0u);
+  BatchIntegration how;
+  EXPECT_EQ(b->max_batch_size(how), 3u * 4096);
+  // The states and quantities a batch keeps at the output times: near 512 MiB at most.
+  how.shared.output_times.n = 1510;
+  EXPECT_EQ(b->max_batch_size(how), (std::size_t(512) << 20) / (8 * 25 * 1510));
 }
 
 // A request to stop abandons the batch in flight (the driver keeps the batches before it): the

@@ -1,6 +1,8 @@
 // The CUDA backend against the CPU backend, sample by sample. Skipped (not passed) where no
 // CUDA device is present, including CPU-only builds.
 #include <cmath>
+#include <limits>
+#include <memory>
 
 #include <gtest/gtest.h>
 
@@ -10,6 +12,10 @@
 #include "host/run/run_driver.hpp"
 #include "host/analysis/compare_results.hpp"
 #include "host/analysis/validate_run.hpp"
+#include "compaction_reference.hpp"
+#include "host/sampling/sampling_plan.hpp"
+#include "host/stats/run_statistics.hpp"
+#include "rbmc/sample/sample_layout.hpp"
 #include "test_scenarios.hpp"
 
 namespace rbmc {
@@ -186,6 +192,58 @@ TEST_P(GpuTest, StatisticsAndRetainedTrajectoriesMatchTheCpu) {
   options.rtol = precision == Precision::float32 ? 1e-3 : 1e-9;
   options.atol = precision == Precision::float32 ? 1e-5 : 1e-12;
   EXPECT_TRUE(compare_results(dir.file("cpu.h5"), dir.file("cuda.h5"), options).pass);
+}
+
+// Sketched statistics: the device sorts and compacts each (time, quantity) column of a batch
+// (kernels/statistics.cu) and sends a few thousand values a column. They equal, value by value,
+// the CPU's reference compaction (std::sort and the core's positions) of the values the same
+// backend sends uncompacted for the same batch, and the moments are the same either way.
+TEST_P(GpuTest, ColumnsCompactedOnTheDeviceEqualTheCpusReference) {
+  const Precision precision = GetParam();
+  constexpr std::size_t kSamples = 40000;
+  const Scenario s = parse_scenario(test::valid_scenario_text(int(kSamples), 0.5, 0.01) +
+                                        "[output]\ninterval = 0.1\nquantile_memory_mb = 1\n",
+                                    "gpu.toml");
+  const RunStatistics statistics(s, kSamples);
+  ASSERT_FALSE(statistics.exact());
+  const BatchCompactionRequest request = statistics.compaction_request(12345);
+  ASSERT_GT(batch_compaction_levels(kSamples - 100, request.keep), 1);
+  const SamplingPlan plan(s);
+  const int n_model_values = s.shared_model().parameters.n;
+  std::vector<double> inputs(kSamples * std::size_t(input_column_count(n_model_values)));
+  std::vector<double> params(std::size_t(plan.n_parameter_values()) + 1);
+  for (std::size_t i = 0; i < kSamples; ++i) {
+    SampleInputs<double> in;
+    plan.sample(i, in, params.data());
+    if (i % 997 == 5) in.initial.omega_b.x() = std::numeric_limits<double>::infinity();  // non-finite quantities
+    store_sample_inputs(inputs.data(), kSamples, i, in, n_model_values);
+  }
+  const std::unique_ptr<Backend> backend = make_cuda_backend(precision);
+  BatchIntegration how{s.integration(), s.shared_model(), true, false, {}};
+  for (int k = 0; k < s.output_times.n; ++k) how.nominal_attitudes.push_back({1.0, 0.0, 0.0, 0.0});
+  std::vector<double> outputs(kSamples * std::size_t(output_column_count(0)));
+  std::vector<std::uint8_t> status(kSamples);
+  StageTimings timings;
+  backend->integrate(inputs.data(), outputs.data(), status.data(), kSamples, how, timings);
+  std::vector<Moments> moments, all_moments;
+  std::vector<double> compacted, every_value;
+  const std::size_t slot = backend->reduce_statistics_compacted(how, request, moments, compacted, timings);
+  ASSERT_EQ(slot, compacted_capacity(kSamples, request.keep));
+  backend->reduce_statistics(how, statistics.quantile_rows(kSamples), all_moments, every_value, timings);
+  const std::size_t columns = moments.size();
+  std::vector<double> reference;
+  ASSERT_EQ(test::compact_columns_for_reference(every_value, kSamples, columns, request, reference), slot);
+  for (std::size_t c = 0; c < columns; ++c) {
+    ASSERT_EQ(moments[c].count, all_moments[c].count) << c;
+    ASSERT_EQ(moments[c].non_finite, all_moments[c].non_finite) << c;
+    const auto m0 = std::uint64_t(moments[c].count);
+    const std::uint64_t n = compacted_count(m0, batch_compaction_levels(m0, request.keep));
+    for (std::uint64_t j = 0; j < n; ++j) ASSERT_EQ(compacted[c * slot + j], reference[c * slot + j]) << c << " " << j;
+  }
+  // A batch too small to compact is left to reduce_statistics.
+  BatchCompactionRequest large = request;
+  large.keep = kSamples;
+  EXPECT_EQ(backend->reduce_statistics_compacted(how, large, moments, compacted, timings), 0u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Precisions, GpuTest, ::testing::Values(Precision::float64, Precision::float32),

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "host/stats/sort_finite.hpp"
+#include "rbmc/stats/batch_compaction.hpp"
 
 namespace rbmc {
 namespace {
@@ -167,6 +168,38 @@ TEST(QuantileSketch, FewValuesAreKeptExactly) {
 // recursion), sizes around its insertion-sort threshold, and zeros of mixed sign, one of which
 // (5,120 of them, about 7 in 8 negative, as a free body's position column holds) made Highway
 // 1.0.3's vqsort on doubles read out of bounds and corrupt the heap.
+// A column compacted before it arrives (rbmc/stats/batch_compaction.hpp): its values keep their
+// weights (the count, and quantiles read off the weighted values), and its compactions count in
+// the bound exactly as the sketch's own: 1000 values compacted 3 levels (1000 → 500 → 250 → 125,
+// none kept back) make Σ 4^l = 1 + 4 + 16.
+TEST(QuantileSketch, ACompactedColumnKeepsItsWeightsAndCountsItsCompactions) {
+  std::vector<double> v = draws(0, 1000, 3);
+  std::sort(v.begin(), v.end());
+  const int levels = batch_compaction_levels(v.size(), 100);
+  ASSERT_EQ(levels, 3);
+  const std::uint64_t coins = batch_compaction_coins(9, 0, levels);
+  std::vector<double> sent(compacted_count(v.size(), levels));
+  for (std::size_t j = 0; j < sent.size(); ++j) sent[j] = v[compacted_position(v.size(), levels, coins, j)];
+  QuantileSketch sketch;
+  sketch.merge_compacted(sent.data(), v.size(), levels);
+  EXPECT_EQ(sketch.count(), 1000u);
+  EXPECT_EQ(sketch.retained(), 125u);
+  EXPECT_DOUBLE_EQ(sketch.rank_error_95(), std::sqrt(2 * std::log(40.0) * 21) / 1000);
+  // Each value stands for 8: the median's rank 499.5 falls in the 63rd (8 × 62 = 496 ≤ 499.5 < 504).
+  EXPECT_EQ(sketch.quantile(0.5), sent[62]);
+  // A column with values kept back: 1001 → 500 → 250 → 125, one kept back at level 0 (the largest).
+  std::vector<double> w = draws(1, 1001, 4);
+  std::sort(w.begin(), w.end());
+  ASSERT_EQ(compacted_count(w.size(), levels), 126u);
+  std::vector<double> sent_w(126);
+  for (std::size_t j = 0; j < sent_w.size(); ++j) sent_w[j] = w[compacted_position(w.size(), levels, coins, j)];
+  EXPECT_EQ(sent_w.back(), w.back());
+  QuantileSketch with_kept_back;
+  with_kept_back.merge_compacted(sent_w.data(), w.size(), levels);
+  EXPECT_EQ(with_kept_back.count(), 1001u);
+  EXPECT_EQ(with_kept_back.quantile(1.0), w.back());
+}
+
 TEST(SortFinite, BothSortsGiveTheValuesOrderBitForBit) {
   std::mt19937_64 rng(7);
   std::normal_distribution<double> normal;

@@ -16,6 +16,7 @@
 #include "host/run/run_driver.hpp"
 #include "host/stats/column_moments.hpp"
 #include "rbmc/stats/output_quantities.hpp"
+#include "compaction_reference.hpp"
 #include "test_scenarios.hpp"
 
 namespace rbmc {
@@ -235,6 +236,65 @@ TEST(RunStatistics, SketchedQuantilesStayWithinTheirRankBound) {
         EXPECT_LE(target, at_or_below + bound) << k << j << p;
       }
     }
+}
+
+// Batches compacted where they lie (a GPU's way: rbmc/stats/batch_compaction.hpp), here by the
+// CPU's reference: the same moments as every value gives, and each quantile's rank within the
+// recorded 95 % bound, checked at 99.99 % as above (the bound counts the batches' compactions).
+TEST(RunStatistics, CompactedBatchesStayWithinTheirRankBound) {
+  // 9 times × 12 quantities; a 1 MiB budget gives sketches of k near 300 (keep 2k), so that each
+  // batch of 20,000 is compacted several levels.
+  const Scenario scenario = parse_scenario(kThrown + "[output]\ninterval = 0.25\nquantile_memory_mb = 1\n", "t.toml");
+  constexpr std::size_t kRows = 20000, kBatches = 5;
+  const std::size_t columns = std::size_t(scenario.output_times.n) * quantity::count;
+  RunStatistics compacted(scenario, kRows * kBatches, 2), every_value(scenario, kRows * kBatches, 2);
+  ASSERT_FALSE(compacted.exact());
+  ASSERT_GT(batch_compaction_levels(kRows, compacted.compaction_request(0).keep), 2);
+  std::mt19937_64 rng(11);
+  std::normal_distribution<double> normal;
+  std::vector<std::vector<double>> all(columns);
+  for (std::size_t b = 0; b < kBatches; ++b) {
+    std::vector<double> values(columns * kRows);
+    for (std::size_t c = 0; c < columns; ++c)
+      for (std::size_t r = 0; r < kRows; ++r) {
+        // Normal, log-normal and tied columns, with a few non-finite values, counted apart.
+        const double z = normal(rng);
+        double& v = values[c * kRows + r];
+        v = c % 3 == 0 ? z : c % 3 == 1 ? std::exp(2 * z) : std::floor(4 * z);
+        if (r % 4999 == 17) v = r % 2 == 0 ? INFINITY : NAN;
+        if (std::isfinite(v)) all[c].push_back(v);
+      }
+    std::vector<Moments> moments, none;
+    every_value.add(none, values, kRows);  // the moments of every value, handed back
+    moments = none;
+    std::vector<double> sent;
+    const BatchCompactionRequest request = compacted.compaction_request(b * kRows);
+    const std::size_t slot = test::compact_columns_for_reference(values, kRows, columns, request, sent);
+    EXPECT_LT(slot * 10, kRows);  // a tenth of the values cross, at most
+    compacted.add_compacted(moments, sent, slot, kRows);
+  }
+  EXPECT_EQ(compacted.quantile_samples(), kRows * kBatches);
+  for (std::size_t c = 0; c < columns; ++c) {
+    expect_same_moments(compacted.moments()[c], every_value.moments()[c], "column " + std::to_string(c));
+    // The batches' compactions count in the bound; at most 0.78 / k more than the sketch fed
+    // every value (batch_compaction.hpp), and fewer low-level compactions usually make it less.
+    EXPECT_GT(compacted.rank_error_95(c), 0.0) << c;
+    EXPECT_LE(compacted.rank_error_95(c), every_value.rank_error_95(c) + 0.78 / compacted.sketch_k()) << c;
+    std::vector<double>& v = all[c];
+    std::sort(v.begin(), v.end());
+    const double n = double(v.size()), bound = compacted.rank_error_95(c) * std::sqrt(std::log(2 / 1e-4) / std::log(40.0));
+    const auto q = compacted.quantiles(c);
+    for (std::size_t p = 0; p < q.size(); ++p) {
+      const double target = kQuantileProbabilities[p] * (n - 1) / n;
+      const double below = double(std::lower_bound(v.begin(), v.end(), q[p]) - v.begin()) / n;
+      const double at_or_below = double(std::upper_bound(v.begin(), v.end(), q[p]) - v.begin()) / n;
+      EXPECT_GE(target, below - bound - 1 / n) << c << " " << p;
+      EXPECT_LE(target, at_or_below + bound) << c << " " << p;
+    }
+  }
+  // A slot too small for a column is the caller's error, found before anything is merged.
+  std::vector<Moments> moments = compacted.moments();
+  EXPECT_THROW(compacted.add_compacted(moments, std::vector<double>(columns), 1, kRows), std::logic_error);
 }
 
 // Each retention rule keeps the samples it names, in index order, and statistics still cover all.
