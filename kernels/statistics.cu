@@ -63,15 +63,7 @@ __global__ void compact_sorted_columns_kernel(const Scalar* __restrict__ sorted,
   const auto m0 = std::uint64_t(moments[c].count);
   const int levels = batch_compaction_levels(m0, request.keep);
   if (threadIdx.x == 0) {
-    // The values before the finite ones (−NaN, −∞) are a prefix: bisect for its length.
-    std::size_t lo = 0, hi = n;
-    while (lo < hi) {
-      const std::size_t mid = (lo + hi) / 2;
-      const Scalar x = column[mid];
-      const bool before_finite = signbit(x) && !(x - x == Scalar(0));
-      (before_finite ? lo : hi) = before_finite ? mid + 1 : mid;
-    }
-    first_finite = lo;
+    first_finite = first_finite_of_sorted(column, n);
     coins = batch_compaction_coins(statistics_column_seed(request.seed, c), request.batch_key, levels);
   }
   __syncthreads();

@@ -4,8 +4,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <cstring>
+#include <limits>
 #include <numeric>
+#include <random>
 #include <set>
 #include <vector>
 
@@ -80,6 +85,56 @@ TEST(BatchCompaction, CoinsAreFairAndDifferPerColumnAndBatch) {
   for (int l = 0; l < kLevels; ++l) EXPECT_NEAR(ones[l], kKeys / 2, 5 * 32) << "level " << l;
   EXPECT_GT(distinct.size(), 900u);  // 1,024 patterns: nearly all drawn
   EXPECT_EQ(batch_compaction_coins(1, 2, 0), 0u);
+}
+
+// A radix sort's order of floating-point keys, as CUB's: the bits with every bit flipped for a
+// negative sign and the sign bit flipped otherwise, compared as unsigned integers.
+template <class Scalar, class Bits>
+Bits radix_key(Scalar x) {
+  Bits b;
+  std::memcpy(&b, &x, sizeof b);
+  const Bits sign = Bits(1) << (8 * sizeof(Bits) - 1);
+  return (b & sign) != 0 ? Bits(~b) : Bits(b | sign);
+}
+
+// The device's step for one column (kernels/statistics.cu): its values sorted by their bits, the
+// finite ones found among the non-finite ones at both ends, and compacted by position. The same
+// values as the CPU's reference, which sorts the finite values alone.
+template <class Scalar, class Bits>
+void check_radix_sorted_column(unsigned seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<Scalar> normal;
+  const Scalar nan = std::numeric_limits<Scalar>::quiet_NaN(), inf = std::numeric_limits<Scalar>::infinity();
+  std::vector<Scalar> column;
+  for (int i = 0; i < 5000; ++i) column.push_back(normal(rng));
+  for (Scalar x : {nan, -nan, inf, -inf, Scalar(0), -Scalar(0), nan, -inf, -nan}) column.push_back(x);
+  std::shuffle(column.begin(), column.end(), rng);
+  std::vector<Scalar> by_bits = column, finite;
+  std::sort(by_bits.begin(), by_bits.end(),
+            [](Scalar a, Scalar b) { return radix_key<Scalar, Bits>(a) < radix_key<Scalar, Bits>(b); });
+  for (Scalar x : column)
+    if (std::isfinite(x)) finite.push_back(x);
+  std::sort(finite.begin(), finite.end());
+  const std::size_t first = first_finite_of_sorted(by_bits.data(), by_bits.size());
+  EXPECT_EQ(first, 4u);  // two −NaN, then two −∞
+  for (std::size_t i = 0; i < finite.size(); ++i) ASSERT_EQ(by_bits[first + i], finite[i]) << i;
+  const std::uint64_t m0 = finite.size();
+  const int levels = batch_compaction_levels(m0, 300);
+  ASSERT_EQ(levels, 4);  // 5,002 → 2,501 → 1,250 (one kept back) → 625 → 312
+  const std::uint64_t coins = batch_compaction_coins(statistics_column_seed(5, 7), 0, levels);
+  for (std::uint64_t j = 0; j < compacted_count(m0, levels); ++j) {
+    const std::uint64_t at = compacted_position(m0, levels, coins, j);
+    ASSERT_EQ(by_bits[first + at], finite[at]) << j;
+  }
+  // Without a non-finite value, or with nothing finite.
+  EXPECT_EQ(first_finite_of_sorted(finite.data(), finite.size()), 0u);
+  const Scalar none[] = {-nan, -inf, inf, nan};
+  EXPECT_EQ(first_finite_of_sorted(none, 4), 2u);
+}
+
+TEST(BatchCompaction, FindsAndCompactsTheFiniteValuesOfARadixSortedColumn) {
+  check_radix_sorted_column<double, std::uint64_t>(1);
+  check_radix_sorted_column<float, std::uint32_t>(2);
 }
 
 }  // namespace
