@@ -734,7 +734,9 @@ void ResultsWriter::write_statistics(const RunStatistics& stats) {
   write_string_attribute(group.get(), "quantile_method",
                          stats.exact() ? "exact: order statistics of every sample, linear interpolation (numpy's default)"
                                        : "sketch: a KLL quantile sketch per column (k = " + std::to_string(stats.sketch_k()) +
-                                             "), the value at rank p (n - 1); rank error bound in quantile_rank_error_95");
+                                             "), the value at rank p (n - 1); rank error bound in quantile_rank_error_95, "
+                                             "which counts the compactions a GPU makes of each batch's columns before "
+                                             "they reach the sketch (docs/output-format.md)");
   write_scalar_attribute<std::uint64_t>(group.get(), "quantile_samples", H5T_NATIVE_UINT64, stats.quantile_samples());
   write_matrix(group.get(), "quantile_probabilities",
                std::vector<double>(kQuantileProbabilities.begin(), kQuantileProbabilities.end()), hsize_t(n_p), 1);
