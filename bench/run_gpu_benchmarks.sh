@@ -69,6 +69,11 @@ stage_run() {  # name, scenario, options...
   rm -f "$out/stage.h5"
 }
 stage_run tumbling_box configs/tumbling_box.toml --samples 1000000
+# The same with exact quantiles (every value to the host, sorted there), the cost the issue asks
+# to see beside the sketch's; and the sketched run on a fixed batch, to see what the batch size does.
+{ cat configs/tumbling_box.toml; echo "quantile_memory_mb = 16384"; } >"$out/tumbling_exact.toml"  # [output] is last
+stage_run tumbling_box_exact "$out/tumbling_exact.toml" --samples 1000000
+stage_run tumbling_box_batch_131072 configs/tumbling_box.toml --samples 1000000 --batch-size 131072
 stage_run tossed_box configs/tossed_box.toml --samples 1000000
 sed "s/^duration = .*/duration = 1.0/" bench/scenarios/free_body.toml >"$out/free1000.toml"
 stage_run free_body_1e7 "$out/free1000.toml" --samples 10000000
