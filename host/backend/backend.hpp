@@ -109,14 +109,16 @@ std::unique_ptr<Backend> make_cpu_backend(Precision precision, unsigned threads)
 
 // Throws NotBuiltWithCuda in a build without the CUDA toolkit, CudaError when no device works.
 // device: which GPU, counted modulo the devices present (an MPI rank passes its node-local rank);
-// -1: the current one.
-std::unique_ptr<Backend> make_cuda_backend(Precision precision, int device = -1);
+// -1: the current one. processes_on_node: the processes that share the node's GPUs round-robin
+// (an MPI run's ranks there), so that each sizes its batches by its share of its GPU's memory.
+std::unique_ptr<Backend> make_cuda_backend(Precision precision, int device = -1, int processes_on_node = 1);
 
 // True when this build has CUDA and a usable device is present. "No device" and "insufficient
 // driver" answer false; any other CUDA failure throws CudaError.
 bool cuda_device_available();
 
 // `automatic` picks CUDA when a device is present, else the CPU.
-std::unique_ptr<Backend> make_backend(BackendChoice choice, Precision precision, unsigned threads, int device = -1);
+std::unique_ptr<Backend> make_backend(BackendChoice choice, Precision precision, unsigned threads, int device = -1,
+                                      int processes_on_node = 1);
 
 }  // namespace rbmc

@@ -234,9 +234,10 @@ std::unique_ptr<Backend> make_cpu_backend(Precision precision, unsigned threads)
   return make_cpu_backend(precision, threads, chosen_lane_isa());
 }
 
-std::unique_ptr<Backend> make_backend(BackendChoice choice, Precision precision, unsigned threads, int device) {
+std::unique_ptr<Backend> make_backend(BackendChoice choice, Precision precision, unsigned threads, int device,
+                                      int processes_on_node) {
   if (choice == BackendChoice::cuda || (choice == BackendChoice::automatic && cuda_device_available()))
-    return make_cuda_backend(precision, device);
+    return make_cuda_backend(precision, device, processes_on_node);
   return make_cpu_backend(precision, threads);
 }
 

@@ -31,7 +31,7 @@ namespace {
 template <class Scalar>
 class CudaBackend final : public Backend {
  public:
-  CudaBackend() {
+  explicit CudaBackend(int sharing) : sharing_(std::max(1, sharing)) {
     if (!cuda_device_available()) throw CudaError("--backend cuda: no CUDA device is present (or its driver is missing)");
     RBMC_CUDA_CHECK(cudaGetDevice(&device_));
     RBMC_CUDA_CHECK(cudaGetDeviceProperties(&properties_, device_));
@@ -42,7 +42,8 @@ class CudaBackend final : public Backend {
   std::string name() const override { return "cuda"; }
   std::string device() const override { return properties_.name; }
 
-  // Half of the free device memory, and at most 2^20 samples so that the host's batch buffers of
+  // Half of the free device memory (of this process's share of it, when several share the GPU:
+  // they may all ask at once), and at most 2^20 samples so that the host's batch buffers of
   // inputs and outputs stay near 300 MB. What a sample keeps at the output times stays on the
   // device: its states, its quantities and, for the sort that compacts them, their copy. Only the
   // kept trajectories and, for the statistics, the moments and each column's compacted values
@@ -57,7 +58,8 @@ class CudaBackend final : public Backend {
     const std::size_t per_sample =
         (input_column_count(kMaxModelParameters) + output_column_count(EventSet<double>::kMax)) * sizeof(Scalar) + 1 +
         kept + sorted;
-    return std::max<std::size_t>(1024, std::min<std::size_t>(std::size_t(1) << 20, free_bytes / 2 / per_sample));
+    const std::size_t share = free_bytes / 2 / std::size_t(sharing_);
+    return std::max<std::size_t>(1024, std::min<std::size_t>(std::size_t(1) << 20, share / per_sample));
   }
 
   void integrate(const double* inputs, double* outputs, std::uint8_t* status, std::size_t n, const BatchIntegration& how,
@@ -224,6 +226,7 @@ class CudaBackend final : public Backend {
   }
 
   int device_ = 0;
+  int sharing_ = 1;  // the processes using this GPU
   cudaDeviceProp properties_{};
   cudaStream_t stream_ = nullptr;
   std::vector<Scalar> staging_in_, staging_out_, staging_gathered_;
@@ -241,14 +244,16 @@ class CudaBackend final : public Backend {
 
 }  // namespace
 
-std::unique_ptr<Backend> make_cuda_backend(Precision precision, int device) {
+std::unique_ptr<Backend> make_cuda_backend(Precision precision, int device, int processes_on_node) {
+  int sharing = 1;  // the processes using this GPU
   if (device >= 0 && cuda_device_available()) {
     int count = 0;
     RBMC_CUDA_CHECK(cudaGetDeviceCount(&count));
     RBMC_CUDA_CHECK(cudaSetDevice(device % count));  // ranks of a node share its GPUs round-robin
+    sharing = (std::max(1, processes_on_node) + count - 1 - device % count) / count;
   }
-  if (precision == Precision::float32) return std::make_unique<CudaBackend<float>>();
-  return std::make_unique<CudaBackend<double>>();
+  if (precision == Precision::float32) return std::make_unique<CudaBackend<float>>(sharing);
+  return std::make_unique<CudaBackend<double>>(sharing);
 }
 
 }  // namespace rbmc

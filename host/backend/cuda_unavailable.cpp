@@ -4,7 +4,7 @@
 
 namespace rbmc {
 
-std::unique_ptr<Backend> make_cuda_backend(Precision, int) {
+std::unique_ptr<Backend> make_cuda_backend(Precision, int, int) {
   throw NotBuiltWithCuda(
       "this rbmc was built without CUDA (CMake found no nvcc): rebuild on a machine with the CUDA toolkit, "
       "or use --backend cpu");

@@ -147,6 +147,7 @@ MpiRunOutcome run_under_mpi(Scenario scenario, RunOptions options) {
     if (options.threads == 0)
       options.threads = std::max(1u, std::thread::hardware_concurrency() / unsigned(std::max(1, local_size)));
     options.device = local_rank;
+    options.processes_on_node = local_size;
     for (std::uint64_t i = std::uint64_t(rank); i < parts; i += std::uint64_t(size)) mine.push_back(i);
     for (const std::uint64_t i : mine) {
       RunOptions o = options;

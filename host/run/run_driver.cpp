@@ -352,7 +352,8 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
   const auto start = Clock::now();
 
   const SamplingPlan plan(scenario);
-  std::unique_ptr<Backend> backend = make_backend(options.backend, options.precision, options.threads, options.device);
+  std::unique_ptr<Backend> backend = make_backend(options.backend, options.precision, options.threads, options.device,
+                                                      options.processes_on_node);
   const unsigned threads = options.threads == 0 ? default_thread_count() : options.threads;
 
   ResultsMetadata meta;

@@ -23,6 +23,7 @@ struct RunOptions {
   BackendChoice backend = BackendChoice::automatic;
   unsigned threads = 0;  // CPU backend; 0 = all cores
   int device = -1;       // CUDA backend: which GPU (modulo the devices present); -1: the current one
+  int processes_on_node = 1;  // CUDA backend: the processes sharing this node's GPUs (an MPI run's ranks there)
   Precision precision = Precision::float64;
   std::size_t batch_size = 0;  // 0 = the backend's maximum
   bool progress = true;        // a progress bar on stderr when it is a terminal
