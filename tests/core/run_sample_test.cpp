@@ -1,5 +1,6 @@
 #include "rbmc/sample/run_sample.hpp"
 
+#include <cmath>
 #include <vector>
 
 #include "rbmc/sample/sample_layout.hpp"
@@ -77,6 +78,63 @@ TYPED_TEST(RunSampleTest, BatchPathEqualsDirectCallBitForBit) {
     EXPECT_EQ(outputs[(output_column::omega_b + 1) * n + i], double(direct.final_state.omega_b.y()));
     EXPECT_EQ(outputs[output_column::time * n + i], double(direct.time));
     EXPECT_EQ(status[i], 0);
+  }
+}
+
+// The batch path writes each event's record into its output columns as it happens
+// (StoredEventRecords); the direct call keeps them in its result. Both must hold the same numbers
+// bit for bit, on every stepper: an event that occurs several times (its first occurrence and its
+// count), a terminal one, and one that never occurs (count 0, time NaN, the initial state).
+TYPED_TEST(RunSampleTest, BatchPathWritesTheEventRecordsOfTheDirectCall) {
+  using S = TypeParam;
+  SampleInputs<S> in = box_inputs<S>();
+  in.initial.p_w = Vec3<S>(0, 0, 40);
+  SharedModel<S> shared{};
+  shared.events.n = 3;
+  // The attitude passes 1 rad from the start twice (at 1 and 2π + 1 rad of turning at ω ≈ 3 rad/s) ...
+  shared.events.events[0] = {EventKind::attitude_angle, false, CrossingDirection::rising, 0, S(1)};
+  // ... before the origin, thrown up at 2 m/s from 40 m, reaches the ground at t = 3.07 s.
+  shared.events.events[1] = {EventKind::point_crossing, true, CrossingDirection::falling, 2, S(0)};
+  shared.events.events[2] = {EventKind::angular_rate_below, false, CrossingDirection::rising, 0, S(0.01)};
+  const IntegrationSettings<S> adaptive = test::dopri5_settings<S>(S(0.01), 400, S(1e-6), S(0.1));
+  IntegrationSettings<S> splitting = fixed_step<S>(S(0.01), 400), euler = splitting;
+  splitting.kind = IntegratorKind::splitting;
+  euler.euler_zxz = true;
+  euler.euler_threshold = S(1e-3);
+  in.initial.q_wb = normalized(Quaternion<S>{S(0.9), S(0.3), S(0.3), S(0.1)});  // ZXZ away from sin θ = 0
+  for (const IntegrationSettings<S>& how : {fixed_step<S>(S(0.01), 400), adaptive, splitting, euler}) {
+    const SampleResult<S> direct = run_sample(in, shared, how);
+    ASSERT_EQ(direct.status, SampleStatus::terminal_event);
+    ASSERT_EQ(direct.stopping_event, 1);
+    ASSERT_GT(direct.events[0].count, 1);
+    const std::size_t n = 5, i = 3;
+    std::vector<double> inputs(n * input_column::count), outputs(n * output_column_count(3), -7.0);
+    std::vector<std::uint8_t> status(n);
+    store_sample_inputs(inputs.data(), n, i, in, 0);
+    run_sample_in_batch<S>(inputs.data(), outputs.data(), static_cast<double*>(nullptr), status.data(), n, i, shared,
+                           how);
+    EXPECT_EQ(outputs[output_column::stopping_event * n + i], 1.0);
+    for (int e = 0; e < 3; ++e) {
+      const EventRecord<S>& r = direct.events[e];
+      const S* p = r.state.p_w.data();
+      const S* v = r.state.v_w.data();
+      const S* w = r.state.omega_b.data();
+      const double expected[kEventColumns] = {double(r.count), double(r.time), p[0], p[1], p[2], r.state.q_wb.w,
+                                              r.state.q_wb.x, r.state.q_wb.y, r.state.q_wb.z, v[0], v[1], v[2],
+                                              w[0], w[1], w[2]};
+      for (int c = 0; c < kEventColumns; ++c) {
+        const double stored = outputs[std::size_t(output_column::count + kEventColumns * e + c) * n + i];
+        if (std::isnan(expected[c]))
+          EXPECT_TRUE(std::isnan(stored)) << "event " << e << ", column " << c;
+        else
+          EXPECT_EQ(stored, expected[c]) << "event " << e << ", column " << c;
+      }
+    }
+    EXPECT_EQ(direct.events[2].count, 0);
+    EXPECT_TRUE(std::isnan(direct.events[2].time));
+    EXPECT_EQ(direct.events[2].state.p_w, in.initial.p_w);
+    // The other samples' columns are untouched.
+    EXPECT_EQ(outputs[std::size_t(output_column::count) * n + i - 1], -7.0);
   }
 }
 

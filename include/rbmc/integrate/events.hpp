@@ -132,12 +132,36 @@ RBMC_HD inline Scalar locate_event(const EventSpec<Scalar>& e, const Interpolant
   return t1;
 }
 
-// Event bookkeeping along one sample's integration.
+// Where a sample's event records go. The tracker hands each record over as it happens, so that
+// nothing of the size of EventSet::kMax states stays live in the integration loop: on the GPU such
+// arrays, indexed by a run-time event number, sit in the thread's stack (2 KB for RK4 in double,
+// bench/RESULTS.md). A target offers
+//   start(e, x0)        event e has not occurred: count 0, time NaN, the state x0;
+//   first(e, t, x)      its first occurrence, at t in state x;
+//   count(e, count)     how often it occurred, once the integration has ended.
+// This one fills records held in memory (a SampleResult's); the batches' writes straight into
+// their output columns (sample_layout.hpp, StoredEventRecords).
 template <class Scalar>
+struct HeldEventRecords {
+  EventRecord<Scalar>* records;
+  RBMC_HD void start(int e, const RigidBodyState<Scalar>& x0) const {
+    records[e] = {0, Eigen::NumTraits<Scalar>::quiet_NaN(), x0};
+  }
+  RBMC_HD void first(int e, Scalar t, const RigidBodyState<Scalar>& x) const {
+    records[e].time = t;
+    records[e].state = x;
+  }
+  RBMC_HD void count(int e, std::int64_t count) const { records[e].count = count; }
+};
+
+// Event bookkeeping along one sample's integration: each event's g at the last accepted state and
+// how often it occurred; the records go to `Records` (above) as they happen.
+template <class Scalar, class Records = HeldEventRecords<Scalar>>
 struct EventTracker {
   const EventSet<Scalar>* set;
+  Records records;
   Scalar g[EventSet<Scalar>::kMax];  // each g at the last accepted state
-  EventRecord<Scalar> records[EventSet<Scalar>::kMax];
+  std::int64_t counts[EventSet<Scalar>::kMax];
 
   RBMC_HD bool any() const { return set->n > 0; }
 
@@ -145,7 +169,8 @@ struct EventTracker {
     set = &events;
     for (int i = 0; i < events.n; ++i) {
       g[i] = event_function(events.events[i], t, x);
-      records[i] = {0, Eigen::NumTraits<Scalar>::quiet_NaN(), x};
+      counts[i] = 0;
+      records.start(i, x);
     }
   }
 
@@ -173,13 +198,15 @@ struct EventTracker {
     }
     for (int i = 0; i < set->n; ++i) {
       if (when[i] < Scalar(0) || (stop && when[i] > t_stop)) continue;
-      if (records[i].count++ == 0) {
-        records[i].time = when[i];
-        records[i].state = interpolated_state<Scalar>(interp, when[i]);
-      }
+      if (counts[i]++ == 0) records.first(i, when[i], interpolated_state<Scalar>(interp, when[i]));
     }
     if (stop) x_stop = interpolated_state<Scalar>(interp, t_stop);
     return stop;
+  }
+
+  // The counts, once the integration has ended.
+  RBMC_HD void finish() const {
+    for (int i = 0; i < set->n; ++i) records.count(i, counts[i]);
   }
 };
 
@@ -187,6 +214,7 @@ struct EventTracker {
 // root finding.
 struct NoEvents {
   RBMC_HD static constexpr bool any() { return false; }
+  RBMC_HD static void finish() {}
   template <class Interpolant, class Scalar, class State>
   RBMC_HD bool step(const Interpolant&, Scalar, Scalar, const State&, Scalar&, State&, int&) {
     return false;

@@ -23,9 +23,15 @@ RBMC_HD inline Scalar relative_change(Scalar now, Scalar before, Scalar scale) {
   return scale > Scalar(0) ? (now - before) / scale : now - before;
 }
 
-// The event policy of a kind: the tracker, or nothing at all.
-template <class Kinds, class Scalar>
-using EventsOf = std::conditional_t<Kinds::events, EventTracker<Scalar>, NoEvents>;
+// Where run_sample puts the event records unless told otherwise: into the SampleResult it returns.
+struct EventsInResult {};
+
+// The event policy of a kind: the tracker handing its records to Records, or nothing at all.
+template <class Kinds, class Scalar, class Records>
+using EventsOf = std::conditional_t<
+    Kinds::events,
+    EventTracker<Scalar, std::conditional_t<std::is_same_v<Records, EventsInResult>, HeldEventRecords<Scalar>, Records>>,
+    NoEvents>;
 
 // Stage: integrate from x0 with the kind's stepper.
 template <class Kinds, class Scalar, class Rate, class Events, class Sink>
@@ -116,23 +122,28 @@ RBMC_HD_INLINE void finish_sample(const Rate& rate, const RigidBodyState<Scalar>
 // Integrates one body under uniform gravity, the shared loads and constraint with the sample's
 // own values of their dispersed fields (own: OwnModelValues), with the kind's integrator. The
 // initial state must satisfy the constraint (the sampling plan projects it). A body whose mass
-// properties are not physical is not integrated (status invalid_body).
-template <class Scalar, class Kinds, class Own, class Sink>
+// properties are not physical is not integrated (status invalid_body). The event records go to
+// `records` (events.hpp: a target such as the batch's output columns), by default into the
+// result's own.
+template <class Scalar, class Kinds, class Own, class Sink, class Records = EventsInResult>
 RBMC_HD_KERNEL_INLINE SampleResult<Scalar> run_sample(const SampleInputs<Scalar>& in, const Own& own,
                                                       const SharedModel<Scalar>& shared,
-                                                      const IntegrationSettings<Scalar>& how, Sink& sink) {
+                                                      const IntegrationSettings<Scalar>& how, Sink& sink,
+                                                      const Records& records = {}) {
   const RigidBodyState<Scalar>& x0 = in.initial;
   SampleResult<Scalar> out = started_result(x0);
-  EventsOf<Kinds, Scalar> events;
-  const auto record_events = [&]() {
-    if constexpr (Kinds::events)
-      for (int i = 0; i < shared.events.n; ++i) out.events[i] = events.records[i];
-  };
-  if constexpr (Kinds::events) events.start(shared.events, Scalar(0), x0);
-  record_events();
+  EventsOf<Kinds, Scalar, Records> events;
+  if constexpr (Kinds::events) {
+    if constexpr (std::is_same_v<Records, EventsInResult>)
+      events.records = {out.events};
+    else
+      events.records = records;
+    events.start(shared.events, Scalar(0), x0);
+  }
   if (check_mass_properties(in.body) != BodyValidity::valid) {
     out.status = SampleStatus::invalid_body;
     sink.finish(false, x0);
+    events.finish();
     return out;
   }
   const FreeBodyModel<Scalar> model = make_free_body_model(in.body, in.gravity_w);
@@ -150,7 +161,7 @@ RBMC_HD_KERNEL_INLINE SampleResult<Scalar> run_sample(const SampleInputs<Scalar>
   sink.start(Scalar(0), x0);
   const IntegrationEnd<Scalar> end = integrate_sample<Kinds>(rate, x0, how, events, sink);
   sink.finish(end.status == SampleStatus::ok, end.state);
-  record_events();
+  events.finish();
   finish_sample<Kinds>(rate, x0, end, how, out);
   return out;
 }

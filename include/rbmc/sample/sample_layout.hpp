@@ -116,9 +116,9 @@ RBMC_HD inline void store_sample_inputs(Stored* data, std::size_t n, std::size_t
   for (int j = 0; j < n_model_parameters; ++j) data[(c::count + j) * n + i] = Stored(in.model_values[j]);
 }
 
+// The result but its event records, which StoredEventRecords writes as they happen.
 template <class Scalar, class Stored>
-RBMC_HD inline void store_sample_result(Stored* data, std::size_t n, std::size_t i, const SampleResult<Scalar>& r,
-                                        int n_events) {
+RBMC_HD inline void store_sample_result(Stored* data, std::size_t n, std::size_t i, const SampleResult<Scalar>& r) {
   namespace c = output_column;
   store_vec3(data, n, c::p_w, i, r.final_state.p_w);
   store_quaternion(data, n, c::q_wb, i, r.final_state.q_wb);
@@ -132,17 +132,31 @@ RBMC_HD inline void store_sample_result(Stored* data, std::size_t n, std::size_t
   data[c::steps * n + i] = Stored(r.steps);  // exact in either precision below 2^24 steps
   data[c::rejected_steps * n + i] = Stored(r.rejected_steps);
   data[c::stopping_event * n + i] = Stored(r.stopping_event);
-  for (int e = 0; e < n_events; ++e) {
-    const int base = c::count + kEventColumns * e;
-    const EventRecord<Scalar>& rec = r.events[e];
-    data[base * n + i] = Stored(rec.count);
-    data[(base + 1) * n + i] = Stored(rec.time);
-    store_vec3(data, n, base + 2, i, rec.state.p_w);
-    store_quaternion(data, n, base + 5, i, rec.state.q_wb);
-    store_vec3(data, n, base + 9, i, rec.state.v_w);
-    store_vec3(data, n, base + 12, i, rec.state.omega_b);
-  }
 }
+
+// Sample i's event records written into its output columns as they happen (the target of
+// events.hpp's EventTracker), so that the thread holds none of them: event e's columns from
+// output_column::count + kEventColumns e on, [count, time, p (3), q (4), v (3), ω (3)].
+template <class Scalar, class Stored>
+struct StoredEventRecords {
+  Stored* data;
+  std::size_t n, i;
+
+  RBMC_HD static int first_column(int e) { return output_column::count + kEventColumns * e; }
+  RBMC_HD void start(int e, const RigidBodyState<Scalar>& x0) const {
+    count(e, 0);
+    first(e, Eigen::NumTraits<Scalar>::quiet_NaN(), x0);
+  }
+  RBMC_HD void first(int e, Scalar t, const RigidBodyState<Scalar>& x) const {
+    const int base = first_column(e);
+    data[(base + 1) * n + i] = Stored(t);
+    store_vec3(data, n, base + 2, i, x.p_w);
+    store_quaternion(data, n, base + 5, i, x.q_wb);
+    store_vec3(data, n, base + 9, i, x.v_w);
+    store_vec3(data, n, base + 12, i, x.omega_b);
+  }
+  RBMC_HD void count(int e, std::int64_t count) const { data[first_column(e) * n + i] = Stored(count); }
+};
 
 // Element (r, c) of a row-major gather of the given rows of a structure-of-arrays buffer:
 // out[r · columns + c] = data[c · n + rows[r]]. Trajectories (columns = times × 13) and
@@ -211,20 +225,21 @@ RBMC_HD_KERNEL_INLINE void run_sample_in_batch(const StoredIn* inputs, StoredOut
     // The model values stay in their columns (none loaded here): own_values_in_batch reads them.
     const SampleInputs<Scalar> in = load_sample_inputs<Scalar>(inputs, n, i, 0);
     const OwnModelValues<Scalar, StoredIn> own = own_values_in_batch(shared.parameters, inputs, n, i);
+    const StoredEventRecords<Scalar, StoredOut> records{outputs, n, i};
     SampleResult<Scalar> r;
     if constexpr (Access == ModelValuesAccess::copied) {
       if (shared.parameters.n > 0) {
         SharedModel<Scalar> copy = shared;
         apply_own_values(own, copy.loads, copy.constraint);
         copy.parameters.n = 0;
-        r = run_sample<Scalar, Kinds>(in, SharedValuesOnly{}, copy, how, sink);
+        r = run_sample<Scalar, Kinds>(in, SharedValuesOnly{}, copy, how, sink, records);
       } else {
-        r = run_sample<Scalar, Kinds>(in, SharedValuesOnly{}, shared, how, sink);
+        r = run_sample<Scalar, Kinds>(in, SharedValuesOnly{}, shared, how, sink, records);
       }
     } else {
-      r = run_sample<Scalar, Kinds>(in, own, shared, how, sink);
+      r = run_sample<Scalar, Kinds>(in, own, shared, how, sink, records);
     }
-    store_sample_result(outputs, n, i, r, Kinds::events ? shared.events.n : 0);
+    store_sample_result(outputs, n, i, r);
     status[i] = static_cast<std::uint8_t>(r.status);
   }
 }

@@ -214,7 +214,7 @@ inline bool run_rk4_lanes(const StoredIn* inputs, StoredOut* outputs, StoredOut*
     SampleResult<Scalar> r = started_result(x0[lane]);
     finish_sample<Kinds>(one, x0[lane], lane_end, how, r);
     const std::size_t i = first + std::size_t(lane);
-    store_sample_result(outputs, n, i, r, 0);
+    store_sample_result(outputs, n, i, r);
     status[i] = static_cast<std::uint8_t>(r.status);
   }
   return true;
