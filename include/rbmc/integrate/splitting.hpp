@@ -30,9 +30,10 @@ RBMC_HD inline SplittingFrame<Scalar> splitting_frame(const FreeBodyModel<Scalar
   return {e.vectors, e.values};
 }
 
-// wrench(x) returns the applied wrench at the state x.
+// wrench(x) returns the applied wrench at the state x. Inlined into the kernel on the device, or
+// kept one call (SplittingStepper, fixed_step.hpp, chooses by precision).
 template <class Scalar, class WrenchOf>
-RBMC_HD inline RigidBodyState<Scalar> splitting_step(const FreeBodyModel<Scalar>& model, const SplittingFrame<Scalar>& f,
+RBMC_HD_KERNEL_INLINE RigidBodyState<Scalar> splitting_step(const FreeBodyModel<Scalar>& model, const SplittingFrame<Scalar>& f,
                                                      const WrenchOf& wrench_of, const RigidBodyState<Scalar>& x,
                                                      Scalar h) {
   const Scalar half = Scalar(0.5) * h;
