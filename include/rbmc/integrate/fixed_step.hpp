@@ -117,7 +117,7 @@ struct EulerZxzRk4Stepper {
   RBMC_HD V rates_call(const V& z, bool& singular) const { return rates(z, singular); }
   // A stage's rates. On the device in float, inlined at each of the four stages: the kernel's frame
   // falls from 648 bytes to 32, with no spill either way. In double the compiler keeps them one
-  // call, as it does on the host: inlined, the double kernel spills 784 bytes against 284 (sm_90,
+  // call, as it does on the host: inlined, the double kernel spills 784 bytes against none (sm_90,
   // bench/RESULTS.md).
   RBMC_HD_KERNEL_INLINE V stage_rates(const V& z, bool& singular) const {
     if constexpr (sizeof(Scalar) == 4)
