@@ -31,27 +31,19 @@ struct Dopri5Trial {
   Dopri5Dense<Scalar> dense;
 };
 
-// The rate at a packed state, a stage's. On the device in double it is inlined at each of the
-// seven stages: left as a call (nvcc's choice for a body this size), the call's arguments and the
-// caller's live values pass through the stack, 1,066 bytes of spill stores in the double kernel
-// against 396 inlined (sm_90, bench/RESULTS.md). In float the call spills nothing and inlining it
-// only grows the frame, so the compiler chooses, as it does on the host.
-template <class Scalar, class Rate>
-RBMC_HD inline StateVector<Scalar> packed_rate(const Rate& rate, const StateVector<Scalar>& z) {
-  return pack(rate(unpack(z)));
-}
+// The rate at a packed state, a stage's: inlined at each of the seven stages on the device.
+// Left to nvcc, it stays a call, whose argument and result, and the caller's live values, pass
+// through the stack: inlined, the double kernel's spill stores fall from 1,066 bytes to 396 (sm_90,
+// bench/RESULTS.md). On the host the compiler chooses.
 template <class Scalar, class Rate>
 RBMC_HD_KERNEL_INLINE StateVector<Scalar> dopri5_stage_rate(const Rate& rate, const StateVector<Scalar>& z) {
-  if constexpr (sizeof(Scalar) == 8)
-    return pack(rate(unpack(z)));
-  else
-    return packed_rate<Scalar>(rate, z);
+  return pack(rate(unpack(z)));
 }
 
 // One trial step of size h from y with rate k1 = f(y); rate(x) returns ẋ for a state.
 template <class Scalar, class Rate>
-RBMC_HD inline Dopri5Trial<Scalar> dopri5_trial(const Rate& rate, const StateVector<Scalar>& y,
-                                                const StateVector<Scalar>& k1, Scalar t, Scalar h) {
+RBMC_HD_KERNEL_INLINE Dopri5Trial<Scalar> dopri5_trial(const Rate& rate, const StateVector<Scalar>& y,
+                                                      const StateVector<Scalar>& k1, Scalar t, Scalar h) {
   // The Butcher tableau (nodes enter only through the rates: the system is autonomous), the error
   // weights e = b − b̂ and the dense-output weights d. Locals, not static members: device code
   // cannot take the address of a class template's static constant.
@@ -82,6 +74,24 @@ RBMC_HD inline Dopri5Trial<Scalar> dopri5_trial(const Rate& rate, const StateVec
   out.dense = {y, diff, bspline, diff - h * out.k7 - bspline,
                h * (d1 * k1 + d3 * k3 + d4 * k4 + d5 * k5 + d6 * k6 + d7 * out.k7), t, h};
   return out;
+}
+
+// The trial, where integrate_dopri5 takes it. On the device in float it is inlined into the
+// kernel (the frame falls from 608 bytes to 32, with no spill either way); in double nvcc keeps it
+// a call, as the host's compiler may: inlined, the double kernel spills 1,612 bytes against 396
+// (sm_90, bench/RESULTS.md).
+template <class Scalar, class Rate>
+RBMC_HD inline Dopri5Trial<Scalar> dopri5_trial_call(const Rate& rate, const StateVector<Scalar>& y,
+                                                     const StateVector<Scalar>& k1, Scalar t, Scalar h) {
+  return dopri5_trial(rate, y, k1, t, h);
+}
+template <class Scalar, class Rate>
+RBMC_HD_KERNEL_INLINE Dopri5Trial<Scalar> dopri5_trial_by_precision(const Rate& rate, const StateVector<Scalar>& y,
+                                                                    const StateVector<Scalar>& k1, Scalar t, Scalar h) {
+  if constexpr (sizeof(Scalar) == 4)
+    return dopri5_trial(rate, y, k1, t, h);
+  else
+    return dopri5_trial_call(rate, y, k1, t, h);
 }
 
 // Hairer's error norm: the root-mean-square of e_i / (atol + rtol max(|y_i|, |ŷ_i|)); a step is
@@ -134,7 +144,7 @@ RBMC_HD_KERNEL_INLINE IntegrationEnd<Scalar> integrate_dopri5(const Rate& rate, 
     const Scalar left = how.duration - t;
     const bool last = h >= left * Scalar(0.99);
     const Scalar step = last ? left : h;
-    const Dopri5Trial<Scalar> trial = dopri5_trial(rate, y, k1, t, step);
+    const Dopri5Trial<Scalar> trial = dopri5_trial_by_precision(rate, y, k1, t, step);
     const Scalar err = error_norm(trial.error, y, trial.y, how.rtol, how.atol);
     if (!isfinite_hd(err)) {
       // A non-finite trial: shrink like a rejection; if the step cannot shrink, the state itself is bad.

@@ -33,9 +33,9 @@ RBMC_HD inline SplittingFrame<Scalar> splitting_frame(const FreeBodyModel<Scalar
 // wrench(x) returns the applied wrench at the state x. Inlined into the kernel on the device, or
 // kept one call (SplittingStepper, fixed_step.hpp, chooses by precision).
 template <class Scalar, class WrenchOf>
-RBMC_HD_KERNEL_INLINE RigidBodyState<Scalar> splitting_step(const FreeBodyModel<Scalar>& model, const SplittingFrame<Scalar>& f,
-                                                     const WrenchOf& wrench_of, const RigidBodyState<Scalar>& x,
-                                                     Scalar h) {
+RBMC_HD_KERNEL_INLINE RigidBodyState<Scalar> splitting_step(const FreeBodyModel<Scalar>& model,
+                                                           const SplittingFrame<Scalar>& f, const WrenchOf& wrench_of,
+                                                           const RigidBodyState<Scalar>& x, Scalar h) {
   const Scalar half = Scalar(0.5) * h;
   // To centre-of-mass variables and principal-frame angular momentum Π = I_p ω_p.
   Vec3<Scalar> r_c = com_position_w(model, x), v_c = com_velocity_w(model, x);
