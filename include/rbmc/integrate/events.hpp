@@ -97,15 +97,21 @@ RBMC_HD inline bool crosses(CrossingDirection d, Scalar g0, Scalar g1) {
   return d == CrossingDirection::rising ? up : (d == CrossingDirection::falling ? down : (up || down));
 }
 
-// The cubic Hermite interpolant through (t₀, y₀, ẏ₀) and (t₀ + h, y₁, ẏ₁).
+// The cubic Hermite interpolant through (t₀, y₀, ẏ₀) and (t₀ + h, y₁, ẏ₁). It refers to the step's
+// two states and rates, which the loop holds anyway, rather than holding packed copies: on the
+// device, with events, the copies cost the double kernels' registers (the splitting's spill
+// stores 252 bytes against 28, Euler-angle RK4's 384 against 32: sm_90, bench/RESULTS.md).
 template <class Scalar>
 struct HermiteInterpolant {
-  StateVector<Scalar> y0, f0, y1, f1;
+  const RigidBodyState<Scalar>& x0;
+  const RigidBodyStateRate<Scalar>& f0;
+  const RigidBodyState<Scalar>& x1;
+  const RigidBodyStateRate<Scalar>& f1;
   Scalar t0, h;
   RBMC_HD StateVector<Scalar> at(Scalar t) const {
     const Scalar s = (t - t0) / h, s2 = s * s, s3 = s2 * s;
-    return (Scalar(2) * s3 - Scalar(3) * s2 + Scalar(1)) * y0 + (s3 - Scalar(2) * s2 + s) * h * f0 +
-           (Scalar(3) * s2 - Scalar(2) * s3) * y1 + (s3 - s2) * h * f1;
+    return (Scalar(2) * s3 - Scalar(3) * s2 + Scalar(1)) * pack(x0) + (s3 - Scalar(2) * s2 + s) * h * pack(f0) +
+           (Scalar(3) * s2 - Scalar(2) * s3) * pack(x1) + (s3 - s2) * h * pack(f1);
   }
 };
 

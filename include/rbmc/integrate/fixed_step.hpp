@@ -147,7 +147,7 @@ RBMC_HD_KERNEL_INLINE bool close_fixed_step(Events& events, Sink& sink, const Ri
                                             const RigidBodyStateRate<Scalar>& k0, const RigidBodyState<Scalar>& next,
                                             const RigidBodyStateRate<Scalar>& k1, std::int64_t step, Scalar h,
                                             IntegrationEnd<Scalar>& end) {
-  const HermiteInterpolant<Scalar> interp{pack(x), pack(k0), pack(next), pack(k1), Scalar(step) * h, h};
+  const HermiteInterpolant<Scalar> interp{x, k0, next, k1, Scalar(step) * h, h};
   Scalar t_stop;
   RigidBodyState<Scalar> x_stop;
   int which = -1;
