@@ -77,7 +77,8 @@ RBMC_HD inline Scalar event_function(const EventSpec<Scalar>& e, Scalar t, const
       // The same component either way. Indexed by the run-time axis, the vector and much of the
       // sample's state go to the stack frame; chosen, they stay in registers. In float that takes
       // the events kernels' frames from 432 bytes to 128 with no spill; in double the registers
-      // are full and RK4's kernel would spill 1,032 bytes instead of 628 (sm_90, bench/RESULTS.md).
+      // are full and RK4's kernel spilled 1,032 bytes instead of 628 with the choice (sm_90,
+      // bench/RESULTS.md).
       if constexpr (sizeof(Scalar) == 4) {
         const Vec3<Scalar> p_w = x.p_w + rotate(x.q_wb, e.point_b);
         return (e.axis == 0 ? p_w.x() : e.axis == 1 ? p_w.y() : p_w.z()) - e.value;
