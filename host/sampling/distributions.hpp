@@ -1,15 +1,15 @@
-// Transforms from uniform draws to the distributions a scenario can name, and uniform rotations.
-// Host code: the inputs are sampled on the host (the draws themselves come from PhiloxStream).
+// The transforms from uniform draws that are host code: the truncated normal and uniform
+// rotations, which use the host's math library (erfc, log, sin, cos). The others, and Φ⁻¹, are
+// core code, the same bits everywhere: rbmc/random/inverse_transforms.hpp.
 #pragma once
 
 #include "rbmc/math/quaternion.hpp"
+#include "rbmc/random/inverse_transforms.hpp"
 
 namespace rbmc {
 
-// Standard normal CDF Φ and its inverse (Acklam's rational approximation, relative error 1e-9,
-// refined by one Halley step on erfc to full double precision).
+// Standard normal CDF Φ (its inverse, normal_quantile, is in inverse_transforms.hpp).
 double normal_cdf(double x);
-double normal_quantile(double p);
 
 // log Q(x), Q(x) = 1 − Φ(x) the standard normal's survival function, accurate for every x
 // (Q(40) = 3.7e-350 is below double's range; its log is not).

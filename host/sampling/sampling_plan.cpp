@@ -30,23 +30,22 @@ Vec3<double> from_uniforms(const Dispersion& d, const double* u, const Quaternio
   Vec3<double> v = Vec3<double>::Zero();
   switch (d.kind) {
     case DistributionKind::normal:
-      for (int i = 0; i < d.info.dim; ++i) v(i) = d.a[i] + d.b[i] * normal_quantile(u[i]);
+      for (int i = 0; i < d.info.dim; ++i) v(i) = normal_from_uniform(d.a[i], d.b[i], u[i]);
       break;
     case DistributionKind::uniform:
-      for (int i = 0; i < d.info.dim; ++i) v(i) = d.a[i] + (d.b[i] - d.a[i]) * u[i];
+      for (int i = 0; i < d.info.dim; ++i) v(i) = uniform_from_uniform(d.a[i], d.b[i], u[i]);
       break;
     case DistributionKind::truncated_normal:
       for (int i = 0; i < d.info.dim; ++i) v(i) = truncated_normal(d.a[i], d.b[i], d.lo[i], d.hi[i], u[i]);
       break;
     case DistributionKind::lognormal:
-      for (int i = 0; i < d.info.dim; ++i) v(i) = d.a[i] * std::exp(d.b[i] * normal_quantile(u[i]));
+      for (int i = 0; i < d.info.dim; ++i) v(i) = lognormal_from_uniform(d.a[i], d.b[i], u[i]);
       break;
     case DistributionKind::fixed:
       for (int i = 0; i < d.info.dim; ++i) v(i) = d.a[i];
       break;
     case DistributionKind::discrete: {
-      std::size_t choice = 0;
-      while (choice + 1 < d.cumulative.size() && u[0] > d.cumulative[choice]) ++choice;
+      const auto choice = std::size_t(discrete_choice(d.cumulative.data(), int(d.cumulative.size()), u[0]));
       for (int i = 0; i < d.info.dim; ++i) v(i) = d.values[choice][std::size_t(i)];
       break;
     }
@@ -65,13 +64,6 @@ Vec3<double> from_uniforms(const Dispersion& d, const double* u, const Quaternio
     }
   }
   return v;
-}
-
-// The key of a design dimension's scrambling or permutation: (seed, unit stream, component).
-std::uint32_t scramble_seed(std::uint64_t seed, std::uint32_t stream, int component) {
-  const r123::Philox4x32::key_type key{{std::uint32_t(seed), std::uint32_t(seed >> 32)}};
-  const r123::Philox4x32::ctr_type ctr{{stream, std::uint32_t(component), 0x50b01000u, 0}};
-  return r123::Philox4x32()(ctr, key)[0];
 }
 
 }  // namespace
@@ -133,30 +125,12 @@ SamplingPlan::SamplingPlan(Scenario scenario) : scenario_(std::move(scenario)) {
 void SamplingPlan::uniforms(std::size_t unit_index, std::uint64_t k, int attempt, double* u) const {
   const DrawUnit& unit = units_[unit_index];
   const Scenario& s = scenario_;
-  const PhiloxStream stream(s.run.seed, k, unit.stream);
-  // Draw indices: kMaxUniforms per attempt, so a redraw never reuses a number.
-  const auto fresh = [&](int j) { return stream.uniform_open(static_cast<std::uint32_t>(attempt * kMaxUniforms + j)); };
-  // Redraws come from the stream whatever the design: a design point cannot be drawn twice.
-  const Design::Kind kind = attempt == 0 ? s.design.kind : Design::Kind::monte_carlo;
-  for (int j = 0; j < unit.n_uniforms; ++j) {
-    switch (kind) {
-      case Design::Kind::latin_hypercube: {
-        // Stratum π(k) of N, jittered uniformly within it.
-        const std::uint64_t n = s.run.n_samples;
-        const std::uint64_t stratum = keyed_permutation(k, n, s.run.seed, unit.stream, std::uint32_t(j));
-        u[j] = (double(stratum) + fresh(j)) / double(n);
-        break;
-      }
-      case Design::Kind::sobol: {
-        // The scrambled 32-bit coordinate, jittered within its cell of width 2^-32.
-        const std::uint32_t x = owen_scramble(sobol_->coordinate(k, unit.first_dimension + j),
-                                              scramble_seed(s.run.seed, unit.stream, j));
-        u[j] = (double(x) + fresh(j)) * 0x1p-32;
-        break;
-      }
-      default: u[j] = fresh(j); break;
-    }
-  }
+  const UniformSource source = s.design.kind == Design::Kind::latin_hypercube ? UniformSource::latin_hypercube
+                               : s.design.kind == Design::Kind::sobol         ? UniformSource::sobol
+                                                                              : UniformSource::philox;
+  const DrawUnitKey key{s.run.seed, s.run.n_samples, unit.stream,
+                        sobol_ ? sobol_->directions(unit.first_dimension) : nullptr};
+  for (int j = 0; j < unit.n_uniforms; ++j) u[j] = design_uniform(source, key, k, attempt, j);
 }
 
 int SamplingPlan::sample(std::uint64_t k, SampleInputs<double>& in, double* params) const {
@@ -228,7 +202,8 @@ int SamplingPlan::sample(std::uint64_t k, SampleInputs<double>& in, double* para
       double* y = &correlated[g * kMaxUniforms];
       for (int i = 0; i < group.dim; ++i) {
         y[i] = 0;
-        for (int j = 0; j <= i; ++j) y[i] += group.cholesky[std::size_t(i * group.dim + j)] * normal_quantile(u[j]);
+        for (int j = 0; j <= i; ++j)
+          y[i] += portable::mul(group.cholesky[std::size_t(i * group.dim + j)], normal_quantile(u[j]));
       }
     }
     double* out = params;
@@ -239,7 +214,7 @@ int SamplingPlan::sample(std::uint64_t k, SampleInputs<double>& in, double* para
       if (const int g = group_of_dispersion_[i]; g >= 0) {
         // A correlated normal: mean + σ ∘ y over its components of the group's draw.
         const double* y = &correlated[std::size_t(g) * kMaxUniforms + std::size_t(offset_in_group_[i])];
-        for (int c = 0; c < d.info.dim; ++c) v(c) = d.a[c] + d.b[c] * y[c];
+        for (int c = 0; c < d.info.dim; ++c) v(c) = d.a[c] + portable::mul(d.b[c], y[c]);
         for (int c = d.info.dim; c < 3; ++c) v(c) = 0;
       } else {
         // Only the mass properties are redrawn; other inputs keep their first draw.

@@ -20,7 +20,7 @@ class SamplingPlan {
   // attempts the sample keeps its last draw and run_sample flags it invalid_body.
   static constexpr int kMaxBodyAttempts = 64;
   // Uniforms one dispersion or correlation group may take per attempt.
-  static constexpr int kMaxUniforms = 64;
+  static constexpr int kMaxUniforms = kMaxUniformsPerAttempt;
 
   explicit SamplingPlan(Scenario scenario);
 

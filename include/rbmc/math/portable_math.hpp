@@ -1,0 +1,87 @@
+// Double-precision arithmetic whose every result is the same bits on any compiler, machine and
+// backend: what a sample's draws are made of (rbmc/random/inverse_transforms.hpp), so that sample
+// k's inputs do not depend on where they are drawn.
+//
+// Two things make floating-point results differ between builds of the same source:
+// - Contraction. A compiler may fuse a * b + c into one fused multiply-add, rounded once instead
+//   of twice: nvcc does by default, GCC does wherever the target has FMA (aarch64, or x86 with
+//   -mfma), Clang within an expression. `mul` returns a product rounded on its own, which no
+//   compiler may fuse into the addition that follows.
+// - The math library. log and exp are not correctly rounded in glibc, in CUDA's libdevice or
+//   elsewhere, and their last bits differ between them. `log` and `exp` here are written with
+//   +, −, ×, ÷ and exact scalings only, each rounded as IEEE 754 prescribes on every target.
+//
+// Division and square root are correctly rounded on the host and, under nvcc's defaults
+// (-prec-div=true, -prec-sqrt=true, no --use_fast_math), on the device: they need no wrapper.
+#pragma once
+
+#include <cmath>
+#include <limits>
+
+#include "rbmc/hd.hpp"
+
+namespace rbmc::portable {
+
+// a × b, rounded to double and never fused with an addition.
+RBMC_HD inline double mul(double a, double b) {
+#if defined(__CUDA_ARCH__)
+  return __dmul_rn(a, b);  // "never merged into a fused multiply-add" (CUDA Math API)
+#else
+  double p = a * b;
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+  __asm__("" : "+x"(p));  // the rounded product must exist in a register: nothing to fuse
+#elif defined(__GNUC__) && defined(__aarch64__)
+  __asm__("" : "+w"(p));
+#else
+  volatile double rounded = p;
+  p = rounded;
+#endif
+  return p;
+#endif
+}
+
+// Natural logarithm, within one unit in the last place. fdlibm's scheme (e_log.c): x = 2^e m
+// with m in [√½, √2), f = m − 1, s = f / (2 + f), and log(1 + f) = 2 atanh s
+// = f − (f²/2 − s (f²/2 + R)), where R = 2 (s²/3 + s⁴/5 + …). The series here is Taylor's
+// (|s| ≤ 0.172, so 11 terms reach 2^-56 of the result) rather than a minimax fit.
+RBMC_HD inline double log(double x) {
+  if (!(x > 0)) return x == 0 ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::quiet_NaN();
+  if (!(x < std::numeric_limits<double>::infinity())) return x;
+  int e = 0;
+  double m = ::frexp(x, &e);  // x = m 2^e, m in [½, 1): exact
+  if (m < 0.70710678118654752440) {
+    m = m + m;  // exact
+    --e;
+  }
+  const double f = m - 1;  // exact (Sterbenz)
+  const double s = f / (2 + f), z = mul(s, s);
+  double series = 2.0 / 23;
+  for (int k = 10; k >= 1; --k) series = 2.0 / (2 * k + 1) + mul(z, series);
+  const double r = mul(z, series);
+  const double hfsq = mul(0.5, mul(f, f));
+  // ln 2 split (fdlibm): e × ln2_hi is exact for |e| < 2^11.
+  const double ln2_hi = 0x1.62e42feep-1, ln2_lo = 0x1.a39ef35793c76p-33;
+  const double k = double(e);
+  return mul(k, ln2_hi) - ((hfsq - (mul(s, hfsq + r) + mul(k, ln2_lo))) - f);
+}
+
+// e^x, within one unit in the last place for results above 2^-1022 (below, the last scaling
+// rounds a subnormal once more). x = k ln 2 + r with |r| ≤ ½ ln 2, and e^r = 1 + (r + r²/2 T)
+// from its Taylor series to r^16/16! (below 2^-60 of the result): T = 1 + r/3 (1 + r/4 (…)). The
+// sum in parentheses is e^r − 1, rounded well below the result's last place before 1 is added.
+RBMC_HD inline double exp(double x) {
+  if (x != x) return x;
+  if (x > 709.782712893384) return std::numeric_limits<double>::infinity();
+  if (x < -745.2) return 0;
+  const double ln2_hi = 0x1.62e42feep-1, ln2_lo = 0x1.a39ef35793c76p-33;
+  const double k = ::floor(mul(x, 1.4426950408889634074) + 0.5);  // x / ln 2, to the nearest integer
+  const double r = (x - mul(k, ln2_hi)) - mul(k, ln2_lo);           // the first difference is exact
+  double t = 1;
+  for (int n = 16; n >= 3; --n) t = 1 + mul(r, t) / n;
+  const double exp_r = 1 + (r + mul(mul(r, r), t) * 0.5);
+  // Scaled by 2^k in two exact steps (k may be 1,024).
+  const int half = int(k) / 2;
+  return ::ldexp(::ldexp(exp_r, half), int(k) - half);
+}
+
+}  // namespace rbmc::portable

@@ -1,0 +1,88 @@
+// From a uniform u in (0, 1) to a draw of the distributions a scenario names, by inversion of
+// their CDFs: every design (Monte Carlo, Latin hypercube, Sobol) feeds the same transforms.
+// Written with rbmc/math/portable_math.hpp, so that a draw is the same bits on any compiler,
+// machine and backend, the device included.
+#pragma once
+
+#include <limits>
+
+#include "rbmc/hd.hpp"
+#include "rbmc/math/portable_math.hpp"
+
+namespace rbmc {
+
+// Φ⁻¹(p), the standard normal quantile: Wichura's algorithm AS 241 (PPND16), "The percentage
+// points of the normal distribution", Applied Statistics 37(3), 477–484, 1988. Rational
+// approximations in three ranges, relative error about 10^-16; the tails through
+// r = √(−log min(p, 1 − p)), where 1 − p is exact for p ≥ ½. ±∞ at p = 0 and 1.
+RBMC_HD inline double normal_quantile(double p) {
+  using portable::mul;
+  if (!(p > 0)) return p == 0 ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::quiet_NaN();
+  if (!(p < 1)) return p == 1 ? std::numeric_limits<double>::infinity() : std::numeric_limits<double>::quiet_NaN();
+  // Horner's rule with products that are rounded alone: c[0] + x (c[1] + x (… + x c[7])).
+  const auto poly = [](const double* c, double x) {
+    double v = c[7];
+    for (int i = 6; i >= 0; --i) v = c[i] + mul(x, v);
+    return v;
+  };
+  const double q = p - 0.5;  // exact
+  if (q >= -0.425 && q <= 0.425) {
+    constexpr double a[8] = {3.3871328727963666080e0,  1.3314166789178437745e+2, 1.9715909503065514427e+3,
+                             1.3731693765509461125e+4, 4.5921953931549871457e+4, 6.7265770927008700853e+4,
+                             3.3430575583588128105e+4, 2.5090809287301226727e+3};
+    constexpr double b[8] = {1.0,
+                             4.2313330701600911252e+1, 6.8718700749205790830e+2, 5.3941960214247511077e+3,
+                             2.1213794301586595867e+4, 3.9307895800092710610e+4, 2.8729085735721942674e+4,
+                             5.2264952788528545610e+3};
+    const double r = 0.180625 - mul(q, q);
+    return mul(q, poly(a, r)) / poly(b, r);
+  }
+  double r = q < 0 ? p : 1 - p;
+  r = ::sqrt(-portable::log(r));
+  double x;
+  if (r <= 5) {
+    constexpr double c[8] = {1.42343711074968357734e0,  4.63033784615654529590e0,  5.76949722146069140550e0,
+                             3.64784832476320460504e0,  1.27045825245236838258e0,  2.41780725177450611770e-1,
+                             2.27238449892691845833e-2, 7.74545014278341407640e-4};
+    constexpr double d[8] = {1.0,
+                             2.05319162663775882187e0,  1.67638483018380384940e0,  6.89767334985100004550e-1,
+                             1.48103976427480074590e-1, 1.51986665636164571966e-2, 5.47593808499534494600e-4,
+                             1.05075007164441684324e-9};
+    r = r - 1.6;
+    x = poly(c, r) / poly(d, r);
+  } else {
+    constexpr double e[8] = {6.65790464350110377720e0,  5.46378491116411436990e0,  1.78482653991729133580e0,
+                             2.96560571828504891230e-1, 2.65321895265761230930e-2, 1.24266094738807843860e-3,
+                             2.71155556874348757815e-5, 2.01033439929228813265e-7};
+    constexpr double f[8] = {1.0,
+                             5.99832206555887937690e-1, 1.36929880922735805310e-1, 1.48753612908506148525e-2,
+                             7.86869131145613259100e-4, 1.84631831751005468180e-5, 1.42151175831644588870e-7,
+                             2.04426310338993978564e-15};
+    r = r - 5;
+    x = poly(e, r) / poly(f, r);
+  }
+  return q < 0 ? -x : x;
+}
+
+// normal(mean, sd) at probability u.
+RBMC_HD inline double normal_from_uniform(double mean, double sd, double u) {
+  return mean + portable::mul(sd, normal_quantile(u));
+}
+
+// lognormal(median, σ) at probability u: median · e^(σ Φ⁻¹(u)).
+RBMC_HD inline double lognormal_from_uniform(double median, double sigma, double u) {
+  return portable::mul(median, portable::exp(portable::mul(sigma, normal_quantile(u))));
+}
+
+// uniform(lo, hi) at probability u.
+RBMC_HD inline double uniform_from_uniform(double lo, double hi, double u) { return lo + portable::mul(hi - lo, u); }
+
+// Which of n choices u selects, given their cumulative probabilities (n values, the last 1):
+// the first whose cumulative probability is at least u.
+RBMC_HD inline int discrete_choice(const double* cumulative, int n, double u) {
+  int choice = 0;
+  while (choice + 1 < n && u > cumulative[choice]) ++choice;
+  return choice;
+}
+
+}  // namespace rbmc

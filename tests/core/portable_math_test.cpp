@@ -1,0 +1,162 @@
+#include "rbmc/math/portable_math.hpp"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <random>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "portable_draws.hpp"
+#include "rbmc/random/inverse_transforms.hpp"
+
+namespace rbmc {
+namespace {
+
+// |got − ref| in units of the last place of ref rounded to double.
+double ulps(double got, long double ref) {
+  const double r = std::fabs(double(ref));
+  const double ulp = std::nextafter(r, std::numeric_limits<double>::infinity()) - r;
+  return double(std::fabs((long double)got - ref) / ulp);
+}
+
+// Every positive finite double is as likely as any other: all exponents, subnormals included.
+double random_positive_double(std::mt19937_64& rng) {
+  for (;;) {
+    const std::uint64_t bits = rng() & 0x7fffffffffffffffull;
+    double x;
+    std::memcpy(&x, &bits, sizeof x);
+    if (x > 0 && std::isfinite(x)) return x;
+  }
+}
+
+// The error bounds below are those of the algorithms in double: fdlibm's log within 1 ulp, and
+// exp's e^r − 1 rounded below ¼ ulp before its last addition (portable_math.hpp). The reference
+// is long double (64-bit significand), 2^-11 ulp of a double.
+TEST(PortableMath, LogIsWithinOneUlpEverywhere) {
+  std::mt19937_64 rng(7);
+  double worst = 0;
+  for (int i = 0; i < 400000; ++i) {
+    const double x = random_positive_double(rng);
+    worst = std::max(worst, ulps(portable::log(x), logl(x)));
+  }
+  for (int i = -50000; i <= 50000; ++i) {  // around 1, where log x ≈ x − 1 is small
+    const double x = 1 + i * 0x1p-45;
+    worst = std::max(worst, ulps(portable::log(x), logl(x)));
+  }
+  EXPECT_LT(worst, 1.0);
+  EXPECT_EQ(portable::log(1.0), 0.0);
+  EXPECT_EQ(portable::log(0.0), -std::numeric_limits<double>::infinity());
+  EXPECT_TRUE(std::isnan(portable::log(-1.0)));
+  EXPECT_EQ(portable::log(std::numeric_limits<double>::infinity()), std::numeric_limits<double>::infinity());
+}
+
+TEST(PortableMath, ExpIsWithinOneUlpAboveTheSubnormals) {
+  std::mt19937_64 rng(11);
+  std::uniform_real_distribution<double> wide(-708, 709.78), narrow(-1, 1);
+  double worst = 0;
+  for (int i = 0; i < 400000; ++i) {
+    const double x = i % 2 == 0 ? wide(rng) : narrow(rng) * 1e-3;
+    worst = std::max(worst, ulps(portable::exp(x), expl(x)));
+  }
+  EXPECT_LT(worst, 1.0);
+  EXPECT_EQ(portable::exp(0.0), 1.0);
+  EXPECT_EQ(portable::exp(710.0), std::numeric_limits<double>::infinity());
+  EXPECT_EQ(portable::exp(-746.0), 0.0);
+  EXPECT_GT(portable::exp(-744.0), 0.0);  // subnormal, not flushed
+  EXPECT_TRUE(std::isnan(portable::exp(std::nan(""))));
+}
+
+// Φ⁻¹ to long double by Newton's method on erfcl, from AS 241's answer, for the lower half (the
+// upper by symmetry, 1 − p being exact there).
+long double reference_normal_quantile(double p) {
+  if (p > 0.5) return -reference_normal_quantile(1 - p);
+  long double x = normal_quantile(p);
+  for (int i = 0; i < 6; ++i) {
+    const long double cdf = 0.5L * erfcl(-x / sqrtl(2.0L));
+    const long double pdf = expl(-x * x / 2) / sqrtl(2 * 3.141592653589793238462643383279502884L);
+    x -= (cdf - p) / pdf;
+  }
+  return x;
+}
+
+// AS 241's approximations are good to about 10^-16 relative (Wichura 1988); evaluated in double,
+// each quotient of two degree-7 polynomials of positive terms takes 29 roundings of at most
+// ½ ulp, and the tails a logarithm (1 ulp) and a square root before them: at most 16 ulp.
+TEST(NormalQuantile, IsWithinTheRoundingOfAs241) {
+  std::mt19937_64 rng(3);
+  std::uniform_real_distribution<double> unit(0, 1);
+  double worst = 0;
+  for (int i = 0; i < 100000; ++i) {
+    double p;
+    switch (i % 5) {
+      case 0: p = 0.075 + 0.85 * unit(rng); break;                // the central approximation
+      case 1: p = std::pow(10.0, -1.125 - 9.7 * unit(rng)); break;  // r ≤ 5
+      case 2: p = std::pow(10.0, -11 - 290 * unit(rng)); break;   // r > 5
+      case 3: p = 1 - std::pow(10.0, -1.125 - 14.8 * unit(rng)); break;
+      // Near the median, where Φ⁻¹ is small: relative accuracy there too (Acklam's approximation
+      // refined by a Halley step on erfc, used before, was 10^7 ulp off at |p − ½| < 10^-6).
+      default: p = 0.5 + (unit(rng) - 0.5) * std::pow(10.0, -1 - 14 * unit(rng)); break;
+    }
+    worst = std::max(worst, ulps(normal_quantile(p), reference_normal_quantile(p)));
+  }
+  EXPECT_LE(worst, 16.0);
+  EXPECT_NEAR(normal_quantile(0.975), 1.959963984540054, 1e-15);
+  EXPECT_EQ(normal_quantile(0.5), 0.0);
+  EXPECT_EQ(normal_quantile(0.0), -std::numeric_limits<double>::infinity());
+  EXPECT_EQ(normal_quantile(1.0), std::numeric_limits<double>::infinity());
+  EXPECT_TRUE(std::isnan(normal_quantile(1.5)));
+}
+
+// Increasing across the three approximations' seams (p = 0.075, 0.925 and e^-25, where r = 5), so
+// that a design's strata keep their order; and odd, Φ⁻¹(1 − p) = −Φ⁻¹(p), where 1 − p is exact.
+TEST(NormalQuantile, IncreasesAcrossItsSeamsAndIsOdd) {
+  for (double seam : {0.075, 0.925, std::exp(-25.0), 1 - std::exp(-25.0)}) {
+    double previous = -std::numeric_limits<double>::infinity();
+    // 10^-12 of the distance to 0 or 1, and at least 64 ulp: far above the rounding's noise.
+    const double step = std::max(1e-12 * std::min(seam, 1 - seam), 64 * (std::nextafter(seam, 2.0) - seam));
+    for (int i = -1000; i <= 1000; ++i) {
+      const double x = normal_quantile(seam + i * step);
+      EXPECT_GT(x, previous) << "at " << seam << " + " << i << " × " << step;
+      previous = x;
+    }
+  }
+  for (int i = 1; i < (1 << 17); ++i) {
+    const double p = 0.5 + i * 0x1p-18;
+    ASSERT_EQ(normal_quantile(1 - p), -normal_quantile(p)) << p;
+  }
+}
+
+// The point of these functions: a build that fuses multiply-adds (nvcc's default, GCC's on
+// aarch64 or with -mfma) draws the same bits. RBMC_PORTABLE_DRAWS_FUSED is portable_draws_main.cpp
+// built so; its control, Horner's rule with plain products, shows that it does fuse.
+TEST(PortableMath, DrawsAreTheSameBitsWhenTheCompilerFusesMultiplyAdds) {
+#if !defined(RBMC_PORTABLE_DRAWS_FUSED)
+  GTEST_SKIP() << "this compiler cannot build the program with fused multiply-adds";
+#else
+#if defined(__x86_64__) || defined(__i386__)
+  if (!__builtin_cpu_supports("fma")) GTEST_SKIP() << "this processor has no fused multiply-add";
+#endif
+  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(RBMC_PORTABLE_DRAWS_FUSED, "r"), pclose);
+  ASSERT_TRUE(pipe);
+  const std::vector<double> u = test::portable_draw_uniforms();
+  std::vector<double> fused(u.size() * test::kPortableDrawValues);
+  for (double& v : fused) {
+    std::uint64_t bits = 0;
+    ASSERT_EQ(std::fscanf(pipe.get(), "%" SCNx64, &bits), 1) << "the program's output ended early";
+    std::memcpy(&v, &bits, sizeof v);
+  }
+  const int control_differs = test::compare_portable_draws(u, fused, [](int value, double at, double ours, double theirs) {
+    ADD_FAILURE() << "value " << value << " at u = " << at << ": " << ours << " here, " << theirs << " fused";
+  });
+  if (control_differs >= 0) EXPECT_GT(control_differs, 0) << "the program was not built with fused multiply-adds: this test shows nothing";
+#endif
+}
+
+}  // namespace
+}  // namespace rbmc
