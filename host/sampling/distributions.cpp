@@ -62,15 +62,4 @@ double truncated_normal(double mean, double sd, double lo, double hi, double u) 
   return std::clamp(mean + sd * z, lo, hi);
 }
 
-Quaternion<double> uniform_rotation(double u1, double u2, double u3) {
-  const double a = std::sqrt(1 - u1), b = std::sqrt(u1);
-  const double t2 = 2 * M_PI * u2, t3 = 2 * M_PI * u3;
-  return normalized(Quaternion<double>{b * std::cos(t3), a * std::sin(t2), a * std::cos(t2), b * std::sin(t3)});
-}
-
-Vec3<double> uniform_direction(double u1, double u2) {
-  const double z = 2 * u1 - 1, r = std::sqrt(std::max(0.0, 1 - z * z)), phi = 2 * M_PI * u2;
-  return Vec3<double>(r * std::cos(phi), r * std::sin(phi), z);
-}
-
 }  // namespace rbmc

@@ -1,6 +1,6 @@
-// The transforms from uniform draws that are host code: the truncated normal and uniform
-// rotations, which use the host's math library (erfc, log, sin, cos). The others, and Φ⁻¹, are
-// core code, the same bits everywhere: rbmc/random/inverse_transforms.hpp.
+// The transform from uniform draws that is host code: the truncated normal, which uses the host's
+// math library (erfc, log, exp). The others, and Φ⁻¹, are core code, the same bits everywhere:
+// rbmc/random/inverse_transforms.hpp.
 #pragma once
 
 #include "rbmc/math/quaternion.hpp"
@@ -21,11 +21,5 @@ double log_normal_survival(double x);
 // function, one below it by symmetry, one around it from whichever side of the median u falls.
 // Increasing in u, as every design's transform needs.
 double truncated_normal(double mean, double sd, double lo, double hi, double u);
-
-// Uniform on SO(3) from three uniforms in (0, 1] (Shoemake, "Uniform random rotations", 1992).
-Quaternion<double> uniform_rotation(double u1, double u2, double u3);
-
-// A unit vector uniform on the sphere from two uniforms.
-Vec3<double> uniform_direction(double u1, double u2);
 
 }  // namespace rbmc

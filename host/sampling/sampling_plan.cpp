@@ -58,8 +58,10 @@ Vec3<double> from_uniforms(const Dispersion& d, const double* u, const Quaternio
       break;
     case DistributionKind::random_axis: {
       // Half-normal angle by inversion: θ = σ Φ⁻¹((1 + u) / 2); or uniform in [0, max_angle].
-      const double angle = d.b[0] > 0 ? d.b[0] * normal_quantile(0.5 + 0.5 * u[2]) : d.a[0] * u[2];
-      v = uniform_direction(u[0], u[1]) * angle;
+      const double angle = d.b[0] > 0 ? portable::mul(d.b[0], normal_quantile(0.5 + portable::mul(0.5, u[2])))
+                                       : portable::mul(d.a[0], u[2]);
+      const Vec3<double> axis = uniform_direction(u[0], u[1]);
+      v = Vec3<double>(portable::mul(axis.x(), angle), portable::mul(axis.y(), angle), portable::mul(axis.z(), angle));
       break;
     }
   }

@@ -21,17 +21,23 @@ inline std::vector<double> portable_draw_uniforms() {
 }
 
 // Values per uniform: Φ⁻¹(u), log u, exp(40 u − 20), lognormal(1.7, 0.3) and normal(0.1, 2.5) at
-// u, and a control: Horner's rule with plain products, which a build that fuses does fuse.
-constexpr int kPortableDrawValues = 6;
+// u, sin and cos of 2πu, a direction's x and a rotation's y, and a control: Horner's rule with
+// plain products, which a build that fuses does fuse.
+constexpr int kPortableDrawValues = 10;
 RBMC_HD inline void portable_draws(double u, double* out) {
   out[0] = normal_quantile(u);
   out[1] = portable::log(u);
   out[2] = portable::exp(portable::mul(40, u) - 20);
   out[3] = lognormal_from_uniform(1.7, 0.3, u);
   out[4] = normal_from_uniform(0.1, 2.5, u);
+  const portable::SinCos turn = portable::sin_cos_of_turns(u);
+  out[5] = turn.sin;
+  out[6] = turn.cos;
+  out[7] = uniform_direction(u, 1 - u).x();
+  out[8] = uniform_rotation(u, 0.3, 1 - u).y;
   double v = 0.3;
   for (int i = 0; i < 8; ++i) v = v * u + 0.7 / (i + 1);
-  out[5] = v;
+  out[9] = v;
 }
 
 inline std::vector<double> portable_draws(const std::vector<double>& u) {

@@ -8,6 +8,7 @@
 
 #include "rbmc/hd.hpp"
 #include "rbmc/math/portable_math.hpp"
+#include "rbmc/math/quaternion.hpp"
 
 namespace rbmc {
 
@@ -83,6 +84,27 @@ RBMC_HD inline int discrete_choice(const double* cumulative, int n, double u) {
   int choice = 0;
   while (choice + 1 < n && u > cumulative[choice]) ++choice;
   return choice;
+}
+
+// A unit vector uniform on the sphere from two uniforms: z uniform in (−1, 1) (Archimedes), the
+// azimuth 2π u2.
+RBMC_HD inline Vec3<double> uniform_direction(double u1, double u2) {
+  using portable::mul;
+  const double z = 2 * u1 - 1, r = ::sqrt(::fmax(0.0, 1 - mul(z, z)));
+  const portable::SinCos azimuth = portable::sin_cos_of_turns(u2);
+  return Vec3<double>(mul(r, azimuth.cos), mul(r, azimuth.sin), z);
+}
+
+// A rotation uniform on SO(3) from three uniforms (Shoemake, "Uniform random rotations", Graphics
+// Gems III, 1992): (w, x, y, z) = (√u1 cos 2πu3, √(1 − u1) sin 2πu2, √(1 − u1) cos 2πu2, √u1 sin 2πu3),
+// renormalised.
+RBMC_HD inline Quaternion<double> uniform_rotation(double u1, double u2, double u3) {
+  using portable::mul;
+  const double a = ::sqrt(1 - u1), b = ::sqrt(u1);
+  const portable::SinCos t2 = portable::sin_cos_of_turns(u2), t3 = portable::sin_cos_of_turns(u3);
+  const double w = mul(b, t3.cos), x = mul(a, t2.sin), y = mul(a, t2.cos), z = mul(b, t3.sin);
+  const double norm = ::sqrt(((mul(w, w) + mul(x, x)) + mul(y, y)) + mul(z, z));
+  return {w / norm, x / norm, y / norm, z / norm};
 }
 
 }  // namespace rbmc
