@@ -4,7 +4,7 @@
 #include <cmath>
 #include <numeric>
 
-#include "host/sampling/distributions.hpp"
+#include "rbmc/random/inverse_transforms.hpp"
 #include "host/stats/run_statistics.hpp"
 
 namespace rbmc {

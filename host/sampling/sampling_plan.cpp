@@ -3,7 +3,7 @@
 #include <cmath>
 
 #include "host/errors.hpp"
-#include "host/sampling/distributions.hpp"
+#include "rbmc/random/inverse_transforms.hpp"
 #include "rbmc/body/principal_axes.hpp"
 #include "rbmc/math/euler.hpp"
 #include "rbmc/math/rotation.hpp"
@@ -36,7 +36,7 @@ Vec3<double> from_uniforms(const Dispersion& d, const double* u, const Quaternio
       for (int i = 0; i < d.info.dim; ++i) v(i) = uniform_from_uniform(d.a[i], d.b[i], u[i]);
       break;
     case DistributionKind::truncated_normal:
-      for (int i = 0; i < d.info.dim; ++i) v(i) = truncated_normal(d.a[i], d.b[i], d.lo[i], d.hi[i], u[i]);
+      for (int i = 0; i < d.info.dim; ++i) v(i) = truncated_normal_from_uniform(d.a[i], d.b[i], d.lo[i], d.hi[i], u[i]);
       break;
     case DistributionKind::lognormal:
       for (int i = 0; i < d.info.dim; ++i) v(i) = lognormal_from_uniform(d.a[i], d.b[i], u[i]);

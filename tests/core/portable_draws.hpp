@@ -21,9 +21,10 @@ inline std::vector<double> portable_draw_uniforms() {
 }
 
 // Values per uniform: Φ⁻¹(u), log u, exp(40 u − 20), lognormal(1.7, 0.3) and normal(0.1, 2.5) at
-// u, sin and cos of 2πu, a direction's x and a rotation's y, and a control: Horner's rule with
-// plain products, which a build that fuses does fuse.
-constexpr int kPortableDrawValues = 10;
+// u, sin and cos of 2πu, a direction's x and a rotation's y, erfc(30 u − 3), truncated normals in
+// a tail and around the mean at u, and a control: Horner's rule with plain products, which a
+// build that fuses does fuse.
+constexpr int kPortableDrawValues = 13;
 RBMC_HD inline void portable_draws(double u, double* out) {
   out[0] = normal_quantile(u);
   out[1] = portable::log(u);
@@ -35,9 +36,12 @@ RBMC_HD inline void portable_draws(double u, double* out) {
   out[6] = turn.cos;
   out[7] = uniform_direction(u, 1 - u).x();
   out[8] = uniform_rotation(u, 0.3, 1 - u).y;
+  out[9] = portable::erfc(portable::mul(30, u) - 3);
+  out[10] = truncated_normal_from_uniform(1, 0.5, 3, 4, u);
+  out[11] = truncated_normal_from_uniform(1, 0.5, 0.2, 1.9, u);
   double v = 0.3;
   for (int i = 0; i < 8; ++i) v = v * u + 0.7 / (i + 1);
-  out[9] = v;
+  out[12] = v;
 }
 
 inline std::vector<double> portable_draws(const std::vector<double>& u) {

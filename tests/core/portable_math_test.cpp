@@ -73,6 +73,32 @@ TEST(PortableMath, ExpIsWithinOneUlpAboveTheSubnormals) {
   EXPECT_TRUE(std::isnan(portable::exp(std::nan(""))));
 }
 
+// Cody's approximations are good to about 10^-17 (Cody 1969); evaluated in double, each is a
+// quotient of two Horner evaluations of degree ≤ 8 with positive terms (≤ 2 · 8 roundings of
+// ½ ulp each, and the quotient's) times two exponentials (1 ulp each) and two products: within
+// 16 · 2^-53 relative. log1p's quotient corrects u = 1 + x's rounding: log u (1 ulp), the
+// quotient and the product, within 4 · 2^-53.
+TEST(PortableMath, ErfcAndLog1pAreWithinTheirRoundingBounds) {
+  std::mt19937_64 rng(17);
+  std::uniform_real_distribution<double> wide(-6, 26.5), unit(0, 1);
+  const auto relative = [](double value, long double reference) {
+    return double(std::fabs((value - reference) / reference) * 0x1p53L);
+  };
+  double worst_erfc = 0, worst_log1p = 0;
+  for (int i = 0; i < 300000; ++i) {
+    const double x = i % 3 == 0 ? wide(rng) : wide(rng) / (i % 3 == 1 ? 10 : 100);
+    worst_erfc = std::max(worst_erfc, relative(portable::erfc(x), erfcl(x)));
+    const double y = std::ldexp(unit(rng) * 2 - 1, -int(rng() % 60));  // |y| < 1, down to 2^-60
+    worst_log1p = std::max(worst_log1p, relative(portable::log1p(y), log1pl(y)));
+  }
+  EXPECT_LE(worst_erfc, 16.0);
+  EXPECT_LE(worst_log1p, 4.0);
+  EXPECT_EQ(portable::erfc(0.0), 1.0);
+  EXPECT_EQ(portable::erfc(27.0), 0.0);
+  EXPECT_EQ(portable::erfc(-27.0), 2.0);
+  EXPECT_EQ(portable::log1p(0x1p-60), 0x1p-60);
+}
+
 // Against sinl and cosl of the same exactly reduced angle, (4t − n) π/2 in long double, turned by
 // the quadrant n. The error bound, relative, in units of u = 2^-53: θ = f × fl(π/2) rounded, 2u;
 // sin θ = θ S(θ²) with S within 1.6u (θ² within 5u, weighted by θ²/6 ≤ 0.103, and S's last
@@ -204,12 +230,13 @@ TEST(PortableMath, DrawsAreTheSameBitsWhenTheCompilerFusesMultiplyAdds) {
   std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(RBMC_PORTABLE_DRAWS_FUSED, "r"), pclose);
   ASSERT_TRUE(pipe);
   const std::vector<double> u = test::portable_draw_uniforms();
-  std::vector<double> fused(u.size() * test::kPortableDrawValues);
-  for (double& v : fused) {
-    std::uint64_t bits = 0;
-    ASSERT_EQ(std::fscanf(pipe.get(), "%" SCNx64, &bits), 1) << "the program's output ended early";
+  std::vector<double> fused;
+  for (std::uint64_t bits = 0; std::fscanf(pipe.get(), "%" SCNx64, &bits) == 1;) {
+    double v;
     std::memcpy(&v, &bits, sizeof v);
+    fused.push_back(v);
   }
+  ASSERT_EQ(fused.size(), u.size() * test::kPortableDrawValues) << "the program's output is cut short";
   const int control_differs = test::compare_portable_draws(u, fused, [](int value, double at, double ours, double theirs) {
     ADD_FAILURE() << "value " << value << " at u = " << at << ": " << ours << " here, " << theirs << " fused";
   });

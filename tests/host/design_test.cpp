@@ -9,7 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "host/sampling/designs.hpp"
-#include "host/sampling/distributions.hpp"
+#include "rbmc/random/inverse_transforms.hpp"
 
 #include "host/errors.hpp"
 #include "host/io/h5_write.hpp"

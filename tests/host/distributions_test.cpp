@@ -1,7 +1,7 @@
 // The distributions a scenario can name, checked against theory through the sampling plan:
 // Kolmogorov–Smirnov statistics below their 1 % critical value 1.63/√n, and moments within five
 // standard errors for the sample size (false-failure rates below 1e-2 and 1e-6).
-#include "host/sampling/distributions.hpp"
+#include "rbmc/random/inverse_transforms.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -107,7 +107,7 @@ TEST(Distributions, TruncatedNormalIsExactInTheTails) {
       return below ? 1 - f : f;
     };
     std::vector<double> x(kSamples);
-    for (double& v : x) v = truncated_normal(0, 1, a, b, uniform(rng));
+    for (double& v : x) v = truncated_normal_from_uniform(0, 1, a, b, uniform(rng));
     for (double v : x) {
       ASSERT_GE(v, a) << "[" << a << ", " << b << "]";
       ASSERT_LE(v, b) << "[" << a << ", " << b << "]";

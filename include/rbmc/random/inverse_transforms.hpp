@@ -75,6 +75,73 @@ RBMC_HD inline double lognormal_from_uniform(double median, double sigma, double
   return portable::mul(median, portable::exp(portable::mul(sigma, normal_quantile(u))));
 }
 
+// std::clamp, on the device too: v itself when it is NaN.
+RBMC_HD inline double clamp_hd(double v, double lo, double hi) { return v < lo ? lo : hi < v ? hi : v; }
+
+// Φ(x), the standard normal CDF.
+RBMC_HD inline double normal_cdf(double x) { return 0.5 * portable::erfc(-x / 1.41421356237309504880); }
+
+// log Q(x), Q(x) = 1 − Φ(x) the standard normal's survival function, accurate for every x
+// (Q(40) = 3.7e-350 is below double's range; its log is not).
+RBMC_HD inline double log_normal_survival(double x) {
+  using portable::mul;
+  if (x < 5) return portable::log(0.5 * portable::erfc(x / 1.41421356237309504880));  // Q(5) = 2.9e-7
+  // Q(x) = φ(x) / (x + 1/(x + 2/(x + 3/(x + ...)))) (Laplace's continued fraction), evaluated from
+  // the back: 60 terms are exact to double precision for x ≥ 5, and nothing underflows.
+  double tail = x;
+  for (int k = 60; k >= 1; --k) tail = x + double(k) / tail;
+  return (-0.5 * mul(x, x) - 0.91893853320467274178) - portable::log(tail);  // ½ log 2π
+}
+
+// The standard normal truncated to [a, b] with 0 ≤ a < b ≤ ∞, at probability u, on the log scale:
+// log Q(x) = log Q(a) + log(1 − u (1 − Q(b)/Q(a))). log Q is concave and decreasing, so Newton's
+// method from a lands right of the root and then converges monotonically to it.
+RBMC_HD inline double upper_tail_inverse(double a, double b, double u) {
+  using portable::mul;
+  const double log_qa = log_normal_survival(a);
+  const double ratio = b == std::numeric_limits<double>::infinity() ? 0.0 : portable::exp(log_normal_survival(b) - log_qa);
+  const double target = log_qa + portable::log1p(-mul(u, 1 - ratio));
+  double x = a;
+  for (int i = 0; i < 100; ++i) {
+    const double log_q = log_normal_survival(x);
+    // d/dx log Q(x) = −φ(x) / Q(x).
+    const double slope = -portable::exp(((-0.5 * mul(x, x)) - 0.91893853320467274178) - log_q);
+    const double next = clamp_hd(x - (log_q - target) / slope, a, b);
+    if (::fabs(next - x) <= mul(4e-16, ::fmax(1.0, ::fabs(x)))) return next;
+    x = next;
+  }
+  return x;
+}
+
+// A normal(mean, sd) truncated to [lo, hi], by inversion of its CDF at u: exact in the far tails
+// (an interval 40 σ from the mean draws as well as one around it). With α = (lo − mean)/sd and
+// β = (hi − mean)/sd: an interval above the mean is inverted on the log scale of the survival
+// function, one below it by symmetry, one around it from whichever side of the median u falls.
+// Increasing in u, as every design's transform needs.
+RBMC_HD inline double truncated_normal_from_uniform(double mean, double sd, double lo, double hi, double u) {
+  using portable::mul;
+  if (!(sd > 0)) return clamp_hd(mean, lo, hi);
+  const double a = (lo - mean) / sd, b = (hi - mean) / sd;
+  double z;
+  if (a >= 0) {
+    z = upper_tail_inverse(a, b, u);  // both bounds above the mean
+  } else if (b <= 0) {
+    z = -upper_tail_inverse(-b, -a, 1 - u);  // both below: the mirror image, still increasing in u
+  } else {
+    // The interval holds the mean: Φ(a) ≤ ½ ≤ Φ(b), so the mass is not a small difference of
+    // probabilities near 1. Invert on whichever side of ½ the probability falls, where the
+    // quantile function is accurate.
+    const double pa = normal_cdf(a), pb = normal_cdf(b), p = pa + mul(u, pb - pa);
+    if (p <= 0.5) {
+      z = normal_quantile(p);
+    } else {
+      const double qa = normal_cdf(-a), qb = normal_cdf(-b);
+      z = -normal_quantile(qa - mul(u, qa - qb));
+    }
+  }
+  return clamp_hd(mean + mul(sd, z), lo, hi);
+}
+
 // uniform(lo, hi) at probability u.
 RBMC_HD inline double uniform_from_uniform(double lo, double hi, double u) { return lo + portable::mul(hi - lo, u); }
 
