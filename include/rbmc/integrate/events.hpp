@@ -98,7 +98,17 @@ RBMC_HD inline bool crosses(CrossingDirection d, Scalar g0, Scalar g1) {
   return d == CrossingDirection::rising ? up : (d == CrossingDirection::falling ? down : (up || down));
 }
 
-// The cubic Hermite interpolant through (t₀, y₀, ẏ₀) and (t₀ + h, y₁, ẏ₁). It refers to the step's
+// The cubic Hermite interpolant through (t₀, y₀, ẏ₀) and (t₀ + h, y₁, ẏ₁), at t.
+template <class Scalar>
+RBMC_HD inline StateVector<Scalar> hermite_interpolation(const StateVector<Scalar>& y0, const StateVector<Scalar>& f0,
+                                                         const StateVector<Scalar>& y1, const StateVector<Scalar>& f1,
+                                                         Scalar t0, Scalar h, Scalar t) {
+  const Scalar s = (t - t0) / h, s2 = s * s, s3 = s2 * s;
+  return (Scalar(2) * s3 - Scalar(3) * s2 + Scalar(1)) * y0 + (s3 - Scalar(2) * s2 + s) * h * f0 +
+         (Scalar(3) * s2 - Scalar(2) * s3) * y1 + (s3 - s2) * h * f1;
+}
+
+// That interpolant over one step. It refers to the step's
 // two states and rates, which the loop holds anyway, rather than holding packed copies: on the
 // device, with events, the copies cost the double kernels' registers (the splitting's spill
 // stores 252 bytes against 28, Euler-angle RK4's 384 against 32: sm_90, bench/RESULTS.md).
@@ -110,10 +120,17 @@ struct HermiteInterpolant {
   const RigidBodyStateRate<Scalar>& f1;
   Scalar t0, h;
   RBMC_HD StateVector<Scalar> at(Scalar t) const {
-    const Scalar s = (t - t0) / h, s2 = s * s, s3 = s2 * s;
-    return (Scalar(2) * s3 - Scalar(3) * s2 + Scalar(1)) * pack(x0) + (s3 - Scalar(2) * s2 + s) * h * pack(f0) +
-           (Scalar(3) * s2 - Scalar(2) * s3) * pack(x1) + (s3 - s2) * h * pack(f1);
+    return hermite_interpolation(pack(x0), pack(f0), pack(x1), pack(f1), t0, h, t);
   }
+};
+
+// The same interpolant holding packed copies of the step's states and rates: the host's
+// (fixed_step.hpp, close_fixed_step). Equal to HermiteInterpolant bit for bit.
+template <class Scalar>
+struct PackedHermiteInterpolant {
+  StateVector<Scalar> y0, f0, y1, f1;
+  Scalar t0, h;
+  RBMC_HD StateVector<Scalar> at(Scalar t) const { return hermite_interpolation(y0, f0, y1, f1, t0, h, t); }
 };
 
 // The interpolated state with its quaternion back on the unit sphere.

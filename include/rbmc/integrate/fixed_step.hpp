@@ -147,7 +147,14 @@ RBMC_HD_KERNEL_INLINE bool close_fixed_step(Events& events, Sink& sink, const Ri
                                             const RigidBodyStateRate<Scalar>& k0, const RigidBodyState<Scalar>& next,
                                             const RigidBodyStateRate<Scalar>& k1, std::int64_t step, Scalar h,
                                             IntegrationEnd<Scalar>& end) {
+  // The device refers to the step's values, where packed copies cost the double kernels'
+  // registers; the host packs them once a step, where with references GCC's code integrated the
+  // README's main job (the lanes) 19 % slower (bench/RESULTS.md, 2026-11-24, fifth session).
+#if defined(__CUDA_ARCH__)
   const HermiteInterpolant<Scalar> interp{x, k0, next, k1, Scalar(step) * h, h};
+#else
+  const PackedHermiteInterpolant<Scalar> interp{pack(x), pack(k0), pack(next), pack(k1), Scalar(step) * h, h};
+#endif
   Scalar t_stop;
   RigidBodyState<Scalar> x_stop;
   int which = -1;
