@@ -34,6 +34,11 @@ class ResultsReader {
   std::string string_attribute(const std::string& object, const std::string& name) const;
   double number_attribute(const std::string& object, const std::string& name) const;
   bool has_attribute(const std::string& object, const std::string& name) const;
+  // Which draws made the file's samples (rbmc/random/inverse_transforms.hpp, kDrawRevision): 1
+  // for a file from before the revision was recorded.
+  int draw_revision() const {
+    return has_attribute("", "draw_revision") ? int(number_attribute("", "draw_revision")) : 1;
+  }
 
  private:
   template <class T>

@@ -258,6 +258,7 @@ ResultsWriter::ResultsWriter(std::string path, bool overwrite, const ResultsMeta
   write_string_attribute(root, "device", meta.device);
   write_string_attribute(root, "precision", meta.precision);
   write_scalar_attribute<std::uint64_t>(root, "seed", H5T_NATIVE_UINT64, s.run.seed);
+  write_scalar_attribute<std::uint64_t>(root, "draw_revision", H5T_NATIVE_UINT64, std::uint64_t(meta.draw_revision));
   write_scalar_attribute<std::uint64_t>(root, "n_samples", H5T_NATIVE_UINT64, meta.n_samples);
   // A file may hold a subset of a run (--only): the run's own size, for aligning files.
   write_scalar_attribute<std::uint64_t>(root, "n_samples_in_run", H5T_NATIVE_UINT64, s.run.n_samples);

@@ -18,6 +18,7 @@
 #include "host/scenario/scenario.hpp"
 #include "host/stats/run_statistics.hpp"
 #include "host/util/stage_timings.hpp"
+#include "rbmc/random/inverse_transforms.hpp"
 #include "rbmc/sample/sample_status.hpp"
 
 namespace rbmc {
@@ -45,6 +46,7 @@ struct ResultsMetadata {
   // A shard (rbmc run --shard i/n): the rows are samples [first_sample, first_sample + n_samples).
   std::uint64_t shard_index = 0, shard_count = 0, first_sample = 0;
   const CollectiveWrite* collective = nullptr;  // several processes write the file (see above)
+  int draw_revision = kDrawRevision;            // which draws made the samples (a merge: the parts')
 };
 
 // One batch as the backends produce it: structure-of-arrays columns of n rows each

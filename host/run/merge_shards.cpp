@@ -27,6 +27,7 @@ MergeSummary merge_shards(const std::vector<std::string>& paths, const std::stri
   meta.backend = first.string_attribute("", "backend");
   meta.device = device_of_shards(shards);
   meta.precision = first.string_attribute("", "precision");
+  meta.draw_revision = first.draw_revision();
   meta.scenario = &scenario;
   meta.n_samples = scenario.run.n_samples;
   meta.threads = threads;

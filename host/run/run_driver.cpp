@@ -21,6 +21,7 @@
 #include "host/util/parallel_for.hpp"
 #include "host/util/serial_worker.hpp"
 #include "host/util/stage_timings.hpp"
+#include "rbmc/random/inverse_transforms.hpp"
 #include "rbmc/sample/sample_layout.hpp"
 #include "rbmc/stats/output_quantities.hpp"
 #include "host/stats/run_statistics.hpp"
@@ -143,6 +144,14 @@ class TrajectorySelector {
   std::uint64_t taken_ = 0;
 };
 
+// Why an interrupted run drawn by another build cannot be resumed: its finished samples' draws
+// and the rest's would differ in their last bits.
+std::string draws_differ(const std::string& path, int revision) {
+  return "--resume: the interrupted run (" + path + ") was drawn by an rbmc build whose draws differ (draw revision " +
+         std::to_string(revision) + "; this build's is " + std::to_string(kDrawRevision) +
+         "): run it again without --resume";
+}
+
 // The state an interrupted run saved in its file, after checking that this run continues it.
 template <class GlobalIndex>
 SuspendedRun read_suspended_run(const std::string& path, const Scenario& s, const ResultsMetadata& meta,
@@ -154,6 +163,8 @@ SuspendedRun read_suspended_run(const std::string& path, const Scenario& s, cons
     throw UsageError(std::string("--resume: the interrupted run had another ") + what +
                      "; resume with the same scenario and options");
   };
+  if (r.draw_revision() != kDrawRevision)
+    throw UsageError(draws_differ(path, r.draw_revision()));
   if (r.string_attribute("", "scenario") != s.text) differs("scenario");
   if (r.number_attribute("", "seed") != double(s.run.seed)) differs("seed");
   if (r.number_attribute("", "n_samples") != double(n_rows) ||
@@ -187,8 +198,8 @@ std::string run_identity(const Scenario& s, const ResultsMetadata& meta, const s
   return "seed " + std::to_string(s.run.seed) + "\nfirst " + std::to_string(meta.first_sample) + "\nrows " +
          std::to_string(meta.n_samples) + "\nrun " +
          std::to_string(s.run.n_samples) + "\nonly " + std::to_string(only.empty() ? 0 : selection) + "\nprecision " +
-         meta.precision + "\nbackend " + meta.backend + "\nbatch_size " + std::to_string(meta.batch_size) +
-         "\nscenario\n" + s.text;
+         meta.precision + "\nbackend " + meta.backend + "\ndraws " + std::to_string(kDrawRevision) + "\nbatch_size " +
+         std::to_string(meta.batch_size) + "\nscenario\n" + s.text;
 }
 
 std::string strip_batch_size(const std::string& identity) {
@@ -379,6 +390,10 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
   // A journal left by a killed run (OUT.journal) holds the batches it finished after its partial
   // file's (if any): a resume replays them.
   const std::optional<std::string> journal_identity = options.resume ? RunJournal::read_identity(journal_path) : std::nullopt;
+  if (journal_identity && journal_identity->find("\ndraws " + std::to_string(kDrawRevision) + "\n") == std::string::npos) {
+    const std::size_t at = journal_identity->find("\ndraws ");
+    throw UsageError(draws_differ(journal_path, at == std::string::npos ? 1 : std::atoi(journal_identity->c_str() + at + 7)));
+  }
   if (journal_identity && strip_batch_size(*journal_identity) != strip_batch_size(identity))
     throw UsageError("--resume: the interrupted run (" + journal_path + ") had another scenario, seed, sample count, "
                      "--only selection, precision or backend; resume with the same scenario and options");

@@ -51,6 +51,10 @@ std::vector<ShardFile> open_shards(const std::vector<std::string>& paths) {
       if (s.reader->string_attribute("", attribute) != a.string_attribute("", attribute))
         throw UsageError("merge: " + s.path + " belongs to another run than " + shards.front().path + ": another " +
                          what);
+    if (s.reader->draw_revision() != a.draw_revision())
+      throw UsageError("merge: " + s.path + " belongs to another run than " + shards.front().path +
+                       ": drawn by an rbmc build whose draws differ (draw revision " +
+                       std::to_string(s.reader->draw_revision()) + " against " + std::to_string(a.draw_revision()) + ")");
     for (const auto& [attribute, what] : kSameNumbers)
       if (s.reader->number_attribute("", attribute) != a.number_attribute("", attribute))
         throw UsageError("merge: " + s.path + " belongs to another run than " + shards.front().path + ": another " +

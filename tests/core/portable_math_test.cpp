@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include "portable_draws.hpp"
+#include "rbmc/random/design_points.hpp"
 #include "rbmc/random/inverse_transforms.hpp"
 #include "rbmc/random/philox_stream.hpp"
 
@@ -104,7 +105,7 @@ TEST(PortableMath, ErfcAndLog1pAreWithinTheirRoundingBounds) {
 // sin θ = θ S(θ²) with S within 1.6u (θ² within 5u, weighted by θ²/6 ≤ 0.103, and S's last
 // rounding) and a last product, u: 4.6u; cos θ = 1 − θ²/2 C(θ²), θ²'s 5u weighted by
 // θ²/2 / cos θ ≤ 0.44, and the roundings after it: 3.5u. Tested at 5u.
-TEST(PortableMath, SinAndCosOfTurnsAreWithinOneUlp) {
+TEST(PortableMath, SinAndCosOfTurnsAreWithinTheirRoundingBound) {
   std::mt19937_64 rng(13);
   std::uniform_real_distribution<double> unit(0, 1);
   const long double half_pi = 1.570796326794896619231321691639751442L;
@@ -215,6 +216,31 @@ TEST(NormalQuantile, IncreasesAcrossItsSeamsAndIsOdd) {
     const double p = 0.5 + i * 0x1p-18;
     ASSERT_EQ(normal_quantile(1 - p), -normal_quantile(p)) << p;
   }
+}
+
+// kDrawRevision names these draws: the bits of every test uniform's draws (the control aside)
+// and of the designs' uniforms hash to the value recorded for it. When a change alters any draw,
+// this fails: raise kDrawRevision (rbmc/random/inverse_transforms.hpp) and record the new hash,
+// so that --resume and rbmc merge refuse to mix the old draws with the new.
+TEST(DrawRevision, NamesTheseDraws) {
+  std::uint64_t hash = 1469598103934665603ull;  // FNV-1a over the values' bits
+  const auto add = [&](double v) {
+    std::uint64_t bits;
+    std::memcpy(&bits, &v, sizeof bits);
+    for (int byte = 0; byte < 8; ++byte) hash = (hash ^ ((bits >> (8 * byte)) & 0xff)) * 1099511628211ull;
+  };
+  const std::vector<double> draws = test::portable_draws(test::portable_draw_uniforms());
+  for (std::size_t i = 0; i < draws.size(); ++i)
+    if (i % test::kPortableDrawValues != test::kPortableDrawValues - 1) add(draws[i]);
+  std::uint32_t directions[2 * 32];
+  for (int b = 0; b < 64; ++b) directions[b] = (0x80000000u >> (b % 32)) ^ std::uint32_t(b * 2654435761u);
+  const DrawUnitKey unit{2026, 1000, stream_id("body.mass"), directions};
+  for (std::uint64_t k = 0; k < 1000; ++k)
+    for (UniformSource source : {UniformSource::philox, UniformSource::latin_hypercube, UniformSource::sobol})
+      for (int attempt : {0, 1}) add(design_uniform(source, unit, k, attempt, int(k % 2)));
+  const std::pair<int, std::uint64_t> recorded{2, 0xa579927e278842b8ull};
+  EXPECT_EQ(kDrawRevision, recorded.first);
+  EXPECT_EQ(hash, recorded.second) << "the draws changed: raise kDrawRevision and record 0x" << std::hex << hash;
 }
 
 // The point of these functions: a build that fuses multiply-adds (nvcc's default, GCC's on

@@ -145,6 +145,11 @@ TEST(MergeShards, RefusesPartsThatDoNotMakeOneRun) {
   EXPECT_NE(refusal({"p0.h5", "p1.h5", "seed.h5"}).find("another seed"), std::string::npos);
   EXPECT_NE(refusal({"p0.h5", "p1.h5", "whole.h5"}).find("is not a shard"), std::string::npos);
   EXPECT_NE(refusal({"p0.h5", "p1.h5", "cut.h5.partial"}).find("incomplete"), std::string::npos);
+  // A part drawn by a build whose draws differ (a file from before the revision was recorded).
+  fs::copy_file(dir.file("p2.h5"), dir.file("old.h5"));
+  test::remove_root_attribute(dir.file("old.h5"), "draw_revision");
+  EXPECT_EQ(ResultsReader(dir.file("old.h5")).draw_revision(), 1);
+  EXPECT_NE(refusal({"p0.h5", "p1.h5", "old.h5"}).find("draws differ (draw revision 1 against 2)"), std::string::npos);
   EXPECT_FALSE(fs::exists(dir.file("out.h5")));
   EXPECT_EQ(refusal({"p1.h5", "p0.h5", "p2.h5"}), "merged");
 }

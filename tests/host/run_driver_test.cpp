@@ -134,6 +134,18 @@ TEST(RunDriver, AResumedRunEqualsAnUninterruptedOne) {
   RunOptions resume = cpu_options(dir.file("r.h5"), 2, 0);  // the batch size comes from the file
   resume.resume = true;
   EXPECT_THROW(run_scenario(parse_scenario(test::valid_scenario_text(100, 0.5, 0.01), "box.toml"), resume), UsageError);
+  // Nor can a build whose draws differ (here: the file's revision taken away, as before it was
+  // recorded), and the refusal leaves the interrupted run as it was.
+  fs::copy_file(dir.file("r.h5.partial"), dir.file("saved.partial"));
+  test::remove_root_attribute(dir.file("r.h5.partial"), "draw_revision");
+  try {
+    run_scenario(s, resume);
+    ADD_FAILURE() << "resumed a run drawn by another build";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("draws differ (draw revision 1; this build's is 2)"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(fs::exists(dir.file("r.h5.partial")));
+  fs::rename(dir.file("saved.partial"), dir.file("r.h5.partial"));
   run_scenario(s, resume);
   EXPECT_FALSE(fs::exists(dir.file("r.h5.partial")));
   const ResultsReader a(dir.file("whole.h5")), b(dir.file("r.h5"));
@@ -241,6 +253,34 @@ TEST(RunDriver, SketchedStatisticsAreJournalledAsSnapshots) {
                           "statistics/position/sd"})
       EXPECT_EQ(whole.doubles(d).data, r.doubles(d).data) << d << " " << interval;
   }
+}
+
+// A journal left by a build whose draws differ (its identity names another draw revision, or
+// none, as before the revision was recorded) is not replayed: its samples' draws and the rest's
+// would differ in their last bits. The refusal names both revisions and keeps the journal.
+TEST(RunDriver, AJournalOfABuildWhoseDrawsDifferIsNotResumed) {
+  test::TempDir dir;
+  const Scenario s = parse_scenario(test::valid_scenario_text(64, 0.2, 0.01), "box.toml");
+  const std::string out = dir.file("r.h5"), journal = RunJournal::path_for(out);
+  RunOptions o = cpu_options(out, 2, 16);
+  o.after_batch = [](std::uint64_t rows) {
+    if (rows == 32) throw std::runtime_error("a crash");
+  };
+  EXPECT_THROW(run_scenario(s, o), std::runtime_error);
+  const std::optional<std::string> identity = RunJournal::read_identity(journal);
+  ASSERT_TRUE(identity.has_value());
+  const std::size_t at = identity->find("\ndraws 2\n");
+  ASSERT_NE(at, std::string::npos) << *identity;
+  { RunJournal older(journal, identity->substr(0, at) + identity->substr(at + 8)); }
+  RunOptions resume = cpu_options(out, 2, 0);
+  resume.resume = true;
+  try {
+    run_scenario(s, resume);
+    ADD_FAILURE() << "replayed a journal drawn by another build";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("draws differ (draw revision 1; this build's is 2)"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(fs::exists(journal));
 }
 
 // The environment's intervals are read like the command line's options: a value that is not a

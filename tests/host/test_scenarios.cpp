@@ -1,8 +1,11 @@
 #include "test_scenarios.hpp"
 
+#include <hdf5.h>
+
 #include <fstream>
 #include <random>
 #include <sstream>
+#include <stdexcept>
 
 namespace rbmc::test {
 
@@ -69,6 +72,14 @@ std::string TempDir::write(const std::string& name, const std::string& text) con
   const std::string p = file(name);
   std::ofstream(p, std::ios::binary) << text;
   return p;
+}
+
+void remove_root_attribute(const std::string& path, const char* name) {
+  const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  if (file < 0) throw std::runtime_error("cannot open " + path);
+  const herr_t removed = H5Adelete(file, name);
+  H5Fclose(file);
+  if (removed < 0) throw std::runtime_error(path + " has no root attribute " + name);
 }
 
 }  // namespace rbmc::test

@@ -9,6 +9,9 @@ namespace rbmc::test {
 // A small valid scenario: an asymmetric box with every spine dispersion.
 std::string valid_scenario_text(int samples = 64, double duration = 0.5, double step = 0.01);
 
+// Takes a root attribute away from a results file, as a file written before it was recorded.
+void remove_root_attribute(const std::string& path, const char* name);
+
 // A fresh empty directory under the system's temporary directory, removed by its destructor.
 class TempDir {
  public:

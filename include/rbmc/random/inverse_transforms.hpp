@@ -12,6 +12,13 @@
 
 namespace rbmc {
 
+// Which draws a build makes: raised whenever a dispersion's drawn bits change (a transform, a
+// design's uniforms, the arithmetic under them), so that a resume or a merge never mixes samples
+// drawn by two builds. Results files record it (`draw_revision`; a file without it has revision
+// 1). DrawRevision.NamesTheseDraws fails when the draws change and this does not.
+// 1: before 2026-11-24; 2: the portable draws (rbmc/math/portable_math.hpp).
+constexpr int kDrawRevision = 2;
+
 // Φ⁻¹(p), the standard normal quantile: Wichura's algorithm AS 241 (PPND16), "The percentage
 // points of the normal distribution", Applied Statistics 37(3), 477–484, 1988. Rational
 // approximations in three ranges, relative error about 10^-16; the tails through
