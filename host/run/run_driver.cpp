@@ -390,9 +390,12 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
   // A journal left by a killed run (OUT.journal) holds the batches it finished after its partial
   // file's (if any): a resume replays them.
   const std::optional<std::string> journal_identity = options.resume ? RunJournal::read_identity(journal_path) : std::nullopt;
-  if (journal_identity && journal_identity->find("\ndraws " + std::to_string(kDrawRevision) + "\n") == std::string::npos) {
-    const std::size_t at = journal_identity->find("\ndraws ");
-    throw UsageError(draws_differ(journal_path, at == std::string::npos ? 1 : std::atoi(journal_identity->c_str() + at + 7)));
+  if (journal_identity) {
+    // Its header, before the scenario's text: "draws N" there, or none from a build before it.
+    const std::string header = journal_identity->substr(0, journal_identity->find("\nscenario\n"));
+    const std::size_t at = header.find("\ndraws ");
+    const int revision = at == std::string::npos ? 1 : std::atoi(header.c_str() + at + 7);
+    if (revision != kDrawRevision) throw UsageError(draws_differ(journal_path, revision));
   }
   if (journal_identity && strip_batch_size(*journal_identity) != strip_batch_size(identity))
     throw UsageError("--resume: the interrupted run (" + journal_path + ") had another scenario, seed, sample count, "
