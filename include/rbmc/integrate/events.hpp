@@ -108,10 +108,10 @@ RBMC_HD inline StateVector<Scalar> hermite_interpolation(const StateVector<Scala
          (Scalar(3) * s2 - Scalar(2) * s3) * y1 + (s3 - s2) * h * f1;
 }
 
-// That interpolant over one step. It refers to the step's
-// two states and rates, which the loop holds anyway, rather than holding packed copies: on the
-// device, with events, the copies cost the double kernels' registers (the splitting's spill
-// stores 252 bytes against 28, Euler-angle RK4's 384 against 32: sm_90, bench/RESULTS.md).
+// That interpolant over one step, referring to the step's two states and rates, which the loop
+// holds anyway, rather than holding packed copies: the device's (fixed_step.hpp), where with
+// events the copies cost the double kernels' registers (the splitting's spill stores 252 bytes
+// against 28, Euler-angle RK4's 384 against 32: sm_90, bench/RESULTS.md).
 template <class Scalar>
 struct HermiteInterpolant {
   const RigidBodyState<Scalar>& x0;
