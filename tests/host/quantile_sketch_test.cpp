@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "host/stats/sort_finite.hpp"
+#include "rbmc/random/philox_stream.hpp"
 #include "rbmc/stats/batch_compaction.hpp"
 
 namespace rbmc {
@@ -149,6 +150,99 @@ TEST(QuantileSketch, ABatchIsTheSameSketchAsItsValuesOneByOne) {
   std::sort(sorted.begin(), sorted.end());
   const std::vector<double> q = batches.quantiles(kP);
   for (std::size_t j = 0; j < kP.size(); ++j) EXPECT_LE(rank_error(sorted, q[j], kP[j]), batches.rank_error_95());
+}
+
+// A second formulation of the same sketch, written for clarity: the lowest level sorted by
+// std::sort in the sort's order (−0 before +0), the kept half merged into the level above by
+// std::inplace_merge (stable: the level's own values first among equal ones), capacities and
+// coins as quantile_sketch.hpp states them. The sketch's merge (two branch-free chains, from both
+// ends) must leave the same values in the same order, bit for bit.
+class ReferenceSketch {
+ public:
+  ReferenceSketch(int k, std::uint64_t seed) : k_(k), seed_(seed) { add_level(); }
+  void add(double x) {
+    levels_[0].push_back(x);
+    if (levels_[0].size() >= capacities_[0]) compress();
+  }
+  QuantileSketch::State save() const {
+    QuantileSketch::State s;
+    s.level_sizes.assign(QuantileSketch::kMaxLevels, 0);
+    s.compactions.assign(QuantileSketch::kMaxLevels, 0);
+    for (std::size_t h = 0; h < levels_.size(); ++h) {
+      s.values.insert(s.values.end(), levels_[h].begin(), levels_[h].end());
+      s.level_sizes[h] = levels_[h].size();
+      s.compactions[h] = compactions_[h];
+    }
+    return s;
+  }
+
+ private:
+  void add_level() {
+    levels_.emplace_back();
+    compactions_.push_back(0);
+    capacities_.resize(levels_.size());
+    for (std::size_t h = 0; h < levels_.size(); ++h)
+      capacities_[h] = std::max<std::size_t>(
+          64, std::size_t(std::ceil(k_ * std::pow(2.0 / 3.0, double(levels_.size() - 1 - h)))));
+    capacities_[0] = std::max<std::size_t>(capacities_[0], std::min(k_, 2048));
+  }
+  void compress() {
+    for (std::size_t h = 0; h < levels_.size(); ++h)
+      if (levels_[h].size() >= capacities_[h]) compact(h);
+  }
+  void compact(std::size_t h) {
+    if (h + 1 == levels_.size()) add_level();
+    std::vector<double>& from = levels_[h];
+    if (h == 0)
+      std::sort(from.begin(), from.end(), [](double x, double y) {
+        return x < y || (x == y && std::signbit(x) && !std::signbit(y));
+      });
+    double left_over = 0;
+    const bool odd = from.size() % 2 == 1;
+    if (odd) {
+      left_over = from.back();
+      from.pop_back();
+    }
+    const std::uint64_t n = compactions_[h];
+    const PhiloxStream coins(seed_, (n >> 32) * QuantileSketch::kMaxLevels + h, stream_id("statistics.quantile_sketch"));
+    const std::size_t offset = coins.uniform(std::uint32_t(n)) <= 0.5 ? 0 : 1;
+    std::vector<double>& to = levels_[h + 1];
+    const std::size_t before = to.size();
+    for (std::size_t i = offset; i < from.size(); i += 2) to.push_back(from[i]);
+    std::inplace_merge(to.begin(), to.begin() + std::ptrdiff_t(before), to.end());
+    from.clear();
+    if (odd) from.push_back(left_over);
+    ++compactions_[h];
+  }
+
+  int k_;
+  std::uint64_t seed_;
+  std::vector<std::vector<double>> levels_;
+  std::vector<std::uint64_t> compactions_;
+  std::vector<std::size_t> capacities_;
+};
+
+TEST(QuantileSketch, IsTheSameAsAPlainlyWrittenSecondFormulation) {
+  // Ties (ten values), zeros of both signs, and values arriving in order of magnitude (long runs
+  // from one input of each merge), at small and large k.
+  for (int distribution : {0, 2, 3})
+    for (int k : {100, 1000, QuantileSketch::kDefaultK}) {
+      std::vector<double> v = draws(distribution, 150000, unsigned(k));
+      for (std::size_t i = 5; i < v.size(); i += 13) v[i] = i % 2 == 0 ? 0.0 : -0.0;
+      QuantileSketch sketch(k, 17);
+      ReferenceSketch reference(k, 17);
+      sketch.add(v.data(), v.size());
+      for (double x : v) reference.add(x);
+      const QuantileSketch::State a = sketch.save(), b = reference.save();
+      ASSERT_EQ(a.level_sizes, b.level_sizes) << "distribution " << distribution << ", k " << k;
+      EXPECT_EQ(a.compactions, b.compactions);
+      for (std::size_t i = 0; i < a.values.size(); ++i) {
+        std::uint64_t x, y;
+        std::memcpy(&x, &a.values[i], sizeof x);
+        std::memcpy(&y, &b.values[i], sizeof y);
+        ASSERT_EQ(x, y) << "value " << i << ", distribution " << distribution << ", k " << k;
+      }
+    }
 }
 
 // Few values: no compaction, the estimates are order statistics and the bound is 0.
