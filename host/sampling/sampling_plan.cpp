@@ -52,9 +52,8 @@ Vec3<double> from_uniforms(const Dispersion& d, const double* u, const Quaternio
     case DistributionKind::uniform_rotation:
       // For the attitude, as a rotation vector from the nominal one, so that q_nominal ⊗ exp(v) is
       // the draw; for the principal axes, the rotation itself.
-      v = rotation_vector_from_quaternion(
-          (d.info.input == DispersedInput::attitude ? q_nominal.conjugate() : Quaternion<double>::identity()) *
-          uniform_rotation(u[0], u[1], u[2]));
+      v = uniform_rotation_vector(d.info.input == DispersedInput::attitude ? q_nominal : Quaternion<double>::identity(),
+                                  u[0], u[1], u[2]);
       break;
     case DistributionKind::random_axis: {
       // Half-normal angle by inversion: θ = σ Φ⁻¹((1 + u) / 2); or uniform in [0, max_angle].

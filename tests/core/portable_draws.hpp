@@ -22,9 +22,10 @@ inline std::vector<double> portable_draw_uniforms() {
 
 // Values per uniform: Φ⁻¹(u), log u, exp(40 u − 20), lognormal(1.7, 0.3) and normal(0.1, 2.5) at
 // u, sin and cos of 2πu, a direction's x and a rotation's y, erfc(30 u − 3), truncated normals in
-// a tail and around the mean at u, and a control: Horner's rule with plain products, which a
+// a tail and around the mean at u, a uniform rotation's rotation vector's z from a reference
+// attitude, the first-quadrant atan2 of (u, 1 − u), and a control: Horner's rule with plain products, which a
 // build that fuses does fuse.
-constexpr int kPortableDrawValues = 13;
+constexpr int kPortableDrawValues = 15;
 RBMC_HD inline void portable_draws(double u, double* out) {
   out[0] = normal_quantile(u);
   out[1] = portable::log(u);
@@ -39,9 +40,11 @@ RBMC_HD inline void portable_draws(double u, double* out) {
   out[9] = portable::erfc(portable::mul(30, u) - 3);
   out[10] = truncated_normal_from_uniform(1, 0.5, 3, 4, u);
   out[11] = truncated_normal_from_uniform(1, 0.5, 0.2, 1.9, u);
+  out[12] = uniform_rotation_vector(Quaternion<double>{0.5, 0.5, -0.5, 0.5}, u, 0.3, 1 - u).z();
+  out[13] = portable::atan2_first_quadrant(u, 1 - u);
   double v = 0.3;
   for (int i = 0; i < 8; ++i) v = v * u + 0.7 / (i + 1);
-  out[12] = v;
+  out[14] = v;
 }
 
 inline std::vector<double> portable_draws(const std::vector<double>& u) {

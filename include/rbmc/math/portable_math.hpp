@@ -41,6 +41,24 @@ RBMC_HD inline double mul(double a, double b) {
 #endif
 }
 
+// The same for float: a × b rounded to float, never fused.
+RBMC_HD inline float mul(float a, float b) {
+#if defined(__CUDA_ARCH__)
+  return __fmul_rn(a, b);
+#else
+  float p = a * b;
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+  __asm__("" : "+x"(p));
+#elif defined(__GNUC__) && defined(__aarch64__)
+  __asm__("" : "+w"(p));
+#else
+  volatile float rounded = p;
+  p = rounded;
+#endif
+  return p;
+#endif
+}
+
 // Natural logarithm, within one unit in the last place. fdlibm's scheme (e_log.c): x = 2^e m
 // with m in [√½, √2), f = m − 1, s = f / (2 + f), and log(1 + f) = 2 atanh s
 // = f − (f²/2 − s (f²/2 + R)), where R = 2 (s²/3 + s⁴/5 + …). The series here is Taylor's
@@ -174,6 +192,47 @@ RBMC_HD inline SinCos sin_cos_of_turns(double t) {
     case 3: return {-c, s};
     default: return {s, c};
   }
+}
+
+// atan2(y, x) for y ≥ 0 and x ≥ 0 (0 when both are 0), within 2 units in the last place: the
+// angle of a rotation from its quaternion (rotation.hpp). fdlibm's atan (s_atan.c): t = min/max
+// in [0, 1] is reduced to |z| ≤ 7/16 by atan t = atan c + atan z, z = (t − c) / (1 + c t) for
+// c = ½ (t ≥ 7/16) or c = 1 (t ≥ 11/16), each numerator exact (Sterbenz), and atan z = z − z (s₁ +
+// s₂) by fdlibm's minimax polynomial in z², its even and odd terms apart; atan c is added as a
+// head and a tail. Past the diagonal (y > x), π/2 − atan(x / y), π/2 again as head and tail.
+//
+// A template over the scalar, with choices made value by value (if_less_hd) and products by
+// `mul`: for double and float it is the functions above, so that the result is the same bits on
+// the host and the device; the CPU's SIMD lanes (rbmc/simd/lanes.hpp) supply their own `mul`
+// (their units build with -ffp-contract=off) and take it W samples at a time.
+template <class Scalar>
+RBMC_HD inline Scalar atan2_first_quadrant(Scalar y, Scalar x) {
+  constexpr double kAtanHalfHi = 4.63647609000806093515e-01, kAtanHalfLo = 2.26987774529616870924e-17;
+  constexpr double kAtanOneHi = 7.85398163397448278999e-01, kAtanOneLo = 3.06161699786838301793e-17;
+  constexpr double kHalfPiHi = 1.57079632679489655800e+00, kHalfPiLo = 6.12323399573676603587e-17;
+  const Scalar zero(0), one(1), two(2);
+  const Scalar low = if_less_hd(x, y, x, y), high = if_less_hd(x, y, y, x);
+  const Scalar t = low / if_less_hd(zero, high, high, one);  // in [0, 1]; 0 when both are 0
+  const Scalar z_half = (two * t - one) / (two + t), z_one = (t - one) / (t + one);
+  const Scalar seven_16(7.0 / 16), eleven_16(11.0 / 16);
+  const Scalar z = if_less_hd(t, seven_16, t, if_less_hd(t, eleven_16, z_half, z_one));
+  const Scalar head = if_less_hd(t, seven_16, zero, if_less_hd(t, eleven_16, Scalar(kAtanHalfHi), Scalar(kAtanOneHi)));
+  const Scalar tail = if_less_hd(t, seven_16, zero, if_less_hd(t, eleven_16, Scalar(kAtanHalfLo), Scalar(kAtanOneLo)));
+  const Scalar z2 = mul(z, z), z4 = mul(z2, z2);
+  const auto c = [](double a) { return Scalar(a); };  // fdlibm's aT[0..10]
+  const Scalar even = c(3.33333333333329318027e-01) +
+                      mul(z4, c(1.42857142725034663711e-01) +
+                                  mul(z4, c(9.09088713343650656196e-02) +
+                                              mul(z4, c(6.66107313738753120669e-02) +
+                                                          mul(z4, c(4.97687799461593236017e-02) +
+                                                                      mul(z4, c(1.62858201153657823623e-02))))));
+  const Scalar odd = c(-1.99999999998764832476e-01) +
+                     mul(z4, c(-1.11111104054623557880e-01) +
+                                 mul(z4, c(-7.69187620504482999495e-02) +
+                                             mul(z4, c(-5.83357013379057348645e-02) + mul(z4, c(-3.65315727442169155270e-02)))));
+  const Scalar series = mul(z2, even) + mul(z4, odd);
+  const Scalar angle = head - ((mul(z, series) - tail) - z);  // atan t
+  return if_less_hd(x, y, Scalar(kHalfPiHi) - (angle - Scalar(kHalfPiLo)), angle);
 }
 
 }  // namespace rbmc::portable

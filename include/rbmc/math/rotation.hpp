@@ -4,6 +4,7 @@
 
 #include "rbmc/hd.hpp"
 #include "rbmc/math/mat3_vec3.hpp"
+#include "rbmc/math/portable_math.hpp"
 #include "rbmc/math/quaternion.hpp"
 
 namespace rbmc {
@@ -31,26 +32,42 @@ RBMC_HD inline Quaternion<Scalar> quaternion_from_rotation_matrix(const Mat3<Sca
   return normalized(q);
 }
 
+// a ⊗ b with each product rounded on its own (portable::mul): the same bits on the host, on the
+// device and in the CPU's SIMD lanes, as the rotation vectors below need.
+template <class Scalar>
+RBMC_HD inline Quaternion<Scalar> product_rounded(const Quaternion<Scalar>& a, const Quaternion<Scalar>& b) {
+  using portable::mul;
+  return {((mul(a.w, b.w) - mul(a.x, b.x)) - mul(a.y, b.y)) - mul(a.z, b.z),
+          ((mul(a.w, b.x) + mul(a.x, b.w)) + mul(a.y, b.z)) - mul(a.z, b.y),
+          ((mul(a.w, b.y) - mul(a.x, b.z)) + mul(a.y, b.w)) + mul(a.z, b.x),
+          ((mul(a.w, b.z) + mul(a.x, b.y)) - mul(a.y, b.x)) + mul(a.z, b.w)};
+}
+
 // The rotation vector (axis × angle, angle in [0, π]) of a unit quaternion: the logarithm map,
 // inverse of quaternion_from_rotation_vector. atan2 keeps full accuracy near 0 and near π.
+// Written with portable arithmetic (portable_math.hpp), its choices made value by value
+// (if_less_hd): the same bits on the host and the device (a uniform rotation's draw is one,
+// inverse_transforms.hpp), and W samples at a time in the CPU's SIMD lanes (the statistics'
+// attitude angle).
 template <class Scalar>
-// Its choices are made value by value (if_less_hd), so that the CPU's SIMD lanes can take it.
 RBMC_HD inline Vec3<Scalar> rotation_vector_from_quaternion(const Quaternion<Scalar>& q_in) {
+  using portable::mul;
   const Scalar zero(0);
   const Quaternion<Scalar> q{if_less_hd(q_in.w, zero, -q_in.w, q_in.w), if_less_hd(q_in.w, zero, -q_in.x, q_in.x),
                              if_less_hd(q_in.w, zero, -q_in.y, q_in.y), if_less_hd(q_in.w, zero, -q_in.z, q_in.z)};
-  const Vec3<Scalar> u = q.vec();
-  const Scalar s = norm3(u);
-  const Scalar angle = Scalar(2) * atan2_hd(s, q.w);
+  const Scalar s = sqrt_hd((mul(q.x, q.x) + mul(q.y, q.y)) + mul(q.z, q.z));
+  const Scalar angle = Scalar(2) * portable::atan2_first_quadrant(s, q.w);
   // angle / sin(angle/2) → 2 as s → 0 (series 2 + angle²/12 + ...).
   const Scalar scale = if_less_hd(s, Scalar(1e-6), Scalar(2) / q.w, angle / s);
-  return scale * u;
+  return Vec3<Scalar>(mul(scale, q.x), mul(scale, q.y), mul(scale, q.z));
 }
 
 // Angle of the rotation between two attitudes, in [0, π]: the attitude error |log(a* ⊗ b)|.
 template <class Scalar>
 RBMC_HD inline Scalar angle_between(const Quaternion<Scalar>& a, const Quaternion<Scalar>& b) {
-  return norm3(rotation_vector_from_quaternion(a.conjugate() * b));
+  using portable::mul;
+  const Vec3<Scalar> v = rotation_vector_from_quaternion(product_rounded(a.conjugate(), b));
+  return sqrt_hd((mul(v.x(), v.x()) + mul(v.y(), v.y())) + mul(v.z(), v.z()));
 }
 
 }  // namespace rbmc

@@ -9,6 +9,7 @@
 #include "rbmc/hd.hpp"
 #include "rbmc/math/portable_math.hpp"
 #include "rbmc/math/quaternion.hpp"
+#include "rbmc/math/rotation.hpp"
 
 namespace rbmc {
 
@@ -16,8 +17,9 @@ namespace rbmc {
 // design's uniforms, the arithmetic under them), so that a resume or a merge never mixes samples
 // drawn by two builds. Results files record it (`draw_revision`; a file without it has revision
 // 1). DrawRevision.NamesTheseDraws fails when the draws change and this does not.
-// 1: before 2026-11-24; 2: the portable draws (rbmc/math/portable_math.hpp).
-constexpr int kDrawRevision = 2;
+// 1: before 2026-11-24; 2: the portable draws (rbmc/math/portable_math.hpp); 3: a uniform
+// rotation's rotation vector portable too (uniform_rotation_vector, 2026-11-25).
+constexpr int kDrawRevision = 3;
 
 // Φ⁻¹(p), the standard normal quantile: Wichura's algorithm AS 241 (PPND16), "The percentage
 // points of the normal distribution", Applied Statistics 37(3), 477–484, 1988. Rational
@@ -179,6 +181,14 @@ RBMC_HD inline Quaternion<double> uniform_rotation(double u1, double u2, double 
   const double w = mul(b, t3.cos), x = mul(a, t2.sin), y = mul(a, t2.cos), z = mul(b, t3.sin);
   const double norm = ::sqrt(((mul(w, w) + mul(x, x)) + mul(y, y)) + mul(z, z));
   return {w / norm, x / norm, y / norm, z / norm};
+}
+
+// A uniform rotation's draw as rbmc stores it: the rotation vector of reference* ⊗ R, R =
+// uniform_rotation(u1, u2, u3), so that reference ⊗ exp(v) is R (the attitude's nominal as the
+// reference; the identity for the principal axes, where the rotation itself is the draw).
+RBMC_HD inline Vec3<double> uniform_rotation_vector(const Quaternion<double>& reference, double u1, double u2,
+                                                    double u3) {
+  return rotation_vector_from_quaternion(product_rounded(reference.conjugate(), uniform_rotation(u1, u2, u3)));
 }
 
 }  // namespace rbmc

@@ -125,6 +125,13 @@ inline Lanes<S, W> if_less_hd(const Lanes<S, W>& a, const Lanes<S, W>& b, const 
   for (int i = 0; i < W; ++i) r.v[i] = a.v[i] < b.v[i] ? x.v[i] : y.v[i];
   return r;
 }
+// A product in every lane, for the core's portable arithmetic (rbmc/math/portable_math.hpp's
+// mul, found for Lanes by argument-dependent lookup): a plain product, which no lane fuses
+// (-ffp-contract=off).
+template <class S, int W>
+inline Lanes<S, W> mul(const Lanes<S, W>& a, const Lanes<S, W>& b) {
+  return a * b;
+}
 // The C library's atan2 lane by lane (no vector form of it would be the same bit for bit).
 template <class S, int W>
 inline Lanes<S, W> atan2_hd(const Lanes<S, W>& y, const Lanes<S, W>& x) {
