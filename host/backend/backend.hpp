@@ -21,6 +21,8 @@
 
 namespace rbmc {
 
+class SamplingPlan;  // host/sampling/sampling_plan.hpp
+
 enum class Precision { float32, float64 };
 enum class BackendChoice { automatic, cpu, cuda };
 
@@ -68,6 +70,18 @@ class Backend {
   // The primitives a run's stages call, in this order for each batch; the later ones use what
   // integrate kept of the batch (on the device for CUDA), until the next integrate. Each adds its
   // wall time to the stages it spends it in.
+  //
+  // Stage sample where the backend integrates: row i < n drawn as sample index[i] by
+  // draw_batch_row (rbmc/sample/draw_inputs.hpp), bit for bit the host's draw, into `inputs` and
+  // `params` (input_column_count(model parameters) and plan.n_parameter_values() columns of n
+  // doubles: the file keeps both), and kept where it was drawn: the next integrate of these
+  // `inputs` and n sends nothing. Adds the validity policy's redraws to `redrawn`. Returns false,
+  // having done nothing, when the backend does not draw (the CPU's: the driver draws on its
+  // threads); the caller then draws on the host.
+  virtual bool draw_inputs(const SamplingPlan&, const std::uint64_t* /*index*/, std::size_t /*n*/, double* /*inputs*/,
+                           double* /*params*/, std::uint64_t& /*redrawn*/, StageTimings&) {
+    return false;
+  }
   //
   // inputs: input_column_count(how.shared.parameters.n) columns of n doubles; outputs:
   // output_column_count(n events) columns of n doubles; status: n codes. Integrates in the

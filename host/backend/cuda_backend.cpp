@@ -1,5 +1,7 @@
-// The CUDA backend: the host converts a batch to the run's precision, the kernel integrates it
-// (one thread per sample, the same per-sample function as the CPU backend), the host converts back.
+// The CUDA backend: the device draws a batch's inputs (the same draw_batch_row as the CPU's) and
+// keeps them for the kernel, which integrates it (one thread per sample, the same per-sample
+// function as the CPU backend); inputs drawn on the host are converted to the run's precision and
+// sent. Only what the file keeps crosses back.
 #include <algorithm>
 #include <chrono>
 #include <climits>
@@ -8,6 +10,8 @@
 #include "host/backend/backend.hpp"
 #include "host/backend/cuda_check.hpp"
 #include "host/backend/device_buffer.hpp"
+#include "host/sampling/sampling_plan.hpp"
+#include "kernels/draw_inputs.cuh"
 #include "kernels/run_batch.cuh"
 #include "kernels/statistics.cuh"
 #include "rbmc/sample/sample_layout.hpp"
@@ -54,12 +58,49 @@ class CudaBackend final : public Backend {
     const std::size_t kept = kept_bytes_per_sample(how) / sizeof(double) * sizeof(Scalar);
     const std::size_t sorted =
         how.statistics ? std::size_t(how.shared.output_times.n) * quantity::count * sizeof(Scalar) : 0;
-    // The inputs and outputs sized for the most events a scenario can declare.
+    // The inputs and outputs sized for the most events a scenario can declare, and the inputs as
+    // drawn on the device, in double, with their sample index (the drawn dispersions' values, a
+    // few columns, fit in the half left free).
     const std::size_t per_sample =
         (input_column_count(kMaxModelParameters) + output_column_count(EventSet<double>::kMax)) * sizeof(Scalar) + 1 +
-        kept + sorted;
+        (input_column_count(kMaxModelParameters) + 1) * sizeof(double) + kept + sorted;
     const std::size_t share = free_bytes / 2 / std::size_t(sharing_);
     return std::max<std::size_t>(1024, std::min<std::size_t>(std::size_t(1) << 20, share / per_sample));
+  }
+
+  // The batch drawn by draw_batch_row on the device, into d_drawn_ (double), copied to the host
+  // for the file; integrate then rounds it on the device instead of sending it.
+  bool draw_inputs(const SamplingPlan& plan, const std::uint64_t* index, std::size_t n, double* inputs, double* params,
+                   std::uint64_t& redrawn, StageTimings& timings) override {
+    const int n_model = plan.scenario().model_parameters.n;
+    const std::size_t n_in = n * std::size_t(input_column_count(n_model)),
+                      n_params = n * std::size_t(plan.n_parameter_values());
+    drawn_inputs_ = nullptr;
+    {
+      StageClock clock(&timings, Stage::transfer);
+      if (plan.id() != sampling_plan_id_) upload_sampling_tables(plan);
+      d_index_.reserve(n);
+      d_drawn_.reserve(n_in);
+      d_params_.reserve(std::max<std::size_t>(n_params, 1));
+      RBMC_CUDA_CHECK(cudaMemcpyAsync(d_index_.data(), index, n * sizeof(std::uint64_t), cudaMemcpyHostToDevice, stream_));
+      RBMC_CUDA_CHECK(cudaMemsetAsync(d_sampling_.data() + sizeof(SamplingModel), 0, sizeof(unsigned long long), stream_));
+    }
+    {
+      StageClock clock(&timings, Stage::sample);
+      RBMC_CUDA_CHECK(kernels::launch_draw_inputs(device_model(), d_index_.data(), n, n_model, d_drawn_.data(),
+                                                  d_params_.data(), device_redraw_count(), stream_));
+      RBMC_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    }
+    StageClock clock(&timings, Stage::transfer);
+    unsigned long long redraws = 0;
+    RBMC_CUDA_CHECK(cudaMemcpyAsync(inputs, d_drawn_.data(), n_in * sizeof(double), cudaMemcpyDeviceToHost, stream_));
+    RBMC_CUDA_CHECK(cudaMemcpyAsync(params, d_params_.data(), n_params * sizeof(double), cudaMemcpyDeviceToHost, stream_));
+    RBMC_CUDA_CHECK(cudaMemcpyAsync(&redraws, device_redraw_count(), sizeof(redraws), cudaMemcpyDeviceToHost, stream_));
+    RBMC_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    redrawn += redraws;
+    drawn_inputs_ = inputs;
+    drawn_n_ = n;
+    return true;
   }
 
   void integrate(const double* inputs, double* outputs, std::uint8_t* status, std::size_t n, const BatchIntegration& how,
@@ -71,15 +112,22 @@ class CudaBackend final : public Backend {
     const std::size_t n_in = n * std::size_t(input_column_count(how.shared.parameters.n)),
                       n_out = n * std::size_t(output_column_count(how.shared.events.n)),
                       n_traj = states ? n * std::size_t(n_times) * kTrajectoryColumns : 0;
+    const bool drawn_here = inputs == drawn_inputs_ && n == drawn_n_;
+    drawn_inputs_ = nullptr;
     {
       StageClock clock(&timings, Stage::transfer);
-      staging_in_.assign(inputs, inputs + n_in);  // double -> Scalar, as load_sample_inputs rounds on the CPU
       d_inputs_.reserve(n_in);
       d_outputs_.reserve(n_out);
       d_trajectory_.reserve(n_traj);
       d_status_.reserve(n);
-      RBMC_CUDA_CHECK(cudaMemcpyAsync(d_inputs_.data(), staging_in_.data(), n_in * sizeof(Scalar),
-                                      cudaMemcpyHostToDevice, stream_));
+      if (drawn_here) {
+        // double -> Scalar on the device, the same rounding as the host's conversion below.
+        RBMC_CUDA_CHECK(kernels::launch_round_columns<Scalar>(d_drawn_.data(), n_in, d_inputs_.data(), stream_));
+      } else {
+        staging_in_.assign(inputs, inputs + n_in);  // double -> Scalar, as load_sample_inputs rounds on the CPU
+        RBMC_CUDA_CHECK(cudaMemcpyAsync(d_inputs_.data(), staging_in_.data(), n_in * sizeof(Scalar),
+                                        cudaMemcpyHostToDevice, stream_));
+      }
       RBMC_CUDA_CHECK(cudaStreamSynchronize(stream_));
     }
     {
@@ -184,6 +232,24 @@ class CudaBackend final : public Backend {
   }
 
  private:
+  // The plan's SamplingModel and its tables copied to the device, once per plan: d_sampling_ holds
+  // the model (pointing at the copies in d_sampling_tables_), then the redraw counter.
+  void upload_sampling_tables(const SamplingPlan& plan) {
+    const SamplingImage image = sampling_image(plan);
+    d_sampling_tables_.reserve(std::max<std::size_t>(image.bytes.size(), 1));
+    d_sampling_.reserve(sizeof(SamplingModel) + sizeof(unsigned long long));
+    const SamplingModel model = image.model_at(d_sampling_tables_.data());
+    RBMC_CUDA_CHECK(cudaMemcpyAsync(d_sampling_tables_.data(), image.bytes.data(), image.bytes.size(),
+                                    cudaMemcpyHostToDevice, stream_));
+    RBMC_CUDA_CHECK(cudaMemcpyAsync(d_sampling_.data(), &model, sizeof(model), cudaMemcpyHostToDevice, stream_));
+    RBMC_CUDA_CHECK(cudaStreamSynchronize(stream_));  // image and model are about to go
+    sampling_plan_id_ = plan.id();
+  }
+  const SamplingModel* device_model() { return reinterpret_cast<const SamplingModel*>(d_sampling_.data()); }
+  unsigned long long* device_redraw_count() {
+    return reinterpret_cast<unsigned long long*>(d_sampling_.data() + sizeof(SamplingModel));
+  }
+
   // The batch's quantities at the output times on the device, and their moments per column, also
   // copied to `moments` (on the stream: complete after its next synchronisation). Returns the
   // number of columns.
@@ -237,6 +303,14 @@ class CudaBackend final : public Backend {
   cuda::DeviceBuffer<std::uint32_t> d_rows_;
   cuda::DeviceBuffer<Quaternion<Scalar>> d_nominal_;
   cuda::DeviceBuffer<Moments> d_moments_;
+  // Sampling on the device: the plan's model and tables, the batch's sample indices and its draws.
+  // cudaMalloc aligns to 256 bytes, enough for the model and the counter after it.
+  cuda::DeviceBuffer<unsigned char> d_sampling_, d_sampling_tables_;
+  std::uint64_t sampling_plan_id_ = 0;
+  cuda::DeviceBuffer<std::uint64_t> d_index_;
+  cuda::DeviceBuffer<double> d_drawn_, d_params_;
+  const double* drawn_inputs_ = nullptr;  // the host's copy of the inputs in d_drawn_, and their rows
+  std::size_t drawn_n_ = 0;
   // What the last integrate kept for the later primitives.
   SharedModel<Scalar> shared_{};
   std::size_t n_ = 0;

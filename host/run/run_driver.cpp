@@ -60,17 +60,12 @@ struct HostBatch {
 // sample index. Returns how many bodies the validity policy redrew.
 std::uint64_t sample_batch(const SamplingPlan& plan, const std::uint64_t* index, std::size_t n, unsigned threads,
                            HostBatch& batch) {
-  const int n_params = plan.n_parameter_values(), n_model = plan.scenario().model_parameters.n;
+  const int n_model = plan.scenario().model_parameters.n;
   std::atomic<std::uint64_t> redrawn{0};
   parallel_for(n, threads, [&](std::size_t begin, std::size_t end) {
-    std::vector<double> params(std::size_t(n_params) + 1);
     std::uint64_t local_redrawn = 0;
-    for (std::size_t i = begin; i < end; ++i) {
-      SampleInputs<double> in;
-      if (plan.sample(index[i], in, params.data()) > 0) ++local_redrawn;
-      store_sample_inputs(batch.inputs.data(), n, i, in, n_model);
-      for (int c = 0; c < n_params; ++c) batch.params[std::size_t(c) * n + i] = params[std::size_t(c)];
-    }
+    for (std::size_t i = begin; i < end; ++i)
+      if (draw_batch_row(plan.model(), index[i], i, n, n_model, batch.inputs.data(), batch.params.data()) > 0) ++local_redrawn;
     redrawn += local_redrawn;
   });
   return redrawn;
@@ -443,6 +438,16 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
   // and integrated (one HDF5 call at a time all the same: the main thread makes none meanwhile).
   // Each thread times its own stages.
   std::array<HostBatch, 2> batches;
+  // Stage sample: the batch's rows drawn where the backend integrates (the GPU keeps its draws for
+  // its kernel) or on the host's threads. Returns the validity policy's redraws.
+  const auto draw_batch = [&](HostBatch& batch, std::size_t n, StageTimings& timings) {
+    std::uint64_t redrawn = 0;
+    if (!backend->draw_inputs(plan, batch.index.data(), n, batch.inputs.data(), batch.params.data(), redrawn, timings)) {
+      const StageClock clock(&timings, Stage::sample);
+      redrawn = sample_batch(plan, batch.index.data(), n, threads, batch);
+    }
+    return redrawn;
+  };
   StageTimings driver_seconds, writer_seconds;
   std::unique_ptr<RunJournal> journal;
   // Declared after everything its jobs touch (the batches, the journal, the writer's timings):
@@ -486,6 +491,8 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
       if (!reached) snapshot.reset();
     }
     StageTimings replay_seconds;
+    // A replayed batch is drawn again where the run draws, so that its inputs in the file are the
+    // bits the backend integrated.
     journal_bytes = RunJournal::for_each_record(journal_path, [&](const JournalBatch& record) {
       if (record.first + record.n <= start_row) return true;  // already in the partial file
       if (record.first != start_row || record.n == 0 || start_row + record.n > n_total) return false;
@@ -497,7 +504,7 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
       if (record.outputs.size() != batch.outputs.size() || record.status.size() != n) return false;
       batch.index.resize(n);
       for (std::size_t i = 0; i < n; ++i) batch.index[i] = global_index(record.first + i);
-      sample_batch(plan, batch.index.data(), n, threads, batch);
+      draw_batch(batch, n, replay_seconds);
       batch.outputs = record.outputs;
       batch.status = record.status;
       batch.kept = record.kept;
@@ -538,14 +545,13 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
     HostBatch& batch = batches[std::size_t(current)];
     const std::size_t n = std::size_t(std::min<std::uint64_t>(batch_size, n_total - first));
     // Stage: sample. Counted once the batch is integrated: an abandoned batch is sampled again on --resume.
-    std::uint64_t redrawn = 0;
     {
       const StageClock clock(&driver_seconds, Stage::sample);
       batch.resize(n, scenario.model_parameters.n, plan.n_parameter_values(), scenario.events.n);
       batch.index.resize(n);
       for (std::size_t i = 0; i < n; ++i) batch.index[i] = global_index(first + i);
-      redrawn = sample_batch(plan, batch.index.data(), n, threads, batch);
     }
+    const std::uint64_t redrawn = draw_batch(batch, n, driver_seconds);
     // Stage: integrate (and the transfers around it).
     try {
       backend->integrate(batch.inputs.data(), batch.outputs.data(), batch.status.data(), n, how, driver_seconds);

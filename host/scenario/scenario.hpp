@@ -13,6 +13,7 @@
 #include "rbmc/dynamics/state.hpp"
 #include "rbmc/integrate/output_times.hpp"
 #include "rbmc/body/shapes.hpp"
+#include "rbmc/sample/draw_inputs.hpp"
 #include "rbmc/sample/run_sample.hpp"
 
 namespace rbmc {
@@ -23,22 +24,7 @@ struct SourceLocation {
   std::uint32_t line = 0, column = 0;
 };
 
-// The inputs a scenario may disperse or sweep, by key path. Each maps to one column group in the output.
-enum class DispersedInput {
-  mass,                // body.mass (kg)
-  center_of_mass,      // body.center_of_mass (m, body frame)
-  principal_moments,   // body.principal_moments (kg m², along the nominal principal axes)
-  principal_axes,      // body.principal_axes: rotation vector turning the principal axes, body frame (rad)
-  shape_dimension,     // body.shape.<key>: a dimension of the body's shape; the inertia follows (m)
-  position,            // initial.position (m, world)
-  attitude,            // initial.attitude: rotation vector applied in the body frame (rad)
-  attitude_euler_zxz,  // initial.attitude_euler_zxz: (ψ, θ, φ), 004 eqs 56–59 (rad)
-  attitude_euler_zyx,  // initial.attitude_euler_zyx: (yaw, pitch, roll) (rad)
-  velocity,            // initial.velocity (m/s, world)
-  angular_velocity,    // initial.angular_velocity (rad/s, body)
-  gravity,             // gravity.acceleration (m/s², world)
-  model_parameter,     // loads.<i>.<key>, constraint.<key>: a per-sample load or constraint parameter
-};
+// DispersedInput, DistributionKind: rbmc/sample/draw_inputs.hpp.
 
 // Inputs that describe one thing two ways: at most one of a group may be dispersed or swept.
 enum class InputGroup { none, attitude, inertia };
@@ -53,17 +39,6 @@ struct DispersedInputInfo {
   InputGroup group = InputGroup::none;
   int slot = 0;  // shape_dimension: first Shape::dimensions index; model_parameter: first per-sample value
   ModelParameter<double> target{};  // model_parameter: the field it sets (component 0)
-};
-
-enum class DistributionKind {
-  normal,            // a = mean, b = sd
-  uniform,           // a = lower, b = upper bound
-  truncated_normal,  // a = mean, b = sd, lo, hi = bounds
-  lognormal,         // a = median, b = sd of ln x
-  fixed,             // a = the value
-  discrete,          // values with cumulative weights
-  uniform_rotation,  // initial.attitude only: uniform on SO(3)
-  random_axis,       // initial.attitude only: an angle (half-normal sd b, or uniform up to a) about a random axis
 };
 
 // One dispersion, resolved against the nominal value. Components beyond dim are unused.

@@ -18,6 +18,64 @@ std::string exact(double x) {
 }
 }  // namespace
 
+std::string every_draw_scenario_text(const std::string& design, const std::string& attitude) {
+  const bool grid = design == "grid";
+  return std::string(R"([scenario]
+name = "every_draw"
+
+[run]
+)") + (grid ? "" : "samples = 300\n") + R"(seed = 7
+duration = 0.2
+step = 0.01
+
+[body]
+mass = 2.0
+center_of_mass = [0.0, 0.0, 0.0]
+inertia = [[0.0083333333, 0.001, 0.0], [0.001, 0.0166666667, 0.0], [0.0, 0.0, 0.0216666667]]
+
+[initial]
+position = [0.0, 0.0, 0.0]
+attitude = [0.9, 0.1, 0.3, 0.3]
+velocity = [0.0, 0.0, 0.0]
+angular_velocity = [0.01, 4.0, 0.01]
+
+[gravity]
+acceleration = [0.0, 0.0, -9.81]
+
+[[loads]]
+type = "spring"
+point = [0.1, 0.0, 0.0]
+anchor = [0.0, 0.0, 1.0]
+stiffness = 10.0
+rest_length = 0.5
+damping = 0.1
+
+[dispersions]
+body.mass = { distribution = "normal", sigma = 0.5 }
+body.center_of_mass = { distribution = "normal", sigma = [0.0005, 0.0005, 0.004] }
+body.principal_moments = { distribution = "lognormal", log_sigma = 0.3 }
+body.principal_axes = { distribution = "uniform_rotation" }
+initial.attitude = { distribution = ")" + attitude + '"' + (attitude == "random_axis" ? ", angle_sigma = 0.1" : "") + R"( }
+initial.position = { distribution = "truncated_normal", sigma = 1.0, min = -0.5, max = 0.7 }
+initial.velocity = { distribution = "uniform", half_width = [0.1, 0.2, 0.3] }
+initial.angular_velocity = { distribution = "discrete", values = [[1, 2, 3], [4, 5, 6], [0, 1, 0]], weights = [1, 2, 3] }
+gravity.acceleration = { distribution = "normal", sigma = 0.1 }
+loads.0.stiffness = { distribution = "normal", sigma = 1.0 }
+loads.0.rest_length = { distribution = "uniform", min = 0.4, max = 0.6 }
+
+[[correlations]]
+inputs = ["body.mass", "body.center_of_mass"]
+matrix = [[1.0, 0.0, 0.0, -0.7], [0.0, 1.0, 0.3, 0.0], [0.0, 0.3, 1.0, 0.0], [-0.7, 0.0, 0.0, 1.0]]
+
+[design]
+type = ")" + design + "\"\n" + (grid ? R"(replicates = 25
+
+[design.axes]
+loads.0.damping = { linspace = [0.0, 0.2, 3] }
+loads.0.anchor = { values = [[0.0, 0.0, 1.0], [0.0, 0.5, 1.0]] }
+)" : "");
+}
+
 std::string valid_scenario_text(int samples, double duration, double step) {
   return R"([scenario]
 name = "test_box"

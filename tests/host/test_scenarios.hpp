@@ -9,6 +9,13 @@ namespace rbmc::test {
 // A small valid scenario: an asymmetric box with every spine dispersion.
 std::string valid_scenario_text(int samples = 64, double duration = 0.5, double step = 0.01);
 
+// Every kind of draw in one scenario (300 samples; 150 for the grid): each distribution, a correlation group, a
+// spring's dispersed parameters and enough mass dispersion that bodies are redrawn. design:
+// "monte_carlo", "latin_hypercube", "sobol" or "grid" (two axes over the spring, 6 points of 25
+// replicates);
+// attitude: "uniform_rotation" or "random_axis".
+std::string every_draw_scenario_text(const std::string& design, const std::string& attitude);
+
 // Takes a root attribute away from a results file, as a file written before it was recorded.
 void remove_root_attribute(const std::string& path, const char* name);
 

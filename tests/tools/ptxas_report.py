@@ -34,6 +34,9 @@ def short_name(mangled):
     m = re.search(r"([a-z][a-z_]*_kernel)I([df])E", mangled)
     if m and "rbmc" in mangled:
         return "%s<%s>" % (m.group(1), "double" if m.group(2) == "d" else "float")
+    m = re.search(r"\d([a-z][a-z_]*_kernel)EP", mangled)  # a kernel that is no template
+    if m and "rbmc" in mangled:
+        return m.group(1)
     try:
         name = subprocess.run(["c++filt", mangled], capture_output=True, text=True, check=True).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
