@@ -72,7 +72,8 @@ class Backend {
   // wall time to the stages it spends it in.
   //
   // Stage sample where the backend integrates: row i < n drawn as sample index[i] by
-  // draw_batch_row (rbmc/sample/draw_inputs.hpp), bit for bit the host's draw, into `inputs` and
+  // draw_batch_row (rbmc/sample/draw_inputs.hpp), each dispersion's values bit for bit the host's
+  // (the inputs assembled from them within the device's sin and cos: docs/physics.md), into `inputs` and
   // `params` (input_column_count(model parameters) and plan.n_parameter_values() columns of n
   // doubles: the file keeps both), and kept where it was drawn: the next integrate of these
   // `inputs` and n sends nothing. Adds the validity policy's redraws to `redrawn`. Returns false,
