@@ -117,6 +117,11 @@ def self_test():
     assert check(parse(SAMPLE % (600, 8, 8)), {name: (8, 600)})[1] == [], "within a budget passes"
     assert len(check(parse(SAMPLE % (600, 16, 16)), {name: (8, 600)})[1]) == 1, "beyond a budget fails"
     assert occupancy(128) == 0.25 and occupancy(255) == 0.125 and occupancy(64) == 0.5
+    # Kernels that are no template are named as the budget names them, templated ones with their scalar.
+    plain = "_ZN4rbmc7kernels47_GLOBAL__N__c4cf9627_14_draw_inputs_cu_2b1eebf418draw_inputs_kernelEPKNS_13SamplingModelEPKmmiPdS7_Py"
+    assert short_name(plain) == "draw_inputs_kernel", short_name(plain)
+    templated = "_ZN4rbmc7kernels47_GLOBAL__N__c4cf9627_14_draw_inputs_cu_2b1eebf420round_columns_kernelIfEEvPKdmPT_"
+    assert short_name(templated) == "round_columns_kernel<float>", short_name(templated)
     print("self-test passed")
 
 
