@@ -23,21 +23,27 @@
 
 namespace rbmc::portable {
 
+// A host product p made to exist rounded in a register, so that the compiler has nothing left
+// to fuse with the addition that follows it.
+template <class T>
+inline T kept_rounded(T p) {
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+  __asm__("" : "+x"(p));
+#elif defined(__GNUC__) && defined(__aarch64__)
+  __asm__("" : "+w"(p));
+#else
+  volatile T rounded = p;
+  p = rounded;
+#endif
+  return p;
+}
+
 // a × b, rounded to double and never fused with an addition.
 RBMC_HD inline double mul(double a, double b) {
 #if defined(__CUDA_ARCH__)
   return __dmul_rn(a, b);  // "never merged into a fused multiply-add" (CUDA Math API)
 #else
-  double p = a * b;
-#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
-  __asm__("" : "+x"(p));  // the rounded product must exist in a register: nothing to fuse
-#elif defined(__GNUC__) && defined(__aarch64__)
-  __asm__("" : "+w"(p));
-#else
-  volatile double rounded = p;
-  p = rounded;
-#endif
-  return p;
+  return kept_rounded(a * b);
 #endif
 }
 
@@ -46,16 +52,7 @@ RBMC_HD inline float mul(float a, float b) {
 #if defined(__CUDA_ARCH__)
   return __fmul_rn(a, b);
 #else
-  float p = a * b;
-#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
-  __asm__("" : "+x"(p));
-#elif defined(__GNUC__) && defined(__aarch64__)
-  __asm__("" : "+w"(p));
-#else
-  volatile float rounded = p;
-  p = rounded;
-#endif
-  return p;
+  return kept_rounded(a * b);
 #endif
 }
 
