@@ -51,6 +51,13 @@ inline std::size_t kept_bytes_per_sample(const BatchIntegration& how) {
   return sizeof(double) * std::size_t(kTrajectoryColumns + quantity::count) * std::size_t(how.shared.output_times.n);
 }
 
+// Which of a batch's drawn columns the host needs from a backend that draws on the device: those
+// the file keeps a dataset of ([output] samples; keeps_any in host/scenario/output_schema.hpp).
+struct DrawnColumnsWanted {
+  bool inputs = true;  // the inputs' columns: /samples/body, /samples/initial
+  bool params = true;  // each dispersion's drawn values: /samples/params
+};
+
 // A batch given up on request (BatchIntegration::stop): not an error.
 class BatchAbandoned : public std::runtime_error {
  public:
@@ -75,12 +82,14 @@ class Backend {
   // draw_batch_row (rbmc/sample/draw_inputs.hpp), each dispersion's values bit for bit the host's
   // (the inputs assembled from them within the device's sin and cos: docs/physics.md), into `inputs` and
   // `params` (input_column_count(model parameters) and plan.n_parameter_values() columns of n
-  // doubles: the file keeps both), and kept where it was drawn: the next integrate of these
-  // `inputs` and n sends nothing. Adds the validity policy's redraws to `redrawn`. Returns false,
-  // having done nothing, when the backend does not draw (the CPU's: the driver draws on its
-  // threads); the caller then draws on the host.
+  // doubles), and kept where it was drawn: the next integrate of these `inputs` and n sends
+  // nothing. Of the two, only those `wanted` are written (the file's datasets come from them);
+  // the others are left as they were. Adds the validity policy's redraws to `redrawn`. Returns
+  // false, having done nothing, when the backend does not draw (the CPU's: the driver draws on its
+  // threads); the caller then draws on the host, both.
   virtual bool draw_inputs(const SamplingPlan&, const std::uint64_t* /*index*/, std::size_t /*n*/, double* /*inputs*/,
-                           double* /*params*/, std::uint64_t& /*redrawn*/, StageTimings&) {
+                           double* /*params*/, const DrawnColumnsWanted& /*wanted*/, std::uint64_t& /*redrawn*/,
+                           StageTimings&) {
     return false;
   }
   //

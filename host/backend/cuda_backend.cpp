@@ -69,9 +69,9 @@ class CudaBackend final : public Backend {
   }
 
   // The batch drawn by draw_batch_row on the device, into d_drawn_ (double), copied to the host
-  // for the file; integrate then rounds it on the device instead of sending it.
+  // where the file keeps it; integrate then rounds it on the device instead of sending it.
   bool draw_inputs(const SamplingPlan& plan, const std::uint64_t* index, std::size_t n, double* inputs, double* params,
-                   std::uint64_t& redrawn, StageTimings& timings) override {
+                   const DrawnColumnsWanted& wanted, std::uint64_t& redrawn, StageTimings& timings) override {
     const int n_model = plan.scenario().model_parameters.n;
     const std::size_t n_in = n * std::size_t(input_column_count(n_model)),
                       n_params = n * std::size_t(plan.n_parameter_values());
@@ -93,8 +93,10 @@ class CudaBackend final : public Backend {
     }
     StageClock clock(&timings, Stage::transfer);
     unsigned long long redraws = 0;
-    RBMC_CUDA_CHECK(cudaMemcpyAsync(inputs, d_drawn_.data(), n_in * sizeof(double), cudaMemcpyDeviceToHost, stream_));
-    RBMC_CUDA_CHECK(cudaMemcpyAsync(params, d_params_.data(), n_params * sizeof(double), cudaMemcpyDeviceToHost, stream_));
+    if (wanted.inputs)
+      RBMC_CUDA_CHECK(cudaMemcpyAsync(inputs, d_drawn_.data(), n_in * sizeof(double), cudaMemcpyDeviceToHost, stream_));
+    if (wanted.params && n_params > 0)
+      RBMC_CUDA_CHECK(cudaMemcpyAsync(params, d_params_.data(), n_params * sizeof(double), cudaMemcpyDeviceToHost, stream_));
     RBMC_CUDA_CHECK(cudaMemcpyAsync(&redraws, device_redraw_count(), sizeof(redraws), cudaMemcpyDeviceToHost, stream_));
     RBMC_CUDA_CHECK(cudaStreamSynchronize(stream_));
     redrawn += redraws;

@@ -17,6 +17,7 @@
 #include "host/io/run_journal.hpp"
 #include "host/io/results_reader.hpp"
 #include "host/sampling/sampling_plan.hpp"
+#include "host/scenario/output_schema.hpp"
 #include "host/util/environment.hpp"
 #include "host/util/parallel_for.hpp"
 #include "host/util/serial_worker.hpp"
@@ -439,10 +440,15 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
   // Each thread times its own stages.
   std::array<HostBatch, 2> batches;
   // Stage sample: the batch's rows drawn where the backend integrates (the GPU keeps its draws for
-  // its kernel) or on the host's threads. Returns the validity policy's redraws.
+  // its kernel, and sends back only the columns the file keeps) or on the host's threads. Returns
+  // the validity policy's redraws.
+  const std::vector<SampleDataset> kept_datasets = sample_datasets(scenario);
+  const DrawnColumnsWanted drawn_wanted{keeps_any(kept_datasets, {SampleSource::inputs, SampleSource::inertia}),
+                                        keeps_any(kept_datasets, {SampleSource::params})};
   const auto draw_batch = [&](HostBatch& batch, std::size_t n, StageTimings& timings) {
     std::uint64_t redrawn = 0;
-    if (!backend->draw_inputs(plan, batch.index.data(), n, batch.inputs.data(), batch.params.data(), redrawn, timings)) {
+    if (!backend->draw_inputs(plan, batch.index.data(), n, batch.inputs.data(), batch.params.data(), drawn_wanted, redrawn,
+                              timings)) {
       const StageClock clock(&timings, Stage::sample);
       redrawn = sample_batch(plan, batch.index.data(), n, threads, batch);
     }

@@ -150,6 +150,12 @@ std::vector<SampleDataset> sample_datasets(const Scenario& s) {
   return kept;
 }
 
+bool keeps_any(const std::vector<SampleDataset>& kept, std::initializer_list<SampleSource> sources) {
+  return std::any_of(kept.begin(), kept.end(), [&](const SampleDataset& d) {
+    return std::find(sources.begin(), sources.end(), d.source) != sources.end();
+  });
+}
+
 std::string check_sample_selection(const Scenario& s, const std::string& name) {
   const std::vector<SampleDataset> all = all_sample_datasets(s);
   if (std::any_of(all.begin(), all.end(), [&](const SampleDataset& d) { return selects(name, d); })) return "";

@@ -3,6 +3,7 @@
 // and [output] samples selects from it.
 #pragma once
 
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -59,6 +60,9 @@ std::vector<SampleDataset> all_sample_datasets(const Scenario& s);
 // The ones the file keeps: all, or those [output] samples names (with samples/index and
 // samples/status always).
 std::vector<SampleDataset> sample_datasets(const Scenario& s);
+// Whether `kept` holds a dataset from any of `sources`: what a batch's columns must reach the host
+// for (a backend that draws on the device copies its inputs and params back only then).
+bool keeps_any(const std::vector<SampleDataset>& kept, std::initializer_list<SampleSource> sources);
 // Checks an [output] samples entry: a dataset or group under /samples that this scenario writes.
 // Returns an empty string, or what is wrong with the list of valid names.
 std::string check_sample_selection(const Scenario& s, const std::string& name);

@@ -278,7 +278,7 @@ TEST_P(GpuTest, TheDeviceDrawsEveryDesignAsTheHostDoes) {
     for (std::size_t i = 0; i < n; ++i)
       if (draw_batch_row(plan.model(), index[i], i, n, n_model, host_inputs.data(), host_params.data()) > 0) ++host_redrawn;
     StageTimings timings{};
-    ASSERT_TRUE(backend->draw_inputs(plan, index.data(), n, inputs.data(), params.data(), redrawn, timings));
+    ASSERT_TRUE(backend->draw_inputs(plan, index.data(), n, inputs.data(), params.data(), {}, redrawn, timings));
     for (std::size_t column = 0; column < n_in / n; ++column) {
       double scale = 0;
       for (std::size_t i = 0; i < n; ++i) scale = std::max(scale, std::abs(host_inputs[column * n + i]));
@@ -293,6 +293,71 @@ TEST_P(GpuTest, TheDeviceDrawsEveryDesignAsTheHostDoes) {
     EXPECT_EQ(redrawn, host_redrawn);
     EXPECT_GT(redrawn, 0u);
   }
+}
+
+// Only the drawn columns the file keeps cross back to the host (DrawnColumnsWanted), and the
+// device integrates its own draws all the same: the outputs are the same bits whichever columns
+// were sent, those not asked for are left untouched, and a run whose file keeps only final
+// positions gets the same positions as one that keeps everything.
+TEST_P(GpuTest, OnlyTheDrawnColumnsTheFileKeepsCrossBack) {
+  const Precision precision = GetParam();
+  constexpr std::size_t n = 3000;
+  const Scenario s = parse_scenario(test::valid_scenario_text(int(n), 0.5, 0.01), "gpu.toml");
+  const SamplingPlan plan(s);
+  std::vector<std::uint64_t> index(n);
+  for (std::size_t i = 0; i < n; ++i) index[i] = i;
+  const std::size_t n_in = n * std::size_t(input_column_count(s.model_parameters.n)),
+                    n_params = n * std::size_t(plan.n_parameter_values());
+  ASSERT_GT(n_params, 0u);
+  const std::unique_ptr<Backend> backend = make_cuda_backend(precision);
+  const BatchIntegration how{s.integration(), s.shared_model(), false, false, {}};
+  const auto draw_and_integrate = [&](const DrawnColumnsWanted& wanted, std::vector<double>& inputs,
+                                      std::vector<double>& params, std::vector<double>& outputs) {
+    inputs.assign(n_in, NAN);
+    params.assign(n_params, NAN);
+    outputs.assign(n * std::size_t(output_column_count(0)), NAN);
+    std::vector<std::uint8_t> status(n);
+    std::uint64_t redrawn = 0;
+    StageTimings timings{};
+    ASSERT_TRUE(backend->draw_inputs(plan, index.data(), n, inputs.data(), params.data(), wanted, redrawn, timings));
+    backend->integrate(inputs.data(), outputs.data(), status.data(), n, how, timings);
+  };
+  const auto untouched = [](const std::vector<double>& v) {
+    return std::all_of(v.begin(), v.end(), [](double x) { return std::isnan(x); });
+  };
+  const auto same_bits = [](const std::vector<double>& a, const std::vector<double>& b) {
+    return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
+  };
+  std::vector<double> all_inputs, all_params, all_outputs, inputs, params, outputs;
+  draw_and_integrate({}, all_inputs, all_params, all_outputs);
+  EXPECT_FALSE(untouched(all_inputs));
+  EXPECT_FALSE(untouched(all_params));
+  draw_and_integrate({false, false}, inputs, params, outputs);
+  EXPECT_TRUE(untouched(inputs));
+  EXPECT_TRUE(untouched(params));
+  EXPECT_TRUE(same_bits(outputs, all_outputs));
+  draw_and_integrate({true, false}, inputs, params, outputs);
+  EXPECT_TRUE(same_bits(inputs, all_inputs));
+  EXPECT_TRUE(untouched(params));
+  draw_and_integrate({false, true}, inputs, params, outputs);
+  EXPECT_TRUE(untouched(inputs));
+  EXPECT_TRUE(same_bits(params, all_params));
+  EXPECT_TRUE(same_bits(outputs, all_outputs));
+
+  // Through the run's driver: the file that keeps only final positions has the same ones.
+  test::TempDir dir;
+  RunOptions o;
+  o.progress = false;
+  o.precision = precision;
+  o.backend = BackendChoice::cuda;
+  o.output = dir.file("all.h5");
+  run_scenario(s, o);
+  o.output = dir.file("positions.h5");
+  run_scenario(parse_scenario(test::valid_scenario_text(int(n), 0.5, 0.01) + "[output]\nsamples = [\"final/position\"]\n",
+                              "gpu.toml"),
+               o);
+  const ResultsReader all(dir.file("all.h5")), positions(dir.file("positions.h5"));
+  EXPECT_TRUE(same_bits(positions.doubles("samples/final/position").data, all.doubles("samples/final/position").data));
 }
 
 INSTANTIATE_TEST_SUITE_P(Precisions, GpuTest, ::testing::Values(Precision::float64, Precision::float32),

@@ -611,5 +611,21 @@ TEST(ParseScenarioOutput, SamplesAndStorage) {
   EXPECT_EQ(key_of("samples = [\"status\"]\nstatistics = false\n"), "output.interval");
 }
 
+// What a backend that draws on the device sends back follows from the datasets kept: the inputs'
+// columns for /samples/body and /samples/initial, the drawn values for /samples/params.
+TEST(ParseScenarioOutput, TheDrawnColumnsAFileKeeps) {
+  const auto wanted = [](const std::string& samples) {
+    const std::string output = samples.empty() ? "" : "[output]\nsamples = [" + samples + "]\n";
+    const std::vector<SampleDataset> kept = sample_datasets(parse_scenario(test::valid_scenario_text(10, 1.0, 0.1) + output, "d.toml"));
+    return std::make_pair(keeps_any(kept, {SampleSource::inputs, SampleSource::inertia}), keeps_any(kept, {SampleSource::params}));
+  };
+  EXPECT_EQ(wanted(""), std::make_pair(true, true));  // every dataset
+  EXPECT_EQ(wanted("\"final/position\""), std::make_pair(false, false));
+  EXPECT_EQ(wanted("\"final\", \"status\""), std::make_pair(false, false));
+  EXPECT_EQ(wanted("\"body/inertia\""), std::make_pair(true, false));  // from the inputs' six components
+  EXPECT_EQ(wanted("\"initial/orientation\""), std::make_pair(true, false));
+  EXPECT_EQ(wanted("\"params\""), std::make_pair(false, true));
+}
+
 }  // namespace
 }  // namespace rbmc

@@ -155,8 +155,8 @@ TEST(QuantileSketch, ABatchIsTheSameSketchAsItsValuesOneByOne) {
 // A second formulation of the same sketch, written for clarity: the lowest level sorted by
 // std::sort in the sort's order (−0 before +0), the kept half merged into the level above by
 // std::inplace_merge (stable: the level's own values first among equal ones), capacities and
-// coins as quantile_sketch.hpp states them. The sketch's merge (two branch-free chains, from both
-// ends) must leave the same values in the same order, bit for bit.
+// coins as quantile_sketch.hpp states them. The sketch's merge (branch-free, in place from the
+// back) must leave the same values in the same order, bit for bit.
 class ReferenceSketch {
  public:
   ReferenceSketch(int k, std::uint64_t seed) : k_(k), seed_(seed) { add_level(); }
