@@ -81,7 +81,10 @@ RBMC_HD_INLINE Wrench<Scalar> spring_damper_wrench(const Quaternion<Scalar>& q_w
   const Vec3<Scalar> d = anchor_w - point_w;
   const Scalar length = norm3(d);
   if (not_positive_hd(length)) return Wrench<Scalar>::zero();
-  const Vec3<Scalar> u = d / length;
+  // One division and three products, not three divisions: a division is the costliest vector
+  // instruction of a right-hand side (on an AVX-512 Xeon the loads' lanes ran 8-10 % faster;
+  // bench/RESULTS.md), and on the GPU a double division is a software sequence. u moves by an ulp.
+  const Vec3<Scalar> u = d * (Scalar(1) / length);
   const Scalar length_rate = -dot3(u, point_velocity_w);
   const Vec3<Scalar> f_w = (stiffness * (length - rest_length) + damping * length_rate) * u;
   return {f_w, (point_b - com_b).cross(rotate_inverse(q_wb, f_w))};
