@@ -82,7 +82,7 @@ RBMC_HD_INLINE Wrench<Scalar> spring_damper_wrench(const Quaternion<Scalar>& q_w
   const Scalar length = norm3(d);
   if (not_positive_hd(length)) return Wrench<Scalar>::zero();
   // One division and three products, not three divisions: a division is the costliest vector
-  // instruction of a right-hand side (on an AVX-512 Xeon the loads' lanes ran 8-10 % faster;
+  // instruction of a right-hand side (on an AVX-512 Xeon the loads' lanes ran 9-11 % faster;
   // bench/RESULTS.md), and on the GPU a double division is a software sequence. u moves by an ulp.
   const Vec3<Scalar> u = d * (Scalar(1) / length);
   const Scalar length_rate = -dot3(u, point_velocity_w);
