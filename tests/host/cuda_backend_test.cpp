@@ -25,14 +25,20 @@
 namespace rbmc {
 namespace {
 
-// Runs the scenario on the CPU into cpu.h5 and on CUDA into cuda.h5 (cuda_batch samples per batch,
-// 0 for the backend's choice).
-void run_on_both_backends(const Scenario& s, Precision precision, const test::TempDir& dir, std::size_t cuda_batch) {
+// A run without a progress line, on `backend` in `precision`, into `output`.
+RunOptions quiet_run(Precision precision, BackendChoice backend, const std::string& output) {
   RunOptions o;
   o.progress = false;
   o.precision = precision;
-  o.backend = BackendChoice::cpu;
-  o.output = dir.file("cpu.h5");
+  o.backend = backend;
+  o.output = output;
+  return o;
+}
+
+// Runs the scenario on the CPU into cpu.h5 and on CUDA into cuda.h5 (cuda_batch samples per batch,
+// 0 for the backend's choice).
+void run_on_both_backends(const Scenario& s, Precision precision, const test::TempDir& dir, std::size_t cuda_batch) {
+  RunOptions o = quiet_run(precision, BackendChoice::cpu, dir.file("cpu.h5"));
   run_scenario(s, o);
   o.backend = BackendChoice::cuda;
   o.output = dir.file("cuda.h5");
@@ -346,16 +352,10 @@ TEST_P(GpuTest, OnlyTheDrawnColumnsTheFileKeepsCrossBack) {
 
   // Through the run's driver: the file that keeps only final positions has the same ones.
   test::TempDir dir;
-  RunOptions o;
-  o.progress = false;
-  o.precision = precision;
-  o.backend = BackendChoice::cuda;
-  o.output = dir.file("all.h5");
-  run_scenario(s, o);
-  o.output = dir.file("positions.h5");
+  run_scenario(s, quiet_run(precision, BackendChoice::cuda, dir.file("all.h5")));
   run_scenario(parse_scenario(test::valid_scenario_text(int(n), 0.5, 0.01) + "[output]\nsamples = [\"final/position\"]\n",
                               "gpu.toml"),
-               o);
+               quiet_run(precision, BackendChoice::cuda, dir.file("positions.h5")));
   const ResultsReader all(dir.file("all.h5")), positions(dir.file("positions.h5"));
   EXPECT_TRUE(same_bits(positions.doubles("samples/final/position").data, all.doubles("samples/final/position").data));
 }
