@@ -8,6 +8,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "kernels/block_size.cuh"
 #include "kernels/run_batch.cuh"
 #include "rbmc/sample/sample_layout.hpp"
 
@@ -36,31 +37,14 @@ __global__ void __launch_bounds__(kMaxBlockSize, kMinBlocksPerSm<Scalar, Kinds>)
   run_sample_in_batch<Scalar, Kinds>(inputs, outputs, trajectory, status, n, i, shared, how);
 }
 
-// The block size for a kernel: the occupancy API's choice for its registers, at most
-// kMaxBlockSize, found once.
-template <class Kernel>
-int block_size_for(Kernel kernel) {
-  static const int size = [&] {
-    int min_grid = 0, block = kMaxBlockSize;
-    if (cudaOccupancyMaxPotentialBlockSize(&min_grid, &block, kernel, 0, kMaxBlockSize) != cudaSuccess) {
-      (void)cudaGetLastError();  // the launch that follows reports a real failure
-      block = kMaxBlockSize;
-    }
-    return block;
-  }();
-  return size;
-}
-
 // Samples [first, end) of a batch of n on `stream`.
 template <class Scalar, class Kinds>
 cudaError_t launch_run_batch_for(const Scalar* inputs, Scalar* outputs, Scalar* trajectory, std::uint8_t* status,
                                  std::size_t n, const SharedModel<Scalar>& shared,
                                  const IntegrationSettings<Scalar>& how, cudaStream_t stream, std::size_t first,
                                  std::size_t end) {
-  const auto kernel = run_batch_kernel<Scalar, Kinds>;
-  const int block = block_size_for(kernel);
-  const auto blocks = static_cast<unsigned>((end - first + std::size_t(block) - 1) / std::size_t(block));
-  kernel<<<blocks, unsigned(block), 0, stream>>>(inputs, outputs, trajectory, status, n, first, end, shared, how);
+  const unsigned block = block_size_for<run_batch_kernel<Scalar, Kinds>, kMaxBlockSize>();
+  run_batch_kernel<Scalar, Kinds><<<grid_for(end - first, block), block, 0, stream>>>(inputs, outputs, trajectory, status, n, first, end, shared, how);
   return cudaGetLastError();
 }
 
