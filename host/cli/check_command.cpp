@@ -47,8 +47,8 @@ std::string distribution_text(const Dispersion& d, int c) {
 void print_resolved(const Scenario& s, std::uint64_t preview) {
   std::printf("rbmc check: %s (%s): valid\n", s.name.c_str(), s.path.c_str());
   std::printf("  run          %llu samples, seed %llu, %s", static_cast<unsigned long long>(s.run.n_samples),
-              static_cast<unsigned long long>(s.run.seed), s.run.integrator.c_str());
-  if (s.run.integrator == "dopri5")
+              static_cast<unsigned long long>(s.run.seed), integrator_name(s.run.integrator));
+  if (s.run.integrator == IntegratorKind::dopri5)
     std::printf(" (rtol %.3g, atol %.3g) over %.6g s\n", s.run.rtol, s.run.atol, s.run.duration);
   else
     std::printf(", %lld steps of %.6g s (%.6g s)\n", static_cast<long long>(s.run.n_steps), s.step_used(), s.run.duration);

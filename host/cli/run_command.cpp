@@ -48,12 +48,12 @@ void print_summary(const Scenario& s, const RunSummary& r) {
     std::printf("  invalid      %llu bodies were not physical and were not integrated (status invalid_body; policy %s)\n",
                 static_cast<unsigned long long>(invalid),
                 s.design.invalid_bodies == Design::InvalidBodies::reject ? "reject" : "redraw, 64 attempts");
-  if (s.run.integrator == "dopri5") {
+  if (s.run.integrator == IntegratorKind::dopri5) {
     std::printf("  integration  dopri5, rtol %.3g, atol %.3g: %.4g steps per sample on average (%llu rejected), %.6g s\n",
                 s.run.rtol, s.run.atol, double(r.totals.steps) / double(r.n_samples),
                 static_cast<unsigned long long>(r.totals.rejected_steps), s.run.duration);
   } else {
-    std::printf("  integration  %s, %lld steps of %.6g s (%.6g s)\n", s.run.integrator.c_str(),
+    std::printf("  integration  %s, %lld steps of %.6g s (%.6g s)\n", integrator_name(s.run.integrator),
                 static_cast<long long>(r.n_steps), s.step_used(), s.run.duration);
   }
   std::printf("  throughput   %.3g body-steps/s (%.2f s wall)\n", r.body_steps_per_second, r.totals.wall_seconds);

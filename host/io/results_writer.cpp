@@ -275,9 +275,9 @@ ResultsWriter::ResultsWriter(std::string path, bool overwrite, const ResultsMeta
   write_string_attribute(root, "scenario_name", s.name);
   write_string_attribute(root, "scenario_path", s.path);
   write_string_attribute(root, "created", collective_ ? collective_->created : iso8601_utc_now());
-  write_string_attribute(root, "integrator", s.run.integrator);
+  write_string_attribute(root, "integrator", integrator_name(s.run.integrator));
   write_scalar_attribute<double>(root, "step", H5T_NATIVE_DOUBLE, s.integration().step);
-  if (s.run.integrator == "dopri5") {
+  if (s.run.integrator == IntegratorKind::dopri5) {
     write_scalar_attribute<double>(root, "rtol", H5T_NATIVE_DOUBLE, s.run.rtol);
     write_scalar_attribute<double>(root, "atol", H5T_NATIVE_DOUBLE, s.run.atol);
     write_scalar_attribute<double>(root, "min_step", H5T_NATIVE_DOUBLE, s.run.min_step);
@@ -285,7 +285,7 @@ ResultsWriter::ResultsWriter(std::string path, bool overwrite, const ResultsMeta
     write_scalar_attribute<std::int64_t>(root, "max_steps", H5T_NATIVE_INT64, s.run.max_steps);
   }
   // Fixed steps: the steps of every sample. dopri5 takes its own per sample: finish() records their mean.
-  if (s.run.integrator != "dopri5") write_scalar_attribute<std::int64_t>(root, "n_steps", H5T_NATIVE_INT64, s.run.n_steps);
+  if (s.run.integrator != IntegratorKind::dopri5) write_scalar_attribute<std::int64_t>(root, "n_steps", H5T_NATIVE_INT64, s.run.n_steps);
   write_scalar_attribute<double>(root, "duration", H5T_NATIVE_DOUBLE, s.run.duration);
 
   for (const char* g : {"samples", "samples/params", "samples/body", "samples/initial", "samples/final"}) create_group(root, g);
@@ -814,7 +814,7 @@ void write_totals(hid_t root, const RunTotals& totals, const Scenario& s, std::u
   write_scalar_attribute<std::uint64_t>(root, "n_redrawn_bodies", H5T_NATIVE_UINT64, totals.n_redrawn);
   if (s.output_times.n > 0) write_scalar_attribute<std::uint64_t>(root, "n_trajectories", H5T_NATIVE_UINT64, n_trajectories);
   write_scalar_attribute<std::uint64_t>(root, "total_steps", H5T_NATIVE_UINT64, totals.steps);
-  if (s.run.integrator == "dopri5" && n_rows > 0)
+  if (s.run.integrator == IntegratorKind::dopri5 && n_rows > 0)
     write_scalar_attribute<double>(root, "mean_steps", H5T_NATIVE_DOUBLE, double(totals.steps) / double(n_rows));
   write_scalar_attribute<std::uint64_t>(root, "total_rejected_steps", H5T_NATIVE_UINT64, totals.rejected_steps);
   for (int c = 0; c < kSampleStatusCount; ++c)

@@ -195,8 +195,9 @@ MpiRunOutcome run_under_mpi(Scenario scenario, RunOptions options) {
       s.precision = r.string_attribute("", "precision");
       s.output = options.output;
       s.n_samples = written.n_samples;
-      s.n_steps = scenario.run.integrator == "dopri5" ? std::int64_t(r.number_attribute("", "mean_steps") + 0.5)
-                                                      : scenario.run.n_steps;
+      s.n_steps = scenario.run.integrator == IntegratorKind::dopri5
+                      ? std::int64_t(r.number_attribute("", "mean_steps") + 0.5)
+                      : scenario.run.n_steps;
       s.totals = written.totals;
       s.totals.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       s.body_steps_per_second = double(s.totals.steps) / s.totals.wall_seconds;

@@ -88,8 +88,8 @@ std::vector<Quaternion<double>> nominal_attitudes(const Scenario& s) {
   run_sample(in, shared, s.integration(), sink);
   std::vector<Quaternion<double>> q(n_times);
   for (std::size_t k = 0; k < n_times; ++k) {
-    const double* x = &trajectory[k * kTrajectoryColumns];
-    q[k] = {x[3], x[4], x[5], x[6]};
+    const double* x = &trajectory[k * kTrajectoryColumns + state_offset::q_wb];
+    q[k] = {x[0], x[1], x[2], x[3]};
   }
   return q;
 }
@@ -119,7 +119,7 @@ class TrajectorySelector {
         case Kind::list: keep = std::binary_search(rule_.samples.begin(), rule_.samples.end(), index[i]); break;
         case Kind::status: keep = status[i] == std::uint8_t(rule_.status); break;
         case Kind::event:
-          keep = outputs[std::size_t(output_column::count + kEventColumns * rule_.event) * n + i] > 0;
+          keep = outputs[std::size_t(output_column::count + kEventColumns * rule_.event + event_column::count) * n + i] > 0;
           break;
         case Kind::final: {
           const double v = outputs[std::size_t(rule_.final_column) * n + i];
@@ -240,6 +240,97 @@ void count_batch(const HostBatch& batch, std::size_t n, std::uint64_t redrawn, R
     totals.steps += std::uint64_t(batch.outputs[output_column::steps * n + i]);
     totals.rejected_steps += std::uint64_t(batch.outputs[output_column::rejected_steps * n + i]);
   }
+}
+
+
+// The stages of one batch, each a member below, in the order a batch goes through them (as
+// MuJoCo's mj_forward lists its stages): sample → integrate → statistics → gather, and then
+// write_stage on the writer's thread. Each adds its wall time to its own entry of the timings it
+// is given. What they use is the run's, owned by run_scenario; the backend offers primitives and
+// never calls back into them.
+struct BatchStages {
+  const SamplingPlan& plan;
+  const BatchIntegration& how;
+  const DrawnColumnsWanted drawn_wanted;  // the drawn columns the file keeps a dataset of
+  const unsigned threads;
+  Backend& backend;
+  RunStatistics& statistics;
+  TrajectorySelector& selector;
+
+  // Stage sample: rows [0, n) drawn as samples index[0, n), where the backend integrates (the GPU
+  // keeps its draws for its kernel and sends back only the columns the file keeps) or else on the
+  // host's threads. Returns the validity policy's redraws.
+  std::uint64_t sample(HostBatch& batch, std::size_t n, StageTimings& timings) const {
+    std::uint64_t redrawn = 0;
+    if (!backend.draw_inputs(plan, batch.index.data(), n, batch.inputs.data(), batch.params.data(), drawn_wanted, redrawn,
+                             timings)) {
+      const StageClock clock(&timings, Stage::sample);
+      redrawn = sample_batch(plan, batch.index.data(), n, threads, batch);
+    }
+    return redrawn;
+  }
+
+  // Stage integrate, and the transfers around it. Throws BatchAbandoned on a request to stop
+  // (BatchIntegration::stop): the batch's outputs are then undefined.
+  void integrate(HostBatch& batch, std::size_t n, StageTimings& timings) const {
+    backend.integrate(batch.inputs.data(), batch.outputs.data(), batch.status.data(), n, how, timings);
+  }
+
+  // Stage statistics: the batch's quantities reduced by the backend and merged into the run's. A
+  // backend that compacts each column for the sketches where it lies sends far fewer values.
+  // Returns whether it did (the journal then records no quantile values).
+  bool reduce_statistics(HostBatch& batch, std::size_t n, StageTimings& timings) const {
+    if (!statistics.enabled()) return false;
+    const std::size_t slot = backend.reduce_statistics_compacted(how, statistics.compaction_request(batch.index[0]),
+                                                                 batch.moments, batch.quantities, timings);
+    if (slot > 0) {
+      const StageClock clock(&timings, Stage::statistics);
+      statistics.add_compacted(batch.moments, batch.quantities, slot, n);
+      return true;
+    }
+    const std::vector<std::uint32_t> rows = statistics.quantile_rows(n);
+    backend.reduce_statistics(how, rows, batch.moments, batch.quantities, timings);
+    const StageClock clock(&timings, Stage::statistics);
+    statistics.add(batch.moments, batch.quantities, rows.size());
+    return false;
+  }
+
+  // Stage gather: the trajectories the file keeps, chosen batch by batch in global index order.
+  void gather(HostBatch& batch, std::size_t n, StageTimings& timings) const {
+    batch.kept.clear();
+    batch.trajectories.clear();
+    if (!selector.active()) return;
+    {
+      const StageClock clock(&timings, Stage::gather);
+      batch.kept = selector.select(batch.index.data(), batch.outputs.data(), batch.status.data(), n);
+    }
+    if (!batch.kept.empty()) backend.gather_trajectories(batch.kept, batch.trajectories, timings);
+  }
+};
+
+// What the file keeps of a batch: its rows, and the trajectories gathered for it.
+BatchView view_of(const HostBatch& batch, std::uint64_t first, std::size_t n) {
+  const bool kept = !batch.kept.empty();
+  return {first, n, batch.inputs.data(), batch.outputs.data(), batch.status.data(), batch.params.data(),
+          kept ? &batch.kept : nullptr, kept ? &batch.trajectories : nullptr, batch.index.data()};
+}
+
+// Stage write: the batch into the file, then its record into the journal (with the quantile values
+// of its first quantile_rows rows, and the statistics' snapshot when one is given), on the writer's
+// thread once the previous batch's write is done. The batch's buffers must stay untouched until
+// writing.wait() returns.
+void write_stage(SerialWorker& writing, ResultsWriter& writer, RunJournal& journal, StageTimings& writer_seconds,
+                 const HostBatch& batch, const BatchView& view, std::uint64_t redrawn, std::size_t quantile_rows,
+                 std::shared_ptr<const StatisticsState> snapshot) {
+  writing.submit([&writer, &writer_seconds, &journal, &batch, view, redrawn, quantile_rows, snapshot] {
+    writer.write_batch(view, writer_seconds);
+    const StageClock clock(&writer_seconds, Stage::write);
+    const std::vector<double> none;
+    journal.append({view.first, view.n, redrawn, quantile_rows, JournalArray::of(batch.outputs),
+                    JournalArray::of(batch.status), JournalArray::of(batch.kept), JournalArray::of(batch.trajectories),
+                    JournalArray::of(batch.moments), JournalArray::of(quantile_rows > 0 ? batch.quantities : none)});
+    if (snapshot) journal.snapshot_statistics(view.first + view.n, *snapshot);
+  });
 }
 
 }  // namespace
@@ -439,21 +530,12 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
   // and integrated (one HDF5 call at a time all the same: the main thread makes none meanwhile).
   // Each thread times its own stages.
   std::array<HostBatch, 2> batches;
-  // Stage sample: the batch's rows drawn where the backend integrates (the GPU keeps its draws for
-  // its kernel, and sends back only the columns the file keeps) or on the host's threads. Returns
-  // the validity policy's redraws.
+  // The stages every batch goes through (BatchStages), the write on the writer's thread below.
   const std::vector<SampleDataset> kept_datasets = sample_datasets(scenario);
-  const DrawnColumnsWanted drawn_wanted{keeps_any(kept_datasets, {SampleSource::inputs, SampleSource::inertia}),
-                                        keeps_any(kept_datasets, {SampleSource::params})};
-  const auto draw_batch = [&](HostBatch& batch, std::size_t n, StageTimings& timings) {
-    std::uint64_t redrawn = 0;
-    if (!backend->draw_inputs(plan, batch.index.data(), n, batch.inputs.data(), batch.params.data(), drawn_wanted, redrawn,
-                              timings)) {
-      const StageClock clock(&timings, Stage::sample);
-      redrawn = sample_batch(plan, batch.index.data(), n, threads, batch);
-    }
-    return redrawn;
-  };
+  const BatchStages stages{plan, how,
+                           DrawnColumnsWanted{keeps_any(kept_datasets, {SampleSource::inputs, SampleSource::inertia}),
+                                              keeps_any(kept_datasets, {SampleSource::params})},
+                           threads, *backend, statistics, selector};
   StageTimings driver_seconds, writer_seconds;
   std::unique_ptr<RunJournal> journal;
   // Declared after everything its jobs touch (the batches, the journal, the writer's timings):
@@ -510,7 +592,7 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
       if (record.outputs.size() != batch.outputs.size() || record.status.size() != n) return false;
       batch.index.resize(n);
       for (std::size_t i = 0; i < n; ++i) batch.index[i] = global_index(record.first + i);
-      draw_batch(batch, n, replay_seconds);
+      stages.sample(batch, n, replay_seconds);
       batch.outputs = record.outputs;
       batch.status = record.status;
       batch.kept = record.kept;
@@ -523,11 +605,7 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
       else if (statistics.enabled() && record.first + record.n == snapshot->rows)
         statistics.restore(snapshot->state);
       selector.set_taken(writer->n_trajectories() + batch.kept.size());
-      const bool kept = !batch.kept.empty();
-      writer->write_batch({record.first, n, batch.inputs.data(), batch.outputs.data(), batch.status.data(),
-                           batch.params.data(), kept ? &batch.kept : nullptr, kept ? &batch.trajectories : nullptr,
-                           batch.index.data()},
-                          replay_seconds);
+      writer->write_batch(view_of(batch, record.first, n), replay_seconds);
       start_row += record.n;
       return true;
     });
@@ -550,57 +628,28 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
     if (interrupt_requested()) suspend(first);
     HostBatch& batch = batches[std::size_t(current)];
     const std::size_t n = std::size_t(std::min<std::uint64_t>(batch_size, n_total - first));
-    // Stage: sample. Counted once the batch is integrated: an abandoned batch is sampled again on --resume.
     {
       const StageClock clock(&driver_seconds, Stage::sample);
       batch.resize(n, scenario.model_parameters.n, plan.n_parameter_values(), scenario.events.n);
       batch.index.resize(n);
       for (std::size_t i = 0; i < n; ++i) batch.index[i] = global_index(first + i);
     }
-    const std::uint64_t redrawn = draw_batch(batch, n, driver_seconds);
-    // Stage: integrate (and the transfers around it).
+    // Sampled again on --resume if abandoned: counted once integrated.
+    const std::uint64_t redrawn = stages.sample(batch, n, driver_seconds);
     try {
-      backend->integrate(batch.inputs.data(), batch.outputs.data(), batch.status.data(), n, how, driver_seconds);
+      stages.integrate(batch, n, driver_seconds);
     } catch (const BatchAbandoned&) {
       suspend(first);  // the batches before this one are kept; this one is integrated again on --resume
     }
     count_batch(batch, n, redrawn, totals);
-    // Stage: statistics, reduced by the backend and merged into the run's.
-    // A backend that compacts the batch's columns for the sketches sends far fewer values.
-    bool compacted = false;
-    if (statistics.enabled()) {
-      const std::size_t slot = backend->reduce_statistics_compacted(how, statistics.compaction_request(batch.index[0]),
-                                                                    batch.moments, batch.quantities, driver_seconds);
-      compacted = slot > 0;
-      if (compacted) {
-        const StageClock clock(&driver_seconds, Stage::statistics);
-        statistics.add_compacted(batch.moments, batch.quantities, slot, n);
-      } else {
-        const std::vector<std::uint32_t> rows = statistics.quantile_rows(n);
-        backend->reduce_statistics(how, rows, batch.moments, batch.quantities, driver_seconds);
-        const StageClock clock(&driver_seconds, Stage::statistics);
-        statistics.add(batch.moments, batch.quantities, rows.size());
-      }
-    }
-    // Stage: gather the trajectories the file keeps.
-    batch.kept.clear();
-    batch.trajectories.clear();
-    if (selector.active()) {
-      {
-        const StageClock clock(&driver_seconds, Stage::gather);
-        batch.kept = selector.select(batch.index.data(), batch.outputs.data(), batch.status.data(), n);
-      }
-      if (!batch.kept.empty()) backend->gather_trajectories(batch.kept, batch.trajectories, driver_seconds);
-    }
-    // Stage: write, on the writer's thread while the next batch is sampled and integrated.
-    wait_for_writing();  // the previous batch's write
-    const bool kept = !batch.kept.empty();
-    const BatchView view{first, n, batch.inputs.data(), batch.outputs.data(), batch.status.data(), batch.params.data(),
-                         kept ? &batch.kept : nullptr, kept ? &batch.trajectories : nullptr, batch.index.data()};
+    const bool compacted = stages.reduce_statistics(batch, n, driver_seconds);
+    stages.gather(batch, n, driver_seconds);
+    wait_for_writing();  // the previous batch's write, whose buffers the next batch fills
+    // The journal's record repeats exact quantiles' values; sketched ones are saved as snapshots
+    // instead, the statistics as they are after this batch, taken before the next adds to them.
     const std::size_t quantile_rows = statistics.enabled() && !statistics_snapshots && !compacted
                                           ? batch.quantities.size() / statistics.n_columns()
                                           : 0;
-    // The statistics as they are after this batch, taken before the next batch adds to them.
     std::shared_ptr<const StatisticsState> snapshot;
     if (statistics_snapshots &&
         std::chrono::duration<double>(Clock::now() - last_snapshot).count() >= snapshot_interval && first + n < n_total) {
@@ -608,15 +657,8 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
       snapshot = std::make_shared<const StatisticsState>(statistics.save());
       last_snapshot = Clock::now();
     }
-    writing.submit([&writer, &writer_seconds, &journal, &batch, view, redrawn, quantile_rows, snapshot] {
-      writer->write_batch(view, writer_seconds);
-      const StageClock clock(&writer_seconds, Stage::write);
-      const std::vector<double> none;
-      journal->append({view.first, view.n, redrawn, quantile_rows, JournalArray::of(batch.outputs),
-                       JournalArray::of(batch.status), JournalArray::of(batch.kept), JournalArray::of(batch.trajectories),
-                       JournalArray::of(batch.moments), JournalArray::of(quantile_rows > 0 ? batch.quantities : none)});
-      if (snapshot) journal->snapshot_statistics(view.first + view.n, *snapshot);
-    });
+    write_stage(writing, *writer, *journal, writer_seconds, batch, view_of(batch, first, n), redrawn, quantile_rows,
+                std::move(snapshot));
     progress.batches_done(first + n);
     if (options.after_batch) options.after_batch(first + n);
   }
@@ -646,7 +688,7 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
   summary.output = options.output;
   summary.n_samples = n_total;
   // dopri5 chooses its steps per sample: the mean of the steps taken, not duration / first step.
-  summary.n_steps = scenario.run.integrator == "dopri5"
+  summary.n_steps = scenario.run.integrator == IntegratorKind::dopri5
                         ? std::int64_t(std::llround(double(totals.steps) / double(std::max<std::uint64_t>(1, n_total))))
                         : scenario.run.n_steps;
   summary.totals = totals;

@@ -1,6 +1,6 @@
-// The pipeline of one run, a list of named stages over each batch (host/util/stage_timings.hpp):
-// sample → integrate → statistics → gather → write, the write of batch k overlapping the stages of
-// batch k + 1.
+// The pipeline of one run, a list of named stages over each batch (run_driver.cpp's BatchStages,
+// timed as host/util/stage_timings.hpp names them): sample → integrate → statistics → gather →
+// write, the write of batch k on the writer's thread overlapping the stages of batch k + 1.
 #pragma once
 
 #include <atomic>

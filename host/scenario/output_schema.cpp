@@ -84,11 +84,13 @@ std::vector<SampleDataset> all_sample_datasets(const Scenario& s) {
   }
   for (int e = 0; e < s.events.n; ++e) {
     const std::string g = "samples/events/" + s.event_names[std::size_t(e)];
-    const int base = out::count + kEventColumns * e;
-    l.push_back({g + "/count", StoredType::int64, {}, {}, "1", "occurrences of the event", S::outputs, base, R::result, false});
+    const int base = out::count + kEventColumns * e, state = base + event_column::state;
+    l.push_back({g + "/count", StoredType::int64, {}, {}, "1", "occurrences of the event", S::outputs,
+                 base + event_column::count, R::result, false});
     l.push_back({g + "/time", StoredType::real, {}, {}, "s", "time of the first occurrence; NaN when it never occurred",
-                 S::outputs, base + 1, R::result, true});
-    add_state(l, g, S::outputs, base + 2, base + 5, base + 9, base + 12, R::result, false, "at the first occurrence: ");
+                 S::outputs, base + event_column::time, R::result, true});
+    add_state(l, g, S::outputs, state + state_offset::p_w, state + state_offset::q_wb, state + state_offset::v_w,
+              state + state_offset::omega_b, R::result, false, "at the first occurrence: ");
   }
   if (s.constraint.kind != ConstraintKind::none) {
     l.push_back({"samples/final/reaction_force", StoredType::real, {3}, kXyz, "N",

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "rbmc/body/mass_properties.hpp"
@@ -158,18 +159,35 @@ struct OutputSettings {
 // and HDF5's extents are no longer safe, and no machine finishes such a run.
 inline constexpr std::uint64_t kMaxSamples = std::uint64_t(1) << 40;
 
+// The kinds of integrator and of attitude coordinates, as scenarios and results files name them.
+inline constexpr std::array<std::pair<IntegratorKind, const char*>, 3> kIntegratorNames = {
+    {{IntegratorKind::rk4, "rk4"}, {IntegratorKind::dopri5, "dopri5"}, {IntegratorKind::splitting, "splitting"}}};
+inline const char* integrator_name(IntegratorKind kind) {
+  for (const auto& [k, name] : kIntegratorNames)
+    if (k == kind) return name;
+  return "unknown";
+}
+inline std::optional<IntegratorKind> integrator_named(const std::string& name) {
+  for (const auto& [k, known] : kIntegratorNames)
+    if (name == known) return k;
+  return std::nullopt;
+}
+
+// How a sample's attitude is carried while it is integrated (run.attitude).
+enum class AttitudeCoordinates : std::uint8_t { quaternion, euler_zxz };
+
 struct RunSettings {
   std::uint64_t n_samples = 1000;
   std::uint64_t seed = 0;
   double duration = 0;  // s
   double step = 0;      // requested step (s); the step used is duration / n_steps
   std::int64_t n_steps = 0;
-  std::string integrator = "rk4";  // "rk4" or "dopri5"
+  IntegratorKind integrator = IntegratorKind::rk4;
   // dopri5 only:
   double rtol = 1e-6, atol = 1e-9;
   double min_step = 0, max_step = 0;  // s; defaults duration × 1e-12 and duration
   std::int64_t max_steps = 1000000;   // accepted plus rejected
-  std::string attitude = "quaternion";  // or "euler_zxz" (rk4 only)
+  AttitudeCoordinates attitude = AttitudeCoordinates::quaternion;  // euler_zxz: rk4 only
   double euler_threshold = 1e-3;        // |sin θ| below which an euler_zxz sample stops
   // The accuracy guard (relative drifts, as /samples/diagnostics; 0: off): see docs/scenario.md.
   double max_energy_drift = 1e-3, max_momentum_drift = 1e-3;

@@ -157,9 +157,9 @@ py::dict check(const py::handle& scenario_given) {
   d["path"] = s.path;
   d["samples"] = s.run.n_samples;
   d["seed"] = s.run.seed;
-  d["integrator"] = s.run.integrator;
+  d["integrator"] = integrator_name(s.run.integrator);
   d["duration"] = s.run.duration;
-  d["steps"] = s.run.integrator == "dopri5" ? py::object(py::none()) : py::object(py::int_(s.run.n_steps));
+  d["steps"] = s.run.integrator == IntegratorKind::dopri5 ? py::object(py::none()) : py::object(py::int_(s.run.n_steps));
   d["design"] = s.design.name();
   d["dispersed"] = dispersed;
   d["design_inputs"] = given;

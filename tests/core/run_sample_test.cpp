@@ -230,5 +230,41 @@ TYPED_TEST(RunSampleTest, KindsWithAndWithoutEventsAgreeForEveryStepper) {
   check(SampleKinds<K::dopri5, true>{}, SampleKinds<K::dopri5, false>{});
 }
 
+// Every flat copy of a state puts each part where state_offset says: StateVector (pack, and so a
+// trajectory's row at each output time), the batch's final-state columns and an event's columns.
+// A copy that reorders the parts without its offsets (or the offsets without the copies) fails.
+TYPED_TEST(RunSampleTest, FlatCopiesPutEachPartOfTheStateAtItsOffset) {
+  using S = TypeParam;
+  const RigidBodyState<S> x{Vec3<S>(1, 2, 3), {S(4), S(5), S(6), S(7)}, Vec3<S>(8, 9, 10), Vec3<S>(11, 12, 13)};
+  const auto expect_parts_at_offsets = [&](const auto& value_at, const char* copy) {
+    for (int c = 0; c < 3; ++c) {
+      EXPECT_EQ(value_at(state_offset::p_w + c), x.p_w(c)) << copy << ": p_w(" << c << ")";
+      EXPECT_EQ(value_at(state_offset::v_w + c), x.v_w(c)) << copy << ": v_w(" << c << ")";
+      EXPECT_EQ(value_at(state_offset::omega_b + c), x.omega_b(c)) << copy << ": omega_b(" << c << ")";
+    }
+    EXPECT_EQ(value_at(state_offset::q_wb + 0), x.q_wb.w) << copy << ": q_wb.w";
+    EXPECT_EQ(value_at(state_offset::q_wb + 1), x.q_wb.x) << copy << ": q_wb.x";
+    EXPECT_EQ(value_at(state_offset::q_wb + 2), x.q_wb.y) << copy << ": q_wb.y";
+    EXPECT_EQ(value_at(state_offset::q_wb + 3), x.q_wb.z) << copy << ": q_wb.z";
+  };
+  const StateVector<S> y = pack(x);
+  expect_parts_at_offsets([&](int c) { return y(c); }, "pack");
+  EXPECT_EQ(pack(unpack(y)), y);
+
+  constexpr std::size_t n = 3, i = 1;
+  std::vector<double> outputs(n * std::size_t(output_column_count(1)), 0.0);
+  store_sample_result(outputs.data(), n, i, started_result(x));
+  expect_parts_at_offsets([&](int c) { return S(outputs[std::size_t(output_column::p_w + c) * n + i]); },
+                          "final-state columns");
+  const StoredEventRecords<S, double> records{outputs.data(), n, i};
+  records.count(0, 2);
+  records.first(0, S(0.5), x);
+  const int event = output_column::count;
+  EXPECT_EQ(outputs[std::size_t(event + event_column::count) * n + i], 2.0);
+  EXPECT_EQ(outputs[std::size_t(event + event_column::time) * n + i], 0.5);
+  expect_parts_at_offsets([&](int c) { return S(outputs[std::size_t(event + event_column::state + c) * n + i]); },
+                          "event columns");
+}
+
 }  // namespace
 }  // namespace rbmc

@@ -10,6 +10,19 @@
 
 namespace rbmc {
 
+// Where each part of the state lies in its 13 values, the one order every flat copy of a state
+// uses: StateVector (state_vector.hpp), a batch's final-state and event columns
+// (sample_layout.hpp) and a trajectory's row at each output time (output_times.hpp).
+namespace state_offset {
+enum : int {
+  p_w = 0,      // 3
+  q_wb = 3,     // 4: w, x, y, z
+  v_w = 7,      // 3
+  omega_b = 10, // 3
+  count = 13
+};
+}  // namespace state_offset
+
 template <class Scalar>
 struct RigidBodyState {
   Vec3<Scalar> p_w;

@@ -100,13 +100,13 @@ template <class Scalar>
 RBMC_HD inline Scalar error_norm(const StateVector<Scalar>& error, const StateVector<Scalar>& y,
                                  const StateVector<Scalar>& y_new, Scalar rtol, Scalar atol) {
   Scalar sum = Scalar(0);
-  for (int i = 0; i < 13; ++i) {
+  for (int i = 0; i < state_offset::count; ++i) {
     const Scalar a = Eigen::numext::abs(y(i)), b = Eigen::numext::abs(y_new(i));
     const Scalar scale = atol + rtol * (a > b ? a : b);
     const Scalar r = error(i) / scale;
     sum += r * r;
   }
-  return sqrt_hd(sum / Scalar(13));
+  return sqrt_hd(sum / Scalar(state_offset::count));
 }
 
 // The next step from this one's error norm (elementary controller, Hairer II.4): the factor
@@ -160,8 +160,9 @@ RBMC_HD_KERNEL_INLINE IntegrationEnd<Scalar> integrate_dopri5(const Rate& rate, 
     if (err <= Scalar(1)) {
       y = trial.y;
       // Back onto the unit sphere; k7 belongs to the unnormalised y, an O(tolerance) difference.
-      const Scalar qn = sqrt_hd(y(3) * y(3) + y(4) * y(4) + y(5) * y(5) + y(6) * y(6));
-      y.template segment<4>(3) /= qn;
+      constexpr int q = state_offset::q_wb;
+      const Scalar qn = sqrt_hd(y(q) * y(q) + y(q + 1) * y(q + 1) + y(q + 2) * y(q + 2) + y(q + 3) * y(q + 3));
+      y.template segment<4>(q) /= qn;
       k1 = trial.k7;
       const Scalar t0 = t;
       t = last ? how.duration : t + step;

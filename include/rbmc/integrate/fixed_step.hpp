@@ -85,17 +85,19 @@ template <class Scalar, class Rate>
 struct EulerZxzRk4Stepper {
   // The state [p, (ψ, θ, φ), v, ω] in a 13-vector whose last quaternion slot is unused.
   using V = StateVector<Scalar>;
+  static constexpr int kAngles = state_offset::q_wb;  // where (ψ, θ, φ) lie
   static constexpr bool kUsesStartRate = false;
   const Rate& rate;
   Scalar threshold;
   V y{}, y_next{};
 
   RBMC_HD static RigidBodyState<Scalar> to_state(const V& z) {
-    return {z.template segment<3>(0),
-            quaternion_from_euler_zxz<Scalar>(EulerAngles<Scalar>(z.template segment<3>(3))),
-            z.template segment<3>(7), z.template segment<3>(10)};
+    return {z.template segment<3>(state_offset::p_w),
+            quaternion_from_euler_zxz<Scalar>(EulerAngles<Scalar>(z.template segment<3>(kAngles))),
+            z.template segment<3>(state_offset::v_w), z.template segment<3>(state_offset::omega_b)};
   }
-  RBMC_HD bool too_close(const V& z) const { return Eigen::numext::abs(Eigen::numext::sin(z(4))) < threshold; }
+  // θ, the angle whose sine vanishes at the singularity.
+  RBMC_HD bool too_close(const V& z) const { return Eigen::numext::abs(Eigen::numext::sin(z(kAngles + 1))) < threshold; }
 
   RBMC_HD SampleStatus start(const RigidBodyState<Scalar>& x0) {
     bool at_start = false;
@@ -109,7 +111,7 @@ struct EulerZxzRk4Stepper {
     const RigidBodyStateRate<Scalar> xd = rate(x);
     bool s = false;
     V d;
-    d << xd.p_dot_w, euler_zxz_rates<Scalar>(EulerAngles<Scalar>(z.template segment<3>(3)), x.omega_b, &s), Scalar(0),
+    d << xd.p_dot_w, euler_zxz_rates<Scalar>(EulerAngles<Scalar>(z.template segment<3>(kAngles)), x.omega_b, &s), Scalar(0),
         xd.v_dot_w, xd.omega_dot_b;
     singular = singular || s;
     return d;

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "rbmc/dynamics/state.hpp"
 #include "rbmc/integrate/events.hpp"
 
 namespace rbmc {
@@ -46,8 +47,8 @@ RBMC_HD_INLINE int take_output_times(const OutputTimes<Scalar>& times, int next,
   return next;
 }
 
-// Columns per output time in the trajectory buffer: p (3), q (4), v (3), ω (3).
-inline constexpr int kTrajectoryColumns = 13;
+// Columns per output time in the trajectory buffer: the state's 13 values (state_offset).
+inline constexpr int kTrajectoryColumns = state_offset::count;
 
 // Writes sample i's states at the output times into a structure-of-arrays buffer: component c
 // at time k at data[(k · 13 + c) · n + i]. Times after the sample stopped are left as NaN.

@@ -1,4 +1,4 @@
-// The state as one 13-vector [p_w (3), q_wb (w, x, y, z), v_w (3), ω_b (3)], for integrators
+// The state as one 13-vector [p_w (3), q_wb (w, x, y, z), v_w (3), ω_b (3)] (state_offset), for integrators
 // whose stages are linear combinations of many rates (Dormand–Prince) and for interpolation.
 #pragma once
 
@@ -7,7 +7,7 @@
 namespace rbmc {
 
 template <class Scalar>
-using StateVector = Eigen::Matrix<Scalar, 13, 1>;
+using StateVector = Eigen::Matrix<Scalar, state_offset::count, 1>;
 
 template <class Scalar>
 RBMC_HD inline StateVector<Scalar> pack(const RigidBodyState<Scalar>& x) {
@@ -25,7 +25,9 @@ RBMC_HD inline StateVector<Scalar> pack(const RigidBodyStateRate<Scalar>& xd) {
 
 template <class Scalar>
 RBMC_HD inline RigidBodyState<Scalar> unpack(const StateVector<Scalar>& y) {
-  return {y.template segment<3>(0), {y(3), y(4), y(5), y(6)}, y.template segment<3>(7), y.template segment<3>(10)};
+  constexpr int q = state_offset::q_wb;
+  return {y.template segment<3>(state_offset::p_w), {y(q), y(q + 1), y(q + 2), y(q + 3)},
+          y.template segment<3>(state_offset::v_w), y.template segment<3>(state_offset::omega_b)};
 }
 
 }  // namespace rbmc

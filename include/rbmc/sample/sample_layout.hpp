@@ -30,11 +30,11 @@ RBMC_HD inline int input_column_count(int n_model_parameters) { return input_col
 
 namespace output_column {
 enum : int {
-  p_w = 0,                // 3
-  q_wb = 3,               // 4
-  v_w = 7,                // 3
-  omega_b = 10,           // 3
-  time = 13,
+  p_w = state_offset::p_w,          // 3: the final state, as the state's own offsets
+  q_wb = state_offset::q_wb,        // 4
+  v_w = state_offset::v_w,          // 3
+  omega_b = state_offset::omega_b,  // 3
+  time = state_offset::count,
   reaction_force_w = 14,  // 3
   reaction_torque_b = 17, // 3
   energy_drift = 20,
@@ -46,8 +46,12 @@ enum : int {
 };
 }  // namespace output_column
 
-// Columns of one event after output_column::count: [count, time, p (3), q (4), v (3), ω (3)].
-inline constexpr int kEventColumns = 15;
+// Columns of one event, from its first (output_column::count + kEventColumns · e on): how often it
+// occurred, when first, and the state then (its parts at state_offset from `state`).
+namespace event_column {
+enum : int { count = 0, time = 1, state = 2 };
+}  // namespace event_column
+inline constexpr int kEventColumns = event_column::state + state_offset::count;
 
 RBMC_HD inline int output_column_count(int n_events) { return output_column::count + kEventColumns * n_events; }
 
@@ -148,14 +152,16 @@ struct StoredEventRecords {
     first(e, Eigen::NumTraits<Scalar>::quiet_NaN(), x0);
   }
   RBMC_HD void first(int e, Scalar t, const RigidBodyState<Scalar>& x) const {
-    const int base = first_column(e);
-    data[(base + 1) * n + i] = Stored(t);
-    store_vec3(data, n, base + 2, i, x.p_w);
-    store_quaternion(data, n, base + 5, i, x.q_wb);
-    store_vec3(data, n, base + 9, i, x.v_w);
-    store_vec3(data, n, base + 12, i, x.omega_b);
+    const int base = first_column(e), state = base + event_column::state;
+    data[(base + event_column::time) * n + i] = Stored(t);
+    store_vec3(data, n, state + state_offset::p_w, i, x.p_w);
+    store_quaternion(data, n, state + state_offset::q_wb, i, x.q_wb);
+    store_vec3(data, n, state + state_offset::v_w, i, x.v_w);
+    store_vec3(data, n, state + state_offset::omega_b, i, x.omega_b);
   }
-  RBMC_HD void count(int e, std::int64_t count) const { data[first_column(e) * n + i] = Stored(count); }
+  RBMC_HD void count(int e, std::int64_t count) const {
+    data[(first_column(e) + event_column::count) * n + i] = Stored(count);
+  }
 };
 
 // Element (r, c) of a row-major gather of the given rows of a structure-of-arrays buffer:
