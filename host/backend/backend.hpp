@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "host/backend/cpu_lanes.hpp"
+#include "host/util/cache_line_allocator.hpp"
 #include "host/util/stage_timings.hpp"
 #include "rbmc/sample/run_sample.hpp"
 #include "rbmc/stats/batch_compaction.hpp"
@@ -20,6 +21,11 @@
 #include "rbmc/stats/output_quantities.hpp"
 
 namespace rbmc {
+
+// A batch's statistics quantities, or values of them, column by column ((output times ×
+// quantity::count, rows)), each column's start on a cache line when rows is a multiple of 8: the
+// CPU's SIMD lanes write each column's values of 8 samples as one line (lane_quantities.hpp).
+using QuantityValues = std::vector<double, CacheLineAllocator<double>>;
 
 class SamplingPlan;  // host/sampling/sampling_plan.hpp
 
@@ -107,7 +113,7 @@ class Backend {
   // computes them from the values (the CPU backend's way: one pass over them instead of two).
   // Once per integrated batch.
   virtual void reduce_statistics(const BatchIntegration& how, const std::vector<std::uint32_t>& rows,
-                                 std::vector<Moments>& moments, std::vector<double>& values, StageTimings& timings) = 0;
+                                 std::vector<Moments>& moments, QuantityValues& values, StageTimings& timings) = 0;
   // With sketched quantiles (request.keep > 0), a backend may instead compact each (time,
   // quantity) column of the batch where it lies (rbmc/stats/batch_compaction.hpp), so that a few
   // thousand values a column cross to the host rather than every sample's: the moments as
@@ -117,7 +123,7 @@ class Backend {
   // then calls reduce_statistics. The CPU backend never does (its values cross no bus, and its
   // batches are too small for a compaction). Once per integrated batch, instead of reduce_statistics.
   virtual std::size_t reduce_statistics_compacted(const BatchIntegration&, const BatchCompactionRequest&,
-                                                  std::vector<Moments>&, std::vector<double>&, StageTimings&) {
+                                                  std::vector<Moments>&, QuantityValues&, StageTimings&) {
     return 0;
   }
   // The kept states of the given rows (ascending): (rows, output times, 13), p, q, v, ω at each time.

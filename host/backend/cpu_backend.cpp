@@ -122,7 +122,7 @@ class CpuBackend final : public Backend {
   // over the values as the quantiles (RunStatistics::add). Otherwise the moments of each (time,
   // quantity) column over the batch, merged in sample order, and the rows' values.
   void reduce_statistics(const BatchIntegration&, const std::vector<std::uint32_t>& rows,
-                         std::vector<Moments>& moments, std::vector<double>& values, StageTimings& timings) override {
+                         std::vector<Moments>& moments, QuantityValues& values, StageTimings& timings) override {
     const StageClock clock(&timings, Stage::statistics);
     if (!quantities_ready_)
       throw std::logic_error("reduce_statistics: the batch was not integrated with statistics, or was reduced already");
@@ -217,7 +217,7 @@ class CpuBackend final : public Backend {
   Rk4Lanes<Scalar> rk4_lanes_;
   std::size_t n_ = 0;
   std::vector<double> trajectory_;
-  std::vector<double> quantities_;  // (times × quantity::count, n): each thread writes its own samples
+  QuantityValues quantities_;  // (times × quantity::count, n): each thread writes its own samples
   std::vector<Quaternion<Scalar>> nominal_;  // (output times)
   bool quantities_ready_ = false;            // quantities_ holds the last integrated batch's
   unsigned threads_;

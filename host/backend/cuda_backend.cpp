@@ -149,7 +149,7 @@ class CudaBackend final : public Backend {
   // Quantities and their column moments on the device; only the moments and the quantile rows'
   // values cross to the host.
   void reduce_statistics(const BatchIntegration& how, const std::vector<std::uint32_t>& rows,
-                         std::vector<Moments>& moments, std::vector<double>& values, StageTimings& timings) override {
+                         std::vector<Moments>& moments, QuantityValues& values, StageTimings& timings) override {
     const StageClock clock(&timings, Stage::statistics);
     const std::size_t n = n_, columns = quantities_and_moments(how, moments);
     // The quantile rows' values, column by column ((columns, rows), as RunStatistics::add takes them).
@@ -173,7 +173,7 @@ class CudaBackend final : public Backend {
   // a column cross to the host instead of every sample's. Batches of fewer than 2 · keep samples
   // have nothing to compact, and take reduce_statistics.
   std::size_t reduce_statistics_compacted(const BatchIntegration& how, const BatchCompactionRequest& request,
-                                          std::vector<Moments>& moments, std::vector<double>& values,
+                                          std::vector<Moments>& moments, QuantityValues& values,
                                           StageTimings& timings) override {
     if (request.keep == 0 || n_ < 2 * request.keep) return 0;
     const StageClock clock(&timings, Stage::statistics);

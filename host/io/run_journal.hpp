@@ -51,8 +51,8 @@ struct StatisticsSnapshot {
 struct JournalArray {
   const void* data = nullptr;
   std::uint64_t count = 0, element_size = 0;
-  template <class T>
-  static JournalArray of(const std::vector<T>& v) {
+  template <class T, class Allocator>
+  static JournalArray of(const std::vector<T, Allocator>& v) {
     return {v.data(), v.size(), sizeof(T)};
   }
 };

@@ -45,7 +45,7 @@ struct HostBatch {
   std::vector<std::uint64_t> index;  // each row's global sample index
   // What the backend's primitives reduced of it:
   std::vector<Moments> moments;       // (output times, quantity::count)
-  std::vector<double> quantities;     // (quantile rows, output times, quantity::count)
+  QuantityValues quantities;         // (output times × quantity::count, quantile rows)
   std::vector<std::uint32_t> kept;    // the rows whose trajectories the file keeps, ascending
   std::vector<double> trajectories;   // (kept, output times, 13)
 
@@ -328,7 +328,7 @@ void write_stage(SerialWorker& writing, ResultsWriter& writer, RunJournal& journ
     const std::vector<double> none;
     journal.append({view.first, view.n, redrawn, quantile_rows, JournalArray::of(batch.outputs),
                     JournalArray::of(batch.status), JournalArray::of(batch.kept), JournalArray::of(batch.trajectories),
-                    JournalArray::of(batch.moments), JournalArray::of(quantile_rows > 0 ? batch.quantities : none)});
+                    JournalArray::of(batch.moments), quantile_rows > 0 ? JournalArray::of(batch.quantities) : JournalArray::of(none)});
     if (snapshot) journal.snapshot_statistics(view.first + view.n, *snapshot);
   });
 }

@@ -39,6 +39,12 @@ void QuantileSketch::add_level() {
     capacities_[h] = std::max<std::size_t>(kMinCapacity, std::size_t(std::ceil(double(k_) * std::pow(kCapacityDecay, depth))));
   }
   capacities_[0] = std::max(capacities_[0], lowest_capacity(k_));
+  // The most the new level will hold: its capacity, which only falls as levels are added, and the
+  // kept half of a compaction below it (level 0 receives single values). Reserved once, so that
+  // the level does not grow by copies into fresh pages, which took about a fifth of the run's page
+  // faults (bench/RESULTS.md, 2026-11-25, ninth session); pages not reached are never touched.
+  const std::size_t top = levels_.size() - 1;
+  levels_.back().reserve(capacities_[top] + (top > 0 ? capacities_[top - 1] / 2 + 1 : 0));
 }
 
 std::size_t QuantileSketch::max_retained(int k, std::uint64_t count) {
@@ -108,7 +114,10 @@ void QuantileSketch::compact(int level) {
   // The kept half merged into the sorted level above, in place from the back (the level grows by
   // the half, and no value is overwritten before it is read). Stable as std::inplace_merge: among
   // equal values the level's own come first, so from the back the kept half's go first.
-  // Branch-free (conditional moves): on random data a branch per value is mispredicted half the time.
+  // Branch-free: on random data a branch per value is mispredicted half the time. The choice is
+  // made by masks on the values' bits, since GCC 12 compiled it written as conditional expressions
+  // to a branch after all (most of the sketch's compaction time: bench/RESULTS.md, 2026-11-25,
+  // ninth session).
   const std::size_t kept = (from.size() - offset + 1) / 2;
   std::size_t a = to.size(), b = kept;  // unmerged: to[0, a) and the kept half's first b
   to.resize(a + kept);
@@ -116,10 +125,15 @@ void QuantileSketch::compact(int level) {
   const double* const half = from.data() + offset;  // the kept half: half[2j]
   while (a > 0 && b > 0) {
     const double x = half[2 * (b - 1)], y = out[a - 1];
-    const bool take_half = !(x < y);
-    out[a + b - 1] = take_half ? x : y;
-    b -= take_half ? 1 : 0;
-    a -= take_half ? 0 : 1;
+    const std::uint64_t take_half = std::uint64_t(!(x < y));  // 1: the half's value goes first
+    const std::uint64_t mask = 0 - take_half;
+    std::uint64_t x_bits, y_bits;
+    std::memcpy(&x_bits, &x, sizeof x_bits);
+    std::memcpy(&y_bits, &y, sizeof y_bits);
+    const std::uint64_t chosen = (x_bits & mask) | (y_bits & ~mask);
+    std::memcpy(&out[a + b - 1], &chosen, sizeof chosen);
+    b -= take_half;
+    a -= 1 - take_half;
   }
   for (; b > 0; --b) out[b - 1] = half[2 * (b - 1)];  // what is left of to[0, a) is in place
   from.clear();

@@ -56,12 +56,12 @@ std::vector<std::uint32_t> RunStatistics::quantile_rows(std::size_t n) const {
   return rows;
 }
 
-void RunStatistics::add(std::vector<Moments>& moments, const std::vector<double>& values, std::size_t n_rows) {
+void RunStatistics::add(std::vector<Moments>& moments, const double* values, std::size_t n_values, std::size_t n_rows) {
   const std::size_t columns = moments_.size();
   // Without the batch's moments, they come from the values here, a few columns at a time while
   // those are in cache for their quantiles: one pass over the batch's values instead of two.
   const bool compute_moments = moments.empty();
-  if (compute_moments && values.size() != columns * n_rows)
+  if (compute_moments && n_values != columns * n_rows)
     throw std::logic_error("RunStatistics::add: the batch's moments can only come from every row's values");
   const MomentFactors factors(compute_moments ? n_rows : 0);
   if (compute_moments) moments.resize(columns);
@@ -73,12 +73,12 @@ void RunStatistics::add(std::vector<Moments>& moments, const std::vector<double>
       const std::size_t last = std::min(end, first + kColumnsInCache);
       if (compute_moments) {
         const double* column[kColumnsInCache];
-        for (std::size_t c = first; c < last; ++c) column[c - first] = values.data() + c * n_rows;
+        for (std::size_t c = first; c < last; ++c) column[c - first] = values + c * n_rows;
         column_moments(column, last - first, n_rows, factors, &moments[first]);
       }
       for (std::size_t c = first; c < last; ++c) {
         moments_[c] = merge(moments_[c], moments[c]);
-        const double* v = values.data() + c * n_rows;
+        const double* v = values + c * n_rows;
         if (exact()) {
           std::vector<double>& column = values_[c];
           column.reserve(column.size() + n_rows);
@@ -98,12 +98,12 @@ BatchCompactionRequest RunStatistics::compaction_request(std::uint64_t batch_key
   return {2 * std::uint64_t(sketch_k_), seed_, batch_key};
 }
 
-void RunStatistics::add_compacted(const std::vector<Moments>& moments, const std::vector<double>& values,
+void RunStatistics::add_compacted(const std::vector<Moments>& moments, const double* values, std::size_t n_values,
                                   std::size_t slot, std::size_t n_rows) {
   if (exact()) throw std::logic_error("RunStatistics::add_compacted: exact quantiles need every value");
   const std::size_t columns = moments_.size();
   const std::uint64_t keep = compaction_request(0).keep;
-  if (moments.size() != columns || values.size() < columns * slot)
+  if (moments.size() != columns || n_values < columns * slot)
     throw std::logic_error("RunStatistics::add_compacted: a batch's moments or compacted columns are missing");
   for (const Moments& m : moments)
     if (compacted_count(std::uint64_t(m.count), batch_compaction_levels(std::uint64_t(m.count), keep)) > slot)
@@ -112,7 +112,7 @@ void RunStatistics::add_compacted(const std::vector<Moments>& moments, const std
     for (std::size_t c = begin; c < end; ++c) {
       moments_[c] = merge(moments_[c], moments[c]);
       const auto m0 = std::uint64_t(moments[c].count);  // the finite values: what the backend compacted
-      sketches_[c].merge_compacted(values.data() + c * slot, m0, batch_compaction_levels(m0, keep));
+      sketches_[c].merge_compacted(values + c * slot, m0, batch_compaction_levels(m0, keep));
     }
   });
   quantile_samples_ += n_rows;

@@ -64,7 +64,12 @@ class RunStatistics {
   // column ((times × quantity::count, rows)). Empty moments are computed here from the values,
   // which must then hold every row of the batch, and stored into `moments`: the same numbers,
   // bit for bit, as merging them value by value (column_moments.hpp).
-  void add(std::vector<Moments>& moments, const std::vector<double>& values, std::size_t n_rows);
+  // values: n_values of them, n_values = columns × n_rows.
+  void add(std::vector<Moments>& moments, const double* values, std::size_t n_values, std::size_t n_rows);
+  template <class Allocator>
+  void add(std::vector<Moments>& moments, const std::vector<double, Allocator>& values, std::size_t n_rows) {
+    add(moments, values.data(), values.size(), n_rows);
+  }
   // What a backend may do to a batch's quantity columns instead of sending every value
   // (rbmc/stats/batch_compaction.hpp): compact them for the sketches, keeping at least 2k values
   // a column; nothing (keep 0) for exact quantiles. batch_key: the global index of the batch's
@@ -72,8 +77,13 @@ class RunStatistics {
   BatchCompactionRequest compaction_request(std::uint64_t batch_key) const;
   // One batch of n_rows samples whose columns a backend compacted as compaction_request asked:
   // column c's compacted_count(moments[c].count, levels) values at values[c · slot].
-  void add_compacted(const std::vector<Moments>& moments, const std::vector<double>& values, std::size_t slot,
+  void add_compacted(const std::vector<Moments>& moments, const double* values, std::size_t n_values, std::size_t slot,
                      std::size_t n_rows);
+  template <class Allocator>
+  void add_compacted(const std::vector<Moments>& moments, const std::vector<double, Allocator>& values, std::size_t slot,
+                     std::size_t n_rows) {
+    add_compacted(moments, values.data(), values.size(), slot, n_rows);
+  }
 
   const std::vector<Moments>& moments() const { return moments_; }
   std::uint64_t quantile_samples() const { return quantile_samples_; }

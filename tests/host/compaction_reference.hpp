@@ -13,7 +13,8 @@ namespace rbmc::test {
 
 // values: (columns, n), column by column. Returns the slot; out: (columns, slot), each column's
 // compacted values first.
-inline std::size_t compact_columns_for_reference(const std::vector<double>& values, std::size_t n, std::size_t columns,
+template <class Allocator>
+std::size_t compact_columns_for_reference(const std::vector<double, Allocator>& values, std::size_t n, std::size_t columns,
                                                  const BatchCompactionRequest& request, std::vector<double>& out) {
   const auto slot = std::size_t(compacted_capacity(n, request.keep));
   out.assign(columns * slot, 0.0);

@@ -236,7 +236,7 @@ TEST_P(GpuTest, ColumnsCompactedOnTheDeviceEqualTheCpusReference) {
   StageTimings timings;
   backend->integrate(inputs.data(), outputs.data(), status.data(), kSamples, how, timings);
   std::vector<Moments> moments, all_moments;
-  std::vector<double> compacted, every_value;
+  QuantityValues compacted, every_value;
   const std::size_t slot = backend->reduce_statistics_compacted(how, request, moments, compacted, timings);
   ASSERT_EQ(slot, compacted_capacity(kSamples, request.keep));
   backend->reduce_statistics(how, statistics.quantile_rows(kSamples), all_moments, every_value, timings);

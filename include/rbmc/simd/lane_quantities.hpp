@@ -8,11 +8,42 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <cstring>
 
 #include "rbmc/simd/rk4_lanes.hpp"
 #include "rbmc/stats/output_quantities.hpp"
 
 namespace rbmc {
+
+// mark_overflowed_quantities (output_quantities.hpp) in every lane at once, with the same
+// comparisons and without a branch: a lane whose state is finite and whose quantity overflowed
+// (or is NaN) gets +∞.
+template <class S, int W>
+inline void mark_overflowed_quantities(const RigidBodyState<Lanes<S, W>>& x, Lanes<S, W>* q) {
+  using V = typename Lanes<S, W>::Vector;
+  using Bits = decltype(V{} < V{});  // the signed integers of the lanes' width
+  const V sum = component_sum(x).v;
+  const V finite_state = sum - sum;  // +0 where the state is finite, NaN where not
+  Bits state_bits;
+  std::memcpy(&state_bits, &finite_state, sizeof state_bits);
+  // All ones where the state is not finite: a NaN's bits are not zero, so x | −x has its sign set.
+  const Bits keep = (state_bits | (0 - state_bits)) >> (8 * sizeof(S) - 1);
+  const V infinity = V{} + Eigen::NumTraits<S>::infinity();
+  for (int c = 0; c < quantity::count; ++c) {
+    const V v = q[c].v;
+    const V magnitude = v < S(0) ? -v : v;
+    const V marked = magnitude <= S(kOverflowingQuantity) ? v : infinity;  // NaN overflowed too
+    // The state's choice by masks: GCC 12 merges two conditional expressions into one on the AND
+    // of their comparisons, which in this header (compiled for the baseline, then inlined into a
+    // function for AVX-512) it lowers to a scalar comparison, set and insert per lane.
+    Bits v_bits, marked_bits;
+    std::memcpy(&v_bits, &v, sizeof v_bits);
+    std::memcpy(&marked_bits, &marked, sizeof marked_bits);
+    const Bits chosen = (v_bits & keep) | (marked_bits & ~keep);
+    std::memcpy(&q[c].v, &chosen, sizeof chosen);
+  }
+}
 
 // Samples first, ..., first + W − 1 of a batch of n: their inputs (sample_layout.hpp), their
 // states at the output times in a by-sample trajectory buffer (TrajectoryLayout::by_sample), the
@@ -38,28 +69,46 @@ inline bool lane_quantities(const double* inputs, const double* trajectory, std:
     set_lane(loads, lane, own_loads);
   }
   // Stage: at each output time, the lanes' states, their quantities, each column's W values.
+  // The states are transposed into lanes a chunk of output times at a time, through a buffer
+  // that is written element by element and read back as whole vectors only after the chunk is
+  // written (a vector read right after its lanes' scalar stores cannot take them from the store
+  // buffer). Each column's W values leave in one vector store instead of W scalar ones, and with
+  // AVX-512 as a whole line that is not read first: the batch's columns, each in its own pages,
+  // are far more than the caches hold, so each line written was a miss to memory (bench/RESULTS.md,
+  // 2026-11-25, ninth session).
   const int n_times = shared.output_times.n;
   const std::size_t block = std::size_t(n_times) * kTrajectoryColumns;
-  for (int k = 0; k < n_times; ++k) {
-    StateVector<L> y;
+  // Whole cache lines where the columns allow (quantities' and each column's start on a line).
+  const bool whole_lines = reinterpret_cast<std::uintptr_t>(quantities) % 64 == 0 && n % 8 == 0 && first % 8 == 0;
+  constexpr int kChunk = 16;  // output times transposed at once: 13 × 16 × W values, in L1
+  alignas(64) Scalar lanes_of[kChunk][kTrajectoryColumns][W];
+  for (int k0 = 0; k0 < n_times; k0 += kChunk) {
+    const int chunk = n_times - k0 < kChunk ? n_times - k0 : kChunk;
     for (int lane = 0; lane < W; ++lane) {
-      const double* x = trajectory + (first + std::size_t(lane)) * block + std::size_t(k) * kTrajectoryColumns;
-      for (int c = 0; c < kTrajectoryColumns; ++c) y(c).set(lane, Scalar(x[c]));
+      const double* x = trajectory + (first + std::size_t(lane)) * block + std::size_t(k0) * kTrajectoryColumns;
+      for (int j = 0; j < chunk; ++j)
+        for (int c = 0; c < kTrajectoryColumns; ++c) lanes_of[j][c][lane] = Scalar(x[j * kTrajectoryColumns + c]);
     }
-    const RigidBodyState<L> x = unpack(y);
-    const Quaternion<Scalar>& one_nominal = nominal_q[k];
-    const Quaternion<L> nominal{L(one_nominal.w), L(one_nominal.x), L(one_nominal.y), L(one_nominal.z)};
-    L q[quantity::count];
-    computed_quantities_at(loads, SharedValuesOnly{}, model, x, nominal, q);
-    const L sum = component_sum(x);
-    for (int lane = 0; lane < W; ++lane) {
-      Scalar one[quantity::count];
-      for (int c = 0; c < quantity::count; ++c) one[c] = q[c][lane];
-      mark_overflowed_quantities(isfinite_hd(sum[lane]), one);
-      for (int c = 0; c < quantity::count; ++c)
-        quantities[(std::size_t(k) * quantity::count + std::size_t(c)) * n + first + std::size_t(lane)] = one[c];
+    for (int j = 0; j < chunk; ++j) {
+      const int k = k0 + j;
+      StateVector<L> y;
+      for (int c = 0; c < kTrajectoryColumns; ++c) y(c) = lanes_from(lanes_of[j][c]);
+      const RigidBodyState<L> x = unpack(y);
+      const Quaternion<Scalar>& one_nominal = nominal_q[k];
+      const Quaternion<L> nominal{L(one_nominal.w), L(one_nominal.x), L(one_nominal.y), L(one_nominal.z)};
+      L q[quantity::count];
+      computed_quantities_at(loads, SharedValuesOnly{}, model, x, nominal, q);
+      mark_overflowed_quantities(x, q);
+      for (int c = 0; c < quantity::count; ++c) {
+        double* const column = quantities + (std::size_t(k) * quantity::count + std::size_t(c)) * n + first;
+        if (whole_lines)
+          stream_lanes(q[c], column);
+        else
+          store_lanes(q[c], column);
+      }
     }
   }
+  if (whole_lines) stream_fence();
   return true;
 }
 

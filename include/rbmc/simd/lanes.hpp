@@ -108,11 +108,13 @@ inline Lanes<float, W> sqrt(const Lanes<float, W>& a) {
   for (int i = 0; i < W; ++i) r.v[i] = __builtin_sqrtf(a.v[i]);
   return r;
 }
+// The choices below are vector comparisons and blends written as such: GCC vectorises the same
+// choice written lane by lane when it stands alone, but inlined into a long function (the
+// quantities' attitude angle) it compiled each lane's to a scalar comparison, branch and insert,
+// which took most of the quantities' time (bench/RESULTS.md, 2026-11-25, ninth session).
 template <class S, int W>
 inline Lanes<S, W> abs(const Lanes<S, W>& a) {
-  Lanes<S, W> r;
-  for (int i = 0; i < W; ++i) r.v[i] = a.v[i] < S(0) ? -a.v[i] : a.v[i];
-  return r;
+  return Lanes<S, W>(a.v < S(0) ? -a.v : a.v);
 }
 template <class S, int W>
 inline Lanes<S, W> sqrt_hd(const Lanes<S, W>& a) {
@@ -121,9 +123,7 @@ inline Lanes<S, W> sqrt_hd(const Lanes<S, W>& a) {
 // Lane by lane, as hd.hpp's if_less_hd is for one value: a comparison and a blend.
 template <class S, int W>
 inline Lanes<S, W> if_less_hd(const Lanes<S, W>& a, const Lanes<S, W>& b, const Lanes<S, W>& x, const Lanes<S, W>& y) {
-  Lanes<S, W> r;
-  for (int i = 0; i < W; ++i) r.v[i] = a.v[i] < b.v[i] ? x.v[i] : y.v[i];
-  return r;
+  return Lanes<S, W>(a.v < b.v ? x.v : y.v);
 }
 // A product in every lane, for the core's portable arithmetic (rbmc/math/portable_math.hpp's
 // mul, found for Lanes by argument-dependent lookup): a plain product, which no lane fuses
@@ -138,6 +138,64 @@ inline Lanes<S, W> atan2_hd(const Lanes<S, W>& y, const Lanes<S, W>& x) {
   Lanes<S, W> r;
   for (int i = 0; i < W; ++i) r.v[i] = std::atan2(y.v[i], x.v[i]);
   return r;
+}
+// W values from memory as lanes, and lanes to memory as doubles (a float lane widened exactly):
+// one vector load or store where the scalar is double.
+template <class S, int W>
+inline Lanes<S, W> lanes_from(const S (&values)[W]) {
+  Lanes<S, W> r;
+  std::memcpy(&r.v, values, sizeof r.v);
+  return r;
+}
+template <class S, int W>
+inline void store_lanes(const Lanes<S, W>& a, double* out) {
+  if constexpr (std::is_same_v<S, double>) {
+    std::memcpy(out, &a.v, sizeof a.v);
+  } else {
+    for (int i = 0; i < W; ++i) out[i] = double(a.v[i]);
+  }
+}
+
+#if defined(__x86_64__)
+namespace lanes_detail {
+typedef double LineOfDoubles __attribute__((vector_size(64)));
+__attribute__((target("avx512f"))) inline void stream_line(double* out, LineOfDoubles v) {
+  __builtin_ia32_movntpd512(out, v);
+}
+}  // namespace lanes_detail
+#endif
+
+// Lanes to memory as doubles, as store_lanes, but where they fill whole cache lines (AVX-512's 8
+// doubles or 16 floats) with non-temporal stores, which write a line without reading it first:
+// for values read again only after many other lines are written (the statistics' quantities,
+// a line in each of a batch's thousands of columns per lane group, bench/RESULTS.md, 2026-11-25,
+// ninth session). `out` must start on a cache line. The stores are ordered before other threads'
+// reads only after stream_fence().
+template <class S, int W>
+inline void stream_lanes(const Lanes<S, W>& a, double* out) {
+#if defined(__x86_64__)
+  if constexpr (std::is_same_v<S, double> && W == 8) {
+    lanes_detail::LineOfDoubles line;
+    std::memcpy(&line, &a.v, sizeof line);
+    lanes_detail::stream_line(out, line);
+    return;
+  } else if constexpr (std::is_same_v<S, float> && W == 16) {
+    lanes_detail::LineOfDoubles low, high;
+    for (int i = 0; i < 8; ++i) {
+      low[i] = double(a.v[i]);
+      high[i] = double(a.v[8 + i]);
+    }
+    lanes_detail::stream_line(out, low);
+    lanes_detail::stream_line(out + 8, high);
+    return;
+  }
+#endif
+  store_lanes(a, out);
+}
+inline void stream_fence() {
+#if defined(__x86_64__)
+  __builtin_ia32_sfence();
+#endif
 }
 // The OR of every lane's bits: how the lanes answer for all of them at once. Integer work
 // without a comparison or a branch per lane (a vector comparison compiled into one ucomisd, setp
