@@ -17,14 +17,18 @@ enum : int {
   mass = 0,
   com_b = 1,        // 3 columns: x, y, z
   inertia_c_b = 4,  // 6 columns: xx, yy, zz, xy, xz, yz
-  p_w = 10,         // 3
-  q_wb = 13,        // 4: w, x, y, z
-  v_w = 17,         // 3
-  omega_b = 20,     // 3
-  gravity_w = 23,   // 3
-  count = 26        // then one column per dispersed load or constraint parameter (model_parameters.hpp)
+  initial = 10,     // 13: the initial state, as the state's own offsets (state_offset)
+  p_w = initial + state_offset::p_w,          // 3
+  q_wb = initial + state_offset::q_wb,        // 4: w, x, y, z
+  v_w = initial + state_offset::v_w,          // 3
+  omega_b = initial + state_offset::omega_b,  // 3
+  gravity_w = initial + state_offset::count,  // 3
+  count = gravity_w + 3  // then one column per dispersed load or constraint parameter (model_parameters.hpp)
 };
 }  // namespace input_column
+static_assert(input_column::p_w == 10 && input_column::q_wb == 13 && input_column::v_w == 17 &&
+                  input_column::omega_b == 20 && input_column::gravity_w == 23 && input_column::count == 26,
+              "the inputs' columns are the journal's and the device's layout: moving one is a format change");
 
 RBMC_HD inline int input_column_count(int n_model_parameters) { return input_column::count + n_model_parameters; }
 
