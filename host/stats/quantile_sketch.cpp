@@ -116,8 +116,9 @@ void QuantileSketch::compact(int level) {
   // equal values the level's own come first, so from the back the kept half's go first.
   // Branch-free: on random data a branch per value is mispredicted half the time. The choice is
   // made by masks on the values' bits, since GCC 12 compiled it written as conditional expressions
-  // to a branch after all (most of the sketch's compaction time: bench/RESULTS.md, 2026-11-25,
-  // ninth session).
+  // to a branch after all (where perf put most of the compaction's samples; without the branch the
+  // merge measured no faster, its chain of dependent loads bounding it: bench/RESULTS.md,
+  // 2026-11-25, ninth session).
   const std::size_t kept = (from.size() - offset + 1) / 2;
   std::size_t a = to.size(), b = kept;  // unmerged: to[0, a) and the kept half's first b
   to.resize(a + kept);
