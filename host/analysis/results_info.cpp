@@ -62,6 +62,8 @@ ResultsInfo read_results_info(const std::string& path) {
     info.n_output_times = double(r.doubles("trajectories/time").data.size());
   }
   info.statistics = r.has("statistics");
+  for (const QuantityInfo& q : kStatisticsQuantities)
+    if (r.has(std::string("statistics/") + q.name)) info.statistics_quantities.push_back(q.name);
   // The final states over at most kTableRows rows: every stride-th beyond that.
   constexpr std::uint64_t kTableRows = std::uint64_t(1) << 22;
   info.stride = std::max<std::uint64_t>(1, (prefix + kTableRows - 1) / kTableRows);
@@ -128,7 +130,11 @@ void print_results_info(const ResultsInfo& info, std::FILE* out) {
   if (std::isfinite(info.n_output_times))
     std::fprintf(out, "  trajectories %.0f retained (%s) at %.0f output times\n", info.n_trajectories, info.retained.c_str(),
                  info.n_output_times);
-  if (info.statistics) std::fprintf(out, "  statistics   at each output time in /statistics\n");
+  if (info.statistics) {
+    std::string names;
+    for (const std::string& q : info.statistics_quantities) names += (names.empty() ? "" : ", ") + q;
+    std::fprintf(out, "  statistics   of %s at each output time in /statistics\n", names.c_str());
+  }
   std::fprintf(out, "  final state  %-22s %12s %12s %12s %12s %12s %12s %12s%s\n", "", "mean", "sd", "min", "5 %", "median",
                "95 %", "max",
                info.stride > 1 ? (" (every " + std::to_string(info.stride) + "th sample)").c_str() : "");
@@ -162,6 +168,9 @@ void print_results_info_json(const ResultsInfo& info, std::FILE* out) {
   j.key("trajectories").begin_object().field("n_retained", info.n_trajectories).field("retained", info.retained);
   j.field("n_output_times", info.n_output_times).end_object();
   j.field("statistics", info.statistics).field("table_stride", static_cast<unsigned long long>(info.stride));
+  j.key("statistics_quantities").begin_array();
+  for (const std::string& q : info.statistics_quantities) j.value(q);
+  j.end_array();
   j.key("final_state").begin_array();
   for (const ResultsInfo::Row& row : info.final_state) {
     j.begin_object().field("quantity", row.quantity).field("units", row.units);

@@ -16,6 +16,7 @@ struct ResultsInfo {
   double n_samples = 0, n_samples_in_run = 0, seed = 0, duration = 0;
   double n_steps = NAN, mean_steps = NAN, total_steps = NAN, wall_seconds = NAN, n_redrawn = 0;
   bool complete = false, statistics = false;
+  std::vector<std::string> statistics_quantities;  // the groups under /statistics, in the schema's order
   std::uint64_t n_done = 0;  // rows with results (a partial file's rows done)
   std::vector<std::pair<std::string, std::uint64_t>> status_counts;
   double n_trajectories = NAN, n_output_times = NAN;

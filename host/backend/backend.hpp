@@ -48,6 +48,9 @@ struct BatchIntegration {
   const std::atomic<bool>* stop = nullptr;
   // When set, the backend adds the samples it finishes as it goes (for progress within a batch).
   std::atomic<std::uint64_t>* progress = nullptr;
+  // The quantities whose statistics the run keeps ([output] statistics): a backend may leave the
+  // other quantities' columns unwritten. (Last, so that the initialisers in order above stand.)
+  QuantitySet statistics_quantities = kAllQuantities;
 };
 
 // What one sample keeps at the output times for the stages after its integration, as doubles:

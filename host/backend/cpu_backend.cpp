@@ -164,6 +164,7 @@ class CpuBackend final : public Backend {
  private:
   // Each output time's nominal attitude in Scalar, and room for the batch's quantities.
   void prepare_quantities(const BatchIntegration& how, std::size_t n) {
+    kept_columns_ = quantity_columns_of(how.statistics_quantities);
     nominal_.clear();
     for (const Quaternion<double>& q : how.nominal_attitudes) nominal_.push_back({Scalar(q.w), Scalar(q.x), Scalar(q.y), Scalar(q.z)});
     quantities_.resize(n * std::size_t(shared_.output_times.n) * quantity::count);
@@ -179,7 +180,8 @@ class CpuBackend final : public Backend {
     const std::size_t width = std::size_t(rk4_lanes_.width);
     if (rk4_lanes_.quantities != nullptr)
       while (end - first >= width &&
-             rk4_lanes_.quantities(inputs_, trajectory_.data(), n, first, shared_, nominal_.data(), quantities_.data()))
+             rk4_lanes_.quantities(inputs_, trajectory_.data(), n, first, shared_, nominal_.data(), quantities_.data(),
+                                 kept_columns_))
         first += width;
     for (std::size_t from = first; from < end; from += kQuantityBlock) {
       const std::size_t count = std::min(kQuantityBlock, end - from);
@@ -219,6 +221,7 @@ class CpuBackend final : public Backend {
   std::vector<double> trajectory_;
   QuantityValues quantities_;  // (times × quantity::count, n): each thread writes its own samples
   std::vector<Quaternion<Scalar>> nominal_;  // (output times)
+  QuantityColumns kept_columns_ = kAllQuantityColumns;  // the columns the lanes store (the statistics read no others)
   bool quantities_ready_ = false;            // quantities_ holds the last integrated batch's
   unsigned threads_;
 };

@@ -46,21 +46,23 @@ __attribute__((target("avx512f,avx512dq"), flatten)) bool group_avx512(
 template <class Scalar, int W>
 __attribute__((flatten)) bool quantities_sse2(const double* inputs, const double* trajectory, std::size_t n,
                                               std::size_t first, const SharedModel<Scalar>& shared,
-                                              const Quaternion<Scalar>* nominal_q, double* quantities) {
-  return lane_quantities<Scalar, W>(inputs, trajectory, n, first, shared, nominal_q, quantities);
+                                              const Quaternion<Scalar>* nominal_q, double* quantities,
+                                              QuantityColumns kept) {
+  return lane_quantities<Scalar, W>(inputs, trajectory, n, first, shared, nominal_q, quantities, kept);
 }
 template <class Scalar, int W>
 __attribute__((target("avx2"), flatten)) bool quantities_avx2(const double* inputs, const double* trajectory,
                                                               std::size_t n, std::size_t first,
                                                               const SharedModel<Scalar>& shared,
-                                                              const Quaternion<Scalar>* nominal_q, double* quantities) {
-  return lane_quantities<Scalar, W>(inputs, trajectory, n, first, shared, nominal_q, quantities);
+                                                              const Quaternion<Scalar>* nominal_q, double* quantities,
+                                                              QuantityColumns kept) {
+  return lane_quantities<Scalar, W>(inputs, trajectory, n, first, shared, nominal_q, quantities, kept);
 }
 template <class Scalar, int W>
 __attribute__((target("avx512f,avx512dq"), flatten)) bool quantities_avx512(
     const double* inputs, const double* trajectory, std::size_t n, std::size_t first, const SharedModel<Scalar>& shared,
-    const Quaternion<Scalar>* nominal_q, double* quantities) {
-  return lane_quantities<Scalar, W>(inputs, trajectory, n, first, shared, nominal_q, quantities);
+    const Quaternion<Scalar>* nominal_q, double* quantities, QuantityColumns kept) {
+  return lane_quantities<Scalar, W>(inputs, trajectory, n, first, shared, nominal_q, quantities, kept);
 }
 #endif
 

@@ -14,6 +14,7 @@
 
 #include "rbmc/integrate/integration_settings.hpp"
 #include "rbmc/sample/shared_model.hpp"
+#include "rbmc/stats/output_quantities.hpp"
 
 namespace rbmc {
 
@@ -39,12 +40,12 @@ using LaneGroupFunction = bool (*)(const double* inputs, double* outputs, double
                                    const IntegrationSettings<Scalar>& how);
 
 // Computes samples first, ..., first + width − 1's quantities at every output time from their
-// states (rbmc/simd/lane_quantities.hpp), or returns false when the group must go sample by
-// sample; any kind of run.
+// states (rbmc/simd/lane_quantities.hpp), only the columns in `kept`, or returns false when the
+// group must go sample by sample; any kind of run.
 template <class Scalar>
 using LaneQuantitiesFunction = bool (*)(const double* inputs, const double* trajectory, std::size_t n, std::size_t first,
                                         const SharedModel<Scalar>& shared, const Quaternion<Scalar>* nominal_q,
-                                        double* quantities);
+                                        double* quantities, QuantityColumns kept);
 
 template <class Scalar>
 struct Rk4Lanes {

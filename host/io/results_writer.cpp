@@ -199,8 +199,9 @@ void attach_sample_dimensions(hid_t file, const std::vector<SampleDataset>& sche
 void attach_statistics_dimensions(hid_t file, const std::vector<double>& times) {
   if (H5Lexists(file, "statistics", H5P_DEFAULT) <= 0) return;
   DimensionScales scales(file);
-  for (const QuantityInfo& info : statistics_quantities()) {
+  for (const QuantityInfo& info : kStatisticsQuantities) {
     const std::string path = std::string("statistics/") + info.name;
+    if (H5Lexists(file, path.c_str(), H5P_DEFAULT) <= 0) continue;  // a quantity the scenario did not keep
     const hid_t time = scales.numbers(path, "time", times);
     const hid_t quantile =
         scales.numbers(path, "quantile", std::vector<double>(kQuantileProbabilities.begin(), kQuantileProbabilities.end()));
@@ -746,7 +747,9 @@ void ResultsWriter::write_statistics(const RunStatistics& stats) {
   write_matrix(group.get(), "time", times, hsize_t(n_times), 1);
   const auto column = [&](std::size_t k, int q) { return k * quantity::count + std::size_t(q); };
   const auto all_quantiles = stats.all_quantiles();
-  for (const QuantityInfo& info : statistics_quantities()) {
+  for (std::size_t i = 0; i < kStatisticsQuantities.size(); ++i) {
+    if (((scenario_->output.statistics_quantities >> i) & 1u) == 0) continue;  // [output] statistics did not name it
+    const QuantityInfo& info = kStatisticsQuantities[i];
     h5::Handle g = create_group(group.get(), info.name);
     write_string_attribute(g.get(), "units", info.units);
     write_string_attribute(g.get(), "description", info.description);

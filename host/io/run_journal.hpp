@@ -37,7 +37,7 @@ struct JournalBatch {
   std::vector<std::uint32_t> kept;          // rows whose trajectories the file keeps
   std::vector<double> trajectories;         // (kept, output times, 13)
   std::vector<Moments> moments;             // (output times × quantity::count,)
-  std::vector<double> quantile_values;      // (output times × quantity::count, quantile rows)
+  std::vector<double> quantile_values;      // (kept columns, quantile rows): RunStatistics::kept_values
   std::uint64_t quantile_rows = 0;          // 0 where the statistics are saved as snapshots
 };
 

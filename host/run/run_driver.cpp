@@ -46,6 +46,9 @@ struct HostBatch {
   // What the backend's primitives reduced of it:
   std::vector<Moments> moments;       // (output times, quantity::count)
   QuantityValues quantities;         // (output times × quantity::count, quantile rows)
+  // What the journal records of them when the run keeps only some quantities' statistics: those
+  // columns' values ((kept columns, quantile rows), RunStatistics::kept_values).
+  std::vector<double> journal_quantities;
   std::vector<std::uint32_t> kept;    // the rows whose trajectories the file keeps, ascending
   std::vector<double> trajectories;   // (kept, output times, 13)
 
@@ -316,19 +319,18 @@ BatchView view_of(const HostBatch& batch, std::uint64_t first, std::size_t n) {
 }
 
 // Stage write: the batch into the file, then its record into the journal (with the quantile values
-// of its first quantile_rows rows, and the statistics' snapshot when one is given), on the writer's
-// thread once the previous batch's write is done. The batch's buffers must stay untouched until
-// writing.wait() returns.
+// of its first quantile_rows rows, the kept columns' (quantile_values), and the statistics'
+// snapshot when one is given), on the writer's thread once the previous batch's write is done. The
+// batch's buffers must stay untouched until writing.wait() returns.
 void write_stage(SerialWorker& writing, ResultsWriter& writer, RunJournal& journal, StageTimings& writer_seconds,
                  const HostBatch& batch, const BatchView& view, std::uint64_t redrawn, std::size_t quantile_rows,
-                 std::shared_ptr<const StatisticsState> snapshot) {
-  writing.submit([&writer, &writer_seconds, &journal, &batch, view, redrawn, quantile_rows, snapshot] {
+                 JournalArray quantile_values, std::shared_ptr<const StatisticsState> snapshot) {
+  writing.submit([&writer, &writer_seconds, &journal, &batch, view, redrawn, quantile_rows, quantile_values, snapshot] {
     writer.write_batch(view, writer_seconds);
     const StageClock clock(&writer_seconds, Stage::write);
-    const std::vector<double> none;
     journal.append({view.first, view.n, redrawn, quantile_rows, JournalArray::of(batch.outputs),
                     JournalArray::of(batch.status), JournalArray::of(batch.kept), JournalArray::of(batch.trajectories),
-                    JournalArray::of(batch.moments), quantile_rows > 0 ? JournalArray::of(batch.quantities) : JournalArray::of(none)});
+                    JournalArray::of(batch.moments), quantile_values});
     if (snapshot) journal.snapshot_statistics(view.first + view.n, *snapshot);
   });
 }
@@ -497,6 +499,7 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
   RunStatistics statistics(scenario, options.shard_count > 0 ? scenario.run.n_samples : n_total, threads);
   TrajectorySelector selector(scenario);
   BatchIntegration how{scenario.integration(), scenario.shared_model(), statistics.enabled(), selector.active(), {}};
+  how.statistics_quantities = scenario.output.statistics_quantities;
   how.stop = &interrupt_requested();  // SIGINT or SIGTERM abandons the batch in flight
   if (statistics.enabled()) how.nominal_attitudes = nominal_attitudes(scenario);
   // The backend sizes batches by what a sample keeps for the stages after integration (its memory, or the host's).
@@ -590,6 +593,9 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
       const std::size_t n = std::size_t(record.n);
       batch.resize(n, scenario.model_parameters.n, plan.n_parameter_values(), scenario.events.n);
       if (record.outputs.size() != batch.outputs.size() || record.status.size() != n) return false;
+      if (statistics.enabled() && values &&
+          record.quantile_values.size() != statistics.kept_column_count() * record.quantile_rows)
+        return false;  // the kept quantities' values (kept_values) of every quantile row
       batch.index.resize(n);
       for (std::size_t i = 0; i < n; ++i) batch.index[i] = global_index(record.first + i);
       stages.sample(batch, n, replay_seconds);
@@ -600,7 +606,8 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
       count_batch(batch, n, record.redrawn, totals);
       if (statistics.enabled() && values) {
         batch.moments = record.moments;
-        statistics.add(batch.moments, record.quantile_values, std::size_t(record.quantile_rows));
+        statistics.add_kept(batch.moments, record.quantile_values.data(), record.quantile_values.size(),
+                            std::size_t(record.quantile_rows));
       }
       else if (statistics.enabled() && record.first + record.n == snapshot->rows)
         statistics.restore(snapshot->state);
@@ -657,8 +664,17 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
       snapshot = std::make_shared<const StatisticsState>(statistics.save());
       last_snapshot = Clock::now();
     }
+    // Of those values, the kept quantities' columns (a copy only when the run keeps fewer than all).
+    JournalArray quantile_values;
+    if (quantile_rows > 0 && statistics.keeps_every_column()) {
+      quantile_values = JournalArray::of(batch.quantities);
+    } else if (quantile_rows > 0) {
+      const StageClock clock(&driver_seconds, Stage::statistics);
+      statistics.kept_values(batch.quantities.data(), quantile_rows, batch.journal_quantities);
+      quantile_values = JournalArray::of(batch.journal_quantities);
+    }
     write_stage(writing, *writer, *journal, writer_seconds, batch, view_of(batch, first, n), redrawn, quantile_rows,
-                std::move(snapshot));
+                quantile_values, std::move(snapshot));
     progress.batches_done(first + n);
     if (options.after_batch) options.after_batch(first + n);
   }

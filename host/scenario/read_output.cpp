@@ -183,6 +183,30 @@ void read_retention(TableReader& output, const toml::node& node, Scenario& s) {
   r.reject_unknown_keys();
 }
 
+// [output] statistics: true, false, or the names of the quantities whose statistics to keep.
+void read_statistics_quantities(TableReader& r, const toml::node& statistics, OutputSettings& out) {
+  if (statistics.is_boolean()) {
+    out.statistics = statistics.as_boolean()->get();
+    return;
+  }
+  std::string names;
+  for (const QuantityInfo& info : kStatisticsQuantities) names += std::string(names.empty() ? "" : ", ") + info.name;
+  const toml::array* a = statistics.as_array();
+  if (a == nullptr || a->empty())
+    r.fail_at(statistics, "statistics", "must be true, false, or a non-empty array of quantity names (" + names + ")");
+  out.statistics_quantities = 0;
+  for (const toml::node& e : *a) {
+    const std::optional<std::string> name = e.value<std::string>();
+    std::size_t i = 0;
+    while (name && i < kStatisticsQuantities.size() && *name != kStatisticsQuantities[i].name) ++i;
+    if (!name || i == kStatisticsQuantities.size())
+      r.fail_at(e, "statistics", (name ? "unknown quantity '" + *name + "'" : std::string("must list quantity names as strings")) +
+                                     " (" + names + ")");
+    if ((out.statistics_quantities >> i) & 1u) r.fail_at(e, "statistics", "names '" + *name + "' twice");
+    out.statistics_quantities |= 1u << i;
+  }
+}
+
 }  // namespace
 
 void read_output(TableReader& r, Scenario& s) {
@@ -211,10 +235,7 @@ void read_output(TableReader& r, Scenario& s) {
     else if (v != "float64") r.fail_at(*storage, "storage", "must be \"float64\" (the default) or \"float32\"");
   }
   if (trajectories != nullptr) read_retention(r, *trajectories, s);
-  if (statistics != nullptr) {
-    if (!statistics->is_boolean()) r.fail_at(*statistics, "statistics", "must be true or false");
-    s.output.statistics = statistics->as_boolean()->get();
-  }
+  if (statistics != nullptr) read_statistics_quantities(r, *statistics, s.output);
   if (memory != nullptr) {
     if (!memory->is_integer() || memory->as_integer()->get() < 1 || memory->as_integer()->get() > (1 << 20))
       r.fail_at(*memory, "quantile_memory_mb", "must be an integer from 1 to 1048576 (MiB)");

@@ -16,6 +16,7 @@
 #include "rbmc/body/shapes.hpp"
 #include "rbmc/sample/draw_inputs.hpp"
 #include "rbmc/sample/run_sample.hpp"
+#include "rbmc/stats/output_quantities.hpp"
 
 namespace rbmc {
 
@@ -144,6 +145,9 @@ struct TrajectoryRetention {
 struct OutputSettings {
   TrajectoryRetention trajectories;
   bool statistics = true;  // with output times: statistics at each of them
+  // [output] statistics = [names]: the quantities whose statistics are kept (bit i for
+  // kStatisticsQuantities[i]); true keeps all.
+  QuantitySet statistics_quantities = kAllQuantities;
   // Bytes of quantity values kept for exact quantiles; beyond, quantiles come from a quantile
   // sketch per column that fits the same budget (docs/output-format.md).
   std::uint64_t quantile_memory = std::uint64_t(256) << 20;

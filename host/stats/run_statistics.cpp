@@ -10,20 +10,6 @@
 
 namespace rbmc {
 
-const std::vector<QuantityInfo>& statistics_quantities() {
-  static const std::vector<QuantityInfo> table = {
-      {"position", quantity::position, 3, "m", "position of the body origin, world frame"},
-      {"velocity", quantity::velocity, 3, "m/s", "velocity of the body origin, world frame"},
-      {"angular_velocity", quantity::angular_velocity, 3, "rad/s", "angular velocity, body frame"},
-      {"attitude_angle", quantity::attitude_angle, 1, "rad",
-       "angle of the rotation from the nominal (undispersed) sample's attitude at the same time"},
-      {"kinetic_energy", quantity::kinetic_energy, 1, "J", "kinetic energy"},
-      {"potential_energy", quantity::potential_energy, 1, "J",
-       "potential energy of uniform gravity and the conservative loads"},
-  };
-  return table;
-}
-
 double quantile_of_sorted(const std::vector<double>& sorted, double p) {
   if (sorted.empty()) return NAN;
   const double h = double(sorted.size() - 1) * p;
@@ -37,13 +23,17 @@ RunStatistics::RunStatistics(const Scenario& scenario, std::uint64_t n_rows, uns
   if (n_times_ == 0) return;
   const std::size_t columns = std::size_t(n_times_) * quantity::count;
   moments_.assign(columns, Moments{});
-  const double budget = double(scenario.output.quantile_memory);
-  if (double(n_rows) * double(columns) * sizeof(double) <= budget) {
+  for (std::size_t c = 0; c < columns; ++c)
+    if (quantity_column_in(scenario.output.statistics_quantities, int(c % quantity::count))) kept_columns_.push_back(c);
+  // The budget is the kept columns': a scenario that names fewer quantities keeps exact quantiles
+  // for more samples.
+  const double budget = double(scenario.output.quantile_memory), kept = double(kept_columns_.size());
+  if (double(n_rows) * kept * sizeof(double) <= budget) {
     values_.resize(columns);
     return;
   }
   // The largest k whose sketches fit the budget, at most the default (rank error ≤ 1e-3).
-  const double per_column = budget / double(columns) / sizeof(double);
+  const double per_column = budget / kept / sizeof(double);
   sketch_k_ = std::max(64, QuantileSketch::largest_k(per_column, n_rows));
   sketches_.reserve(columns);
   // Each column's coins from its own streams.
@@ -57,28 +47,51 @@ std::vector<std::uint32_t> RunStatistics::quantile_rows(std::size_t n) const {
 }
 
 void RunStatistics::add(std::vector<Moments>& moments, const double* values, std::size_t n_values, std::size_t n_rows) {
+  if (moments.empty() && n_values != moments_.size() * n_rows)
+    throw std::logic_error("RunStatistics::add: the batch's moments can only come from every row's values");
+  add_columns(moments, values, n_rows, false);
+}
+
+void RunStatistics::add_kept(std::vector<Moments>& moments, const double* values, std::size_t n_values,
+                             std::size_t n_rows) {
+  if (n_values != kept_columns_.size() * n_rows)
+    throw std::logic_error("RunStatistics::add_kept: a batch's kept columns are missing");
+  add_columns(moments, values, n_rows, true);
+}
+
+void RunStatistics::kept_values(const double* values, std::size_t n_rows, std::vector<double>& out) const {
+  out.resize(kept_columns_.size() * n_rows);
+  for (std::size_t j = 0; j < kept_columns_.size(); ++j)
+    std::copy_n(values + kept_columns_[j] * n_rows, n_rows, out.begin() + std::ptrdiff_t(j * n_rows));
+}
+
+void RunStatistics::add_columns(std::vector<Moments>& moments, const double* values, std::size_t n_rows,
+                                bool kept_layout) {
   const std::size_t columns = moments_.size();
   // Without the batch's moments, they come from the values here, a few columns at a time while
   // those are in cache for their quantiles: one pass over the batch's values instead of two.
   const bool compute_moments = moments.empty();
-  if (compute_moments && n_values != columns * n_rows)
-    throw std::logic_error("RunStatistics::add: the batch's moments can only come from every row's values");
+  // Kept column j's values: the j-th column of the kept layout, or its own column of every one.
+  const auto column_values = [&](std::size_t j) { return values + (kept_layout ? j : kept_columns_[j]) * n_rows; };
   const MomentFactors factors(compute_moments ? n_rows : 0);
-  if (compute_moments) moments.resize(columns);
+  if (compute_moments) moments.resize(columns);  // the columns not kept stay empty
   // Each thread takes whole columns: the same values in the same order as one thread would, so a
-  // sketch is the same whatever the threads and batches.
-  parallel_for(columns, threads_, [&](std::size_t begin, std::size_t end) {
+  // sketch is the same whatever the threads and batches. Only the kept quantities' columns.
+  parallel_for(kept_columns_.size(), threads_, [&](std::size_t begin, std::size_t end) {
     constexpr std::size_t kColumnsInCache = 4;
     for (std::size_t first = begin; first < end; first += kColumnsInCache) {
       const std::size_t last = std::min(end, first + kColumnsInCache);
       if (compute_moments) {
         const double* column[kColumnsInCache];
-        for (std::size_t c = first; c < last; ++c) column[c - first] = values + c * n_rows;
-        column_moments(column, last - first, n_rows, factors, &moments[first]);
+        Moments computed[kColumnsInCache];
+        for (std::size_t j = first; j < last; ++j) column[j - first] = column_values(j);
+        column_moments(column, last - first, n_rows, factors, computed);
+        for (std::size_t j = first; j < last; ++j) moments[kept_columns_[j]] = computed[j - first];
       }
-      for (std::size_t c = first; c < last; ++c) {
+      for (std::size_t j = first; j < last; ++j) {
+        const std::size_t c = kept_columns_[j];
         moments_[c] = merge(moments_[c], moments[c]);
-        const double* v = values + c * n_rows;
+        const double* v = column_values(j);
         if (exact()) {
           std::vector<double>& column = values_[c];
           column.reserve(column.size() + n_rows);
@@ -108,8 +121,9 @@ void RunStatistics::add_compacted(const std::vector<Moments>& moments, const dou
   for (const Moments& m : moments)
     if (compacted_count(std::uint64_t(m.count), batch_compaction_levels(std::uint64_t(m.count), keep)) > slot)
       throw std::logic_error("RunStatistics::add_compacted: a compacted column overruns its slot");
-  parallel_for(columns, threads_, [&](std::size_t begin, std::size_t end) {
-    for (std::size_t c = begin; c < end; ++c) {
+  parallel_for(kept_columns_.size(), threads_, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t j = begin; j < end; ++j) {
+      const std::size_t c = kept_columns_[j];
       moments_[c] = merge(moments_[c], moments[c]);
       const auto m0 = std::uint64_t(moments[c].count);  // the finite values: what the backend compacted
       sketches_[c].merge_compacted(values + c * slot, m0, batch_compaction_levels(m0, keep));
@@ -148,9 +162,11 @@ std::array<double, kQuantileProbabilities.size()> RunStatistics::quantiles(std::
 }
 
 std::vector<std::array<double, kQuantileProbabilities.size()>> RunStatistics::all_quantiles() const {
-  std::vector<std::array<double, kQuantileProbabilities.size()>> q(moments_.size());
-  parallel_for(moments_.size(), threads_, [&](std::size_t begin, std::size_t end) {
-    for (std::size_t c = begin; c < end; ++c) q[c] = quantiles(c);
+  std::array<double, kQuantileProbabilities.size()> none;
+  none.fill(NAN);
+  std::vector<std::array<double, kQuantileProbabilities.size()>> q(moments_.size(), none);
+  parallel_for(kept_columns_.size(), threads_, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t j = begin; j < end; ++j) q[kept_columns_[j]] = quantiles(kept_columns_[j]);
   });
   return q;
 }

@@ -14,17 +14,9 @@
 #include "host/stats/quantile_sketch.hpp"
 #include "rbmc/stats/batch_compaction.hpp"
 #include "rbmc/stats/moments.hpp"
+#include "rbmc/stats/output_quantities.hpp"
 
 namespace rbmc {
-
-// The quantities, as stored: name, first quantity column, dimension, unit.
-struct QuantityInfo {
-  const char* name;
-  int first, dim;
-  const char* units;
-  const char* description;
-};
-const std::vector<QuantityInfo>& statistics_quantities();
 
 inline constexpr std::array<double, 5> kQuantileProbabilities = {0.01, 0.05, 0.5, 0.95, 0.99};
 
@@ -63,13 +55,20 @@ class RunStatistics {
   // One batch's moments ((times, quantity::count)) and its quantile rows' values, column by
   // column ((times × quantity::count, rows)). Empty moments are computed here from the values,
   // which must then hold every row of the batch, and stored into `moments`: the same numbers,
-  // bit for bit, as merging them value by value (column_moments.hpp).
+  // bit for bit, as merging them value by value (column_moments.hpp). Only the columns of the
+  // quantities the scenario keeps are read.
   // values: n_values of them, n_values = columns × n_rows.
   void add(std::vector<Moments>& moments, const double* values, std::size_t n_values, std::size_t n_rows);
   template <class Allocator>
   void add(std::vector<Moments>& moments, const std::vector<double, Allocator>& values, std::size_t n_rows) {
     add(moments, values.data(), values.size(), n_rows);
   }
+  // The same with the values of the kept columns alone, in their order ((kept columns, rows)), as
+  // kept_values gathers them: how the journal records a batch's quantile values.
+  void add_kept(std::vector<Moments>& moments, const double* values, std::size_t n_values, std::size_t n_rows);
+  void kept_values(const double* values, std::size_t n_rows, std::vector<double>& out) const;
+  std::size_t kept_column_count() const { return kept_columns_.size(); }
+  bool keeps_every_column() const { return kept_columns_.size() == moments_.size(); }
   // What a backend may do to a batch's quantity columns instead of sending every value
   // (rbmc/stats/batch_compaction.hpp): compact them for the sketches, keeping at least 2k values
   // a column; nothing (keep 0) for exact quantiles. batch_key: the global index of the batch's
@@ -89,7 +88,8 @@ class RunStatistics {
   std::uint64_t quantile_samples() const { return quantile_samples_; }
   // Quantiles of column c (time k, quantity component q: c = k · count + q), one per probability.
   std::array<double, kQuantileProbabilities.size()> quantiles(std::size_t column) const;
-  // Every column's quantiles, columns selected in parallel: (columns, probabilities).
+  // Every column's quantiles, columns selected in parallel: (columns, probabilities); NaN in the
+  // columns of quantities the scenario does not keep.
   std::vector<std::array<double, kQuantileProbabilities.size()>> all_quantiles() const;
   // With a sketch, each estimated quantile's rank lies within this of p with 95 % confidence
   // (QuantileSketch::rank_error_95); 0 when exact.
@@ -103,11 +103,16 @@ class RunStatistics {
   void absorb(const StatisticsState& state);
 
  private:
+  void add_columns(std::vector<Moments>& moments, const double* values, std::size_t n_rows, bool kept_layout);
+
   int n_times_ = 0;
   std::uint64_t seed_ = 0;
   unsigned threads_ = 1;
   int sketch_k_ = 0;  // 0: exact quantiles
   std::vector<Moments> moments_;
+  // The columns of the quantities the scenario keeps ([output] statistics), ascending. The others
+  // take no moments and no quantiles: their moments stay empty and their sketches unfed.
+  std::vector<std::size_t> kept_columns_;
   std::vector<std::vector<double>> values_;  // per column, exact
   std::vector<QuantileSketch> sketches_;     // per column, beyond the memory budget
   std::uint64_t quantile_samples_ = 0;

@@ -1,5 +1,7 @@
 #include "host/scenario/scenario.hpp"
 
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 #include "host/errors.hpp"
@@ -609,6 +611,40 @@ TEST(ParseScenarioOutput, SamplesAndStorage) {
   EXPECT_EQ(key_of("samples = []\n"), "output.samples");
   EXPECT_EQ(key_of("samples = [1]\n"), "output.samples");
   EXPECT_EQ(key_of("samples = [\"status\"]\nstatistics = false\n"), "output.interval");
+}
+
+// [output] statistics is true, false, or the quantities whose statistics the file keeps; a name
+// that is not a quantity is refused at its own line with the valid names, as are a repeated name,
+// an empty list and a string where a list belongs.
+TEST(ParseScenarioOutput, StatisticsOfNamedQuantities) {
+  const std::string times = with_run("") + "[output]\ninterval = 0.5\n";
+  const Scenario all = parse_scenario(times, "o.toml");
+  EXPECT_TRUE(all.output.statistics);
+  EXPECT_EQ(all.output.statistics_quantities, kAllQuantities);
+  const Scenario some = parse_scenario(times + "statistics = [\"attitude_angle\", \"position\"]\n", "o.toml");
+  EXPECT_TRUE(some.output.statistics);
+  EXPECT_EQ(some.output.statistics_quantities, (1u << 0) | (1u << 3));  // kStatisticsQuantities' order
+  for (int c = 0; c < quantity::count; ++c)
+    EXPECT_EQ(quantity_column_in(some.output.statistics_quantities, c),
+              (c >= quantity::position && c < quantity::position + 3) || c == quantity::attitude_angle)
+        << c;
+  for (int c = 0; c < quantity::count; ++c) EXPECT_TRUE(quantity_column_in(kAllQuantities, c)) << c;
+  EXPECT_FALSE(parse_scenario(times + "statistics = false\n", "o.toml").output.statistics);
+  try {
+    parse_scenario(times + "statistics = [\"attitude_angle\",\n  \"spin\"]\n", "o.toml");
+    FAIL() << "accepted an unknown quantity";
+  } catch (const ScenarioError& e) {
+    EXPECT_EQ(e.key_path(), "output.statistics");
+    EXPECT_EQ(e.line(), std::uint32_t(std::count(times.begin(), times.end(), '\n') + 2));  // the unknown name's own line
+    EXPECT_NE(std::string(e.what()).find("'spin'"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("kinetic_energy"), std::string::npos);  // the valid names
+    EXPECT_NE(std::string(e.what()).find("o.toml:"), std::string::npos);
+  }
+  const auto key_of = [&](const std::string& line) { return error_key_of(times + line); };
+  EXPECT_EQ(key_of("statistics = []\n"), "output.statistics");
+  EXPECT_EQ(key_of("statistics = [1]\n"), "output.statistics");
+  EXPECT_EQ(key_of("statistics = \"position\"\n"), "output.statistics");
+  EXPECT_EQ(key_of("statistics = [\"position\", \"position\"]\n"), "output.statistics");
 }
 
 // What a backend that draws on the device sends back follows from the datasets kept: the inputs'

@@ -337,9 +337,24 @@ TEST_P(Rk4Lanes, TakeWholeGroupsAndGiveBackTheOnesTheyCannot) {
     const std::vector<Quaternion<Scalar>> nominal(std::size_t(n_times), Quaternion<Scalar>::identity());
     std::vector<double> quantities(n * std::size_t(n_times) * quantity::count);
     const auto quantities_of = [&](std::size_t first) {
-      return lanes.quantities(inputs.data(), states.data(), n, first, shared, nominal.data(), quantities.data());
+      return lanes.quantities(inputs.data(), states.data(), n, first, shared, nominal.data(), quantities.data(),
+                              kAllQuantityColumns);
     };
     EXPECT_TRUE(quantities_of(48));
+    // With fewer columns kept ([output] statistics), those are the same values and the others
+    // are left as they were.
+    const std::vector<double> every = quantities;
+    std::vector<double> some(quantities.size(), 7.0);
+    const QuantityColumns kept = quantity_columns_of((1u << 1) | (1u << 3));  // velocity, attitude_angle
+    ASSERT_TRUE(lanes.quantities(inputs.data(), states.data(), n, 48, shared, nominal.data(), some.data(), kept));
+    for (std::size_t j = 0; j < some.size(); ++j) {
+      const std::size_t sample = j % n;
+      const int c = int((j / n) % quantity::count);
+      const bool written = sample >= 48 && sample < 48 + w && ((kept >> c) & 1u) != 0;
+      if (written) ASSERT_EQ(std::memcmp(&some[j], &every[j], sizeof(double)), 0) << "sample " << sample << ", column " << c;
+      else ASSERT_EQ(some[j], 7.0) << "sample " << sample << ", column " << c;
+    }
+    EXPECT_EQ(kept, (7u << quantity::velocity) | (1u << quantity::attitude_angle));
     EXPECT_TRUE(quantities_of(w * (3 / w))) << "an infinite initial spin does not matter to the quantities' lanes";
     EXPECT_FALSE(quantities_of(w * (42 / w))) << "sample 42's centre of mass is at the origin, the others' are not";
   };

@@ -202,6 +202,16 @@ TEST(RunDriver, ResumedQuantileSketchesEqualAnUninterruptedRunsSketches) {
   }
 }
 
+// Runs s into out in batches of `batch` and crashes once `rows` are done (an exception out of the
+// run, as a kill -9 leaves it: the journal, and a statistics snapshot if one was taken).
+void crash_after(const Scenario& s, const std::string& out, std::size_t batch, std::uint64_t rows) {
+  RunOptions o = cpu_options(out, 2, batch);
+  o.after_batch = [rows](std::uint64_t done) {
+    if (done == rows) throw std::runtime_error("a crash");
+  };
+  EXPECT_THROW(run_scenario(s, o), std::runtime_error);
+}
+
 // A run with sketched quantiles journals no quantile values (they would be every sample's
 // quantities again) but saves its statistics beside the journal every
 // RBMC_JOURNAL_STATISTICS_INTERVAL seconds. After a crash (an exception out of the run, as a
@@ -219,11 +229,7 @@ TEST(RunDriver, SketchedStatisticsAreJournalledAsSnapshots) {
   for (const char* interval : {"0", "1e9"}) {
     const std::string out = dir.file(std::string("r") + interval + ".h5"), journal = RunJournal::path_for(out);
     ::setenv("RBMC_JOURNAL_STATISTICS_INTERVAL", interval, 1);
-    RunOptions o = cpu_options(out, 2, 256);
-    o.after_batch = [](std::uint64_t rows) {
-      if (rows == 1024) throw std::runtime_error("a crash");
-    };
-    EXPECT_THROW(run_scenario(s, o), std::runtime_error);
+    crash_after(s, out, 256, 1024);
     ::unsetenv("RBMC_JOURNAL_STATISTICS_INTERVAL");
     std::uint64_t journalled = 0;
     RunJournal::for_each_record(journal, [&](const JournalBatch& b) {
@@ -255,6 +261,45 @@ TEST(RunDriver, SketchedStatisticsAreJournalledAsSnapshots) {
                           "statistics/position/sd"})
       EXPECT_EQ(whole.doubles(d).data, r.doubles(d).data) << d << " " << interval;
   }
+}
+
+// A run that keeps some quantities' statistics ([output] statistics) with exact quantiles journals
+// only those quantities' values, the kept columns of each batch (here 1 of 12 a time: every
+// time's attitude angle), and after a crash --resume replays them into the uninterrupted run's
+// statistics bit for bit.
+TEST(RunDriver, ExactQuantilesOfSomeQuantitiesAreJournalledAsTheirColumns) {
+  test::TempDir dir;
+  std::string text = test::valid_scenario_text(600, 0.5, 0.01);
+  text += "[output]\ninterval = 0.05\nstatistics = [\"attitude_angle\"]\n";
+  const Scenario s = parse_scenario(text, "box.toml");
+  run_scenario(s, cpu_options(dir.file("whole.h5"), 2, 128));
+  const ResultsReader whole(dir.file("whole.h5"));
+  ASSERT_NE(whole.string_attribute("statistics", "quantile_method").find("exact"), std::string::npos);
+  const std::string out = dir.file("r.h5"), journal = RunJournal::path_for(out);
+  crash_after(s, out, 128, 384);
+  const std::size_t n_times = std::size_t(s.output_times.n);
+  std::uint64_t journalled = 0;
+  RunJournal::for_each_record(journal, [&](const JournalBatch& b) {
+    EXPECT_EQ(b.quantile_rows, b.n);
+    EXPECT_EQ(b.quantile_values.size(), n_times * b.n);  // one column a time, not quantity::count
+    journalled += b.n;
+    return true;
+  });
+  EXPECT_GE(journalled, 256u);
+  RunOptions resume = cpu_options(out, 2, 0);
+  resume.resume = true;
+  std::uint64_t first_integrated = 0;  // the rows done after the first batch integrated on resume
+  resume.after_batch = [&](std::uint64_t rows) {
+    if (first_integrated == 0) first_integrated = rows;
+  };
+  run_scenario(s, resume);
+  EXPECT_EQ(first_integrated, journalled + 128) << "the journalled batches were integrated again, not replayed";
+  EXPECT_FALSE(fs::exists(journal));
+  const ResultsReader r(out);
+  for (const char* d : {"statistics/attitude_angle/quantiles", "statistics/attitude_angle/mean",
+                        "statistics/attitude_angle/sd", "statistics/attitude_angle/count"})
+    EXPECT_EQ(whole.doubles(d).data, r.doubles(d).data) << d;
+  EXPECT_FALSE(r.has("statistics/position"));
 }
 
 // A journal left by a build whose draws differ (its identity names another draw revision, or

@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include "host/analysis/results_info.hpp"
 #include "host/errors.hpp"
 #include "host/io/results_reader.hpp"
 #include "host/run/run_driver.hpp"
@@ -203,6 +204,72 @@ TEST(RunStatistics, EqualTheValuesComputedFromEveryTrajectory) {
   const auto m1 = r.doubles("statistics/angular_velocity/sd").data, m2 = b.doubles("statistics/angular_velocity/sd").data;
   for (std::size_t i = 0; i < m1.size(); ++i) EXPECT_NEAR(m1[i], m2[i], 1e-13 * m1[i]);
   EXPECT_EQ(r.doubles("statistics/position/quantiles").data, b.doubles("statistics/position/quantiles").data);
+}
+
+// [output] statistics = [names] keeps only those quantities' groups, with the same numbers bit for
+// bit as a run that keeps every quantity (exact quantiles in both).
+TEST(RunStatistics, NamedQuantitiesKeepTheirNumbersAndNoOthers) {
+  test::TempDir dir;
+  const std::string all_path = run(dir, "all.h5", "[output]\ninterval = 0.25\n", 400);
+  const std::string some_path =
+      run(dir, "some.h5", "[output]\ninterval = 0.25\nstatistics = [\"attitude_angle\", \"velocity\"]\n", 400);
+  const ResultsReader all(all_path), some(some_path);
+  for (const char* q : {"velocity", "attitude_angle"})
+    for (const char* d : {"count", "non_finite_count", "mean", "sd", "min", "max", "quantiles"}) {
+      const std::string path = std::string("statistics/") + q + "/" + d;
+      EXPECT_EQ(some.doubles(path).data, all.doubles(path).data) << path;
+      EXPECT_EQ(some.doubles(path).shape, all.doubles(path).shape) << path;
+    }
+  for (const char* q : {"position", "angular_velocity", "kinetic_energy", "potential_energy"}) {
+    EXPECT_TRUE(all.has(std::string("statistics/") + q)) << q;
+    EXPECT_FALSE(some.has(std::string("statistics/") + q)) << q;
+  }
+  EXPECT_EQ(some.doubles("statistics/velocity/count").data.front(), 1500);
+  // rbmc info lists them, in the schema's order.
+  EXPECT_EQ(read_results_info(some_path).statistics_quantities, (std::vector<std::string>{"velocity", "attitude_angle"}));
+  EXPECT_EQ(read_results_info(all_path).statistics_quantities.size(), kStatisticsQuantities.size());
+}
+
+// The quantile budget is the kept columns': 1500 samples × 9 times × 12 quantities overrun 1 MiB
+// and are sketched; the 4 columns of velocity and attitude_angle fit it and stay exact. With a
+// sketch in both (k capped at the default for a run of 10^6 samples, so the same k), the kept
+// columns' sketches are the same bit for bit as when every column is kept: each column draws its
+// own coins.
+TEST(RunStatistics, TheBudgetAndTheSketchesAreTheKeptColumns) {
+  const std::string times = "[output]\ninterval = 0.25\nquantile_memory_mb = ";
+  const std::string named = "statistics = [\"attitude_angle\", \"velocity\"]\n";
+  EXPECT_FALSE(RunStatistics(parse_scenario(kThrown + times + "1\n", "a.toml"), 1500).exact());
+  EXPECT_TRUE(RunStatistics(parse_scenario(kThrown + times + "1\n" + named, "s.toml"), 1500).exact());
+  RunStatistics all(parse_scenario(kThrown + times + "64\n", "a.toml"), 1000000, 2);
+  RunStatistics some(parse_scenario(kThrown + times + "64\n" + named, "s.toml"), 1000000, 2);
+  ASSERT_FALSE(all.exact());
+  ASSERT_EQ(all.sketch_k(), QuantileSketch::kDefaultK);
+  ASSERT_EQ(some.sketch_k(), QuantileSketch::kDefaultK);
+  const std::size_t columns = all.n_columns(), rows = 5000;
+  ASSERT_EQ(columns, 9u * quantity::count);
+  std::mt19937_64 rng(3);
+  std::normal_distribution<double> normal;
+  for (int batch = 0; batch < 3; ++batch) {
+    std::vector<double> values(columns * rows);
+    for (double& v : values) v = normal(rng);
+    std::vector<Moments> m_all, m_some;
+    all.add(m_all, values, rows);
+    some.add(m_some, values, rows);
+  }
+  const auto q_all = all.all_quantiles(), q_some = some.all_quantiles();
+  for (std::size_t c = 0; c < columns; ++c) {
+    const int q = int(c % quantity::count);
+    const bool kept = (q >= quantity::velocity && q < quantity::velocity + 3) || q == quantity::attitude_angle;
+    EXPECT_EQ(all.moments()[c].count, 3.0 * rows) << c;
+    if (kept) {
+      expect_same_moments(some.moments()[c], all.moments()[c], "column " + std::to_string(c));
+      for (std::size_t p = 0; p < q_all[c].size(); ++p) EXPECT_EQ(bits_of(q_some[c][p]), bits_of(q_all[c][p])) << c;
+      EXPECT_EQ(some.rank_error_95(c), all.rank_error_95(c)) << c;
+    } else {
+      EXPECT_EQ(some.moments()[c].count, 0.0) << c;
+      for (double v : q_some[c]) EXPECT_TRUE(std::isnan(v)) << c;
+    }
+  }
 }
 
 // Over the memory budget, quantiles come from a sketch per column, fed every sample; each

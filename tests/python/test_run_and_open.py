@@ -59,6 +59,18 @@ def test_statistics_equal_numpy_over_the_kept_trajectories(box):
     np.testing.assert_allclose(box.trajectories["time"].values, np.linspace(0, 1, 11), atol=1e-15)
 
 
+def test_statistics_of_named_quantities_only(tmp_path, box):
+    # [output] statistics = [names]: only those groups, the same numbers as a run keeping all.
+    scenario = box_dict()
+    scenario["output"]["statistics"] = ["kinetic_energy", "angular_velocity"]
+    some = run_quietly(scenario, output=tmp_path / "some.h5")
+    assert sorted(some.statistics) == ["angular_velocity", "kinetic_energy"]
+    assert len(box.statistics) == 6
+    for q in some.statistics:
+        np.testing.assert_array_equal(some.statistics[q]["quantiles"].values, box.statistics[q]["quantiles"].values)
+        np.testing.assert_array_equal(some.statistics[q]["mean"].values, box.statistics[q]["mean"].values)
+
+
 def test_a_data_frame_has_a_column_per_component(box):
     frame = box.to_dataframe()
     assert frame.shape[0] == 64 and frame.index.name == "sample"

@@ -47,12 +47,14 @@ inline void mark_overflowed_quantities(const RigidBodyState<Lanes<S, W>>& x, Lan
 
 // Samples first, ..., first + W − 1 of a batch of n: their inputs (sample_layout.hpp), their
 // states at the output times in a by-sample trajectory buffer (TrajectoryLayout::by_sample), the
-// nominal attitude at each output time, into quantities ((times × quantity::count, n)). Returns
-// false, having written nothing, where the lanes cannot take the group (its bodies disagree on
-// their centre of mass lying at the origin, a branch of the kinetic energy).
+// nominal attitude at each output time, into quantities ((times × quantity::count, n)): the
+// columns in `kept` (quantity_columns_of the run's [output] statistics), the others untouched.
+// Returns false, having written nothing, where the lanes cannot take the group (its bodies
+// disagree on their centre of mass lying at the origin, a branch of the kinetic energy).
 template <class Scalar, int W>
 inline bool lane_quantities(const double* inputs, const double* trajectory, std::size_t n, std::size_t first,
-                            const SharedModel<Scalar>& shared, const Quaternion<Scalar>* nominal_q, double* quantities) {
+                            const SharedModel<Scalar>& shared, const Quaternion<Scalar>* nominal_q, double* quantities,
+                            QuantityColumns kept) {
   using L = Lanes<Scalar, W>;
   // Stage: each lane's model and loads with its own values, as the lanes integrate them.
   FreeBodyModel<L> model;
@@ -100,6 +102,7 @@ inline bool lane_quantities(const double* inputs, const double* trajectory, std:
       computed_quantities_at(loads, SharedValuesOnly{}, model, x, nominal, q);
       mark_overflowed_quantities(x, q);
       for (int c = 0; c < quantity::count; ++c) {
+        if (((kept >> c) & 1u) == 0) continue;  // the stores, not the arithmetic, are the cost
         double* const column = quantities + (std::size_t(k) * quantity::count + std::size_t(c)) * n + first;
         if (whole_lines)
           stream_lanes(q[c], column);

@@ -4,6 +4,7 @@
 // and the CUDA kernel.
 #pragma once
 
+#include <array>
 #include <cstddef>
 
 #include "rbmc/dynamics/invariants.hpp"
@@ -24,6 +25,45 @@ enum : int {
   count = 12
 };
 }  // namespace quantity
+
+// The quantities as /statistics stores them, one group each: name, first column, components, unit
+// and meaning. Declared here once for the writer, the scenario's [output] statistics (which names
+// them) and the statistics, which keep only the columns of the quantities a scenario names.
+struct QuantityInfo {
+  const char* name;
+  int first, dim;
+  const char* units;
+  const char* description;
+};
+inline constexpr std::array<QuantityInfo, 6> kStatisticsQuantities = {{
+    {"position", quantity::position, 3, "m", "position of the body origin, world frame"},
+    {"velocity", quantity::velocity, 3, "m/s", "velocity of the body origin, world frame"},
+    {"angular_velocity", quantity::angular_velocity, 3, "rad/s", "angular velocity, body frame"},
+    {"attitude_angle", quantity::attitude_angle, 1, "rad",
+     "angle of the rotation from the nominal (undispersed) sample's attitude at the same time"},
+    {"kinetic_energy", quantity::kinetic_energy, 1, "J", "kinetic energy"},
+    {"potential_energy", quantity::potential_energy, 1, "J", "potential energy of uniform gravity and the conservative loads"},
+}};
+// A set of them, bit i for kStatisticsQuantities[i].
+using QuantitySet = unsigned;
+inline constexpr QuantitySet kAllQuantities = (1u << kStatisticsQuantities.size()) - 1;
+
+// Whether the quantity column c (quantity::*, one component) belongs to a quantity of the set.
+constexpr bool quantity_column_in(QuantitySet set, int c) {
+  for (std::size_t i = 0; i < kStatisticsQuantities.size(); ++i)
+    if (c >= kStatisticsQuantities[i].first && c < kStatisticsQuantities[i].first + kStatisticsQuantities[i].dim)
+      return ((set >> i) & 1u) != 0;
+  return false;
+}
+// The set's columns as bits (bit c: quantity column c), for the code that stores them.
+using QuantityColumns = unsigned;
+constexpr QuantityColumns quantity_columns_of(QuantitySet set) {
+  QuantityColumns columns = 0;
+  for (int c = 0; c < quantity::count; ++c)
+    if (quantity_column_in(set, c)) columns |= 1u << c;
+  return columns;
+}
+inline constexpr QuantityColumns kAllQuantityColumns = quantity_columns_of(kAllQuantities);
 
 // Beyond this magnitude a quantity counts as overflowed: N squares of it must still sum in double
 // (1e100² × 1e9 samples = 1e209). A float quantity overflows at its own range first.
