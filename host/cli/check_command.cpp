@@ -68,6 +68,10 @@ void print_resolved(const Scenario& s, std::uint64_t preview) {
                            : s.constraint.kind == ConstraintKind::planar ? "planar"
                                                                          : "none";
   std::printf("  constraint   %s; %d events; %d output times\n", constraint, s.events.n, s.output_times.n);
+  if (s.output_times.n > 0)
+    std::printf("  statistics   %s\n",
+                s.output.statistics ? ("of " + quantity_names(s.output.statistics_quantities) + " at each output time").c_str()
+                                    : "none");
   if (s.design.kind == Design::Kind::grid) {
     std::printf("  design       grid of %llu points x %llu replicates:", static_cast<unsigned long long>(s.design.n_points()),
                 static_cast<unsigned long long>(s.design.replicates));

@@ -189,8 +189,7 @@ void read_statistics_quantities(TableReader& r, const toml::node& statistics, Ou
     out.statistics = statistics.as_boolean()->get();
     return;
   }
-  std::string names;
-  for (const QuantityInfo& info : kStatisticsQuantities) names += std::string(names.empty() ? "" : ", ") + info.name;
+  const std::string names = quantity_names();
   const toml::array* a = statistics.as_array();
   if (a == nullptr || a->empty())
     r.fail_at(statistics, "statistics", "must be true, false, or a non-empty array of quantity names (" + names + ")");

@@ -142,6 +142,15 @@ struct TrajectoryRetention {
   std::uint64_t limit = 0;
 };
 
+// The names of a set of statistics quantities ([output] statistics), in the schema's order:
+// "position, velocity, ...".
+inline std::string quantity_names(QuantitySet set = kAllQuantities) {
+  std::string names;
+  for (std::size_t i = 0; i < kStatisticsQuantities.size(); ++i)
+    if ((set >> i) & 1u) names += std::string(names.empty() ? "" : ", ") + kStatisticsQuantities[i].name;
+  return names;
+}
+
 struct OutputSettings {
   TrajectoryRetention trajectories;
   bool statistics = true;  // with output times: statistics at each of them

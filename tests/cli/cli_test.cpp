@@ -462,6 +462,13 @@ TEST(Cli, CheckPrintsTheResolvedInputs) {
                                "body.principal_moments[1]", "preview of the first 100 samples", "redrawn"})
     EXPECT_NE(r.out.find(expected), std::string::npos) << expected << "\n" << r.out;
   EXPECT_TRUE(only_logs_in(dir, {"box.toml"}));
+  EXPECT_EQ(r.out.find("statistics   "), std::string::npos) << "no output times, no statistics\n" << r.out;
+  // The statistics a run will keep ([output] statistics).
+  dir.write("some.toml",
+            test::valid_scenario_text(100) + "[output]\ninterval = 0.1\nstatistics = [\"kinetic_energy\", \"position\"]\n");
+  const Outcome some = rbmc(dir, "check some.toml");
+  ASSERT_EQ(some.code, 0) << some.err;
+  EXPECT_NE(some.out.find("statistics   of position, kinetic_energy at each output time"), std::string::npos) << some.out;
   std::string text = test::valid_scenario_text(100);
   text.replace(text.find("mass = 2.0"), 10, "mass = -2.0");
   dir.write("bad.toml", text);
