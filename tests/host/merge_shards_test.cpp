@@ -117,6 +117,35 @@ TEST(MergeShards, PartsMergedEqualTheWholeRun) {
   }
 }
 
+// Parts that keep some quantities' statistics ([output] statistics, here with exact quantiles)
+// merge into the whole run's: the same order statistics, the moments to rounding, and no other
+// quantity's group.
+TEST(MergeShards, PartsKeepingSomeQuantitiesMergeIntoTheirStatistics) {
+  test::TempDir dir;
+  const std::string text = test::valid_scenario_text(300, 0.5, 0.01) +
+                           "[output]\ninterval = 0.05\nstatistics = [\"kinetic_energy\", \"angular_velocity\"]\n";
+  const Scenario s = parse_scenario(text, "box.toml");
+  run_scenario(s, options_for(dir.file("whole.h5")));
+  std::vector<std::string> parts;
+  for (std::uint64_t i = 0; i < 2; ++i) {
+    parts.push_back(dir.file("part" + std::to_string(i) + ".h5"));
+    run_scenario(s, options_for(parts.back(), i, 2));
+  }
+  merge_shards({parts[1], parts[0]}, dir.file("merged.h5"), false, 2);
+  const ResultsReader whole(dir.file("whole.h5")), merged(dir.file("merged.h5"));
+  ASSERT_NE(whole.string_attribute("statistics", "quantile_method").find("exact"), std::string::npos);
+  for (const char* q : {"kinetic_energy", "angular_velocity"}) {
+    const std::string g = std::string("statistics/") + q;
+    EXPECT_EQ(merged.doubles(g + "/quantiles").data, whole.doubles(g + "/quantiles").data) << q;
+    EXPECT_EQ(merged.doubles(g + "/count").data, whole.doubles(g + "/count").data) << q;
+    const std::vector<double> a = merged.doubles(g + "/mean").data, b = whole.doubles(g + "/mean").data;
+    ASSERT_EQ(a.size(), b.size());
+    for (std::size_t i = 0; i < a.size(); ++i) EXPECT_NEAR(a[i], b[i], 1e-14 * (std::abs(b[i]) + 1)) << q << i;
+  }
+  for (const char* q : {"position", "velocity", "attitude_angle", "potential_energy"})
+    EXPECT_FALSE(merged.has(std::string("statistics/") + q)) << q;
+}
+
 TEST(MergeShards, RefusesPartsThatDoNotMakeOneRun) {
   test::TempDir dir;
   const std::string text = test::valid_scenario_text(90, 0.2, 0.01);
