@@ -50,6 +50,12 @@ echo "== pipeline stages on all $cores cores (rbmc run --timings): the default s
   tee "$log/stages-tumbling_box.txt"
 "$rbmc" run configs/tossed_box.toml --samples 16384 -o "$log/run.h5" --overwrite --no-progress --backend cpu --timings |
   tee "$log/stages-tossed_box.txt"
+# The default scenario keeping two quantities' statistics ([output] statistics): what the choice saves.
+subset=$(mktemp --suffix=.toml)
+sed 's/^trajectories = { limit = 20 }.*/&\nstatistics = ["attitude_angle", "angular_velocity"]/' configs/tumbling_box.toml >"$subset"
+"$rbmc" run "$subset" --samples 32768 -o "$log/run.h5" --overwrite --no-progress --backend cpu --timings |
+  tee "$log/stages-tumbling_box-two-quantities.txt"
+rm -f "$subset"
 
 echo "== whole runs, rbmc run, all $cores cores (median of $repetitions) =="
 echo "| N | steps | wall (s) | body-steps/s |" | tee "$log/runs.md"
