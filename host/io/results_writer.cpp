@@ -735,8 +735,11 @@ void ResultsWriter::write_statistics(const RunStatistics& stats) {
   const std::size_t n_times = std::size_t(stats.n_times()), n_p = kQuantileProbabilities.size();
   write_string_attribute(group.get(), "quantile_method",
                          stats.exact() ? "exact: order statistics of every sample, linear interpolation (numpy's default)"
-                                       : "sketch: a KLL quantile sketch per column (k = " + std::to_string(stats.sketch_k()) +
-                                             "), the value at rank p (n - 1); rank error bound in quantile_rank_error_95, "
+                                       : "sketch: a KLL quantile sketch per column (k = " + std::to_string(stats.sketch_k()) + ")" +
+                                             (stats.bracketed() ? ", fed the values within brackets around the quantiles "
+                                                                  "and counting the others"
+                                                                : "") +
+                                             ", the value at rank p (n - 1); rank error bound in quantile_rank_error_95, "
                                              "which counts the compactions a GPU makes of each batch's columns before "
                                              "they reach the sketch (docs/output-format.md)");
   write_scalar_attribute<std::uint64_t>(group.get(), "quantile_samples", H5T_NATIVE_UINT64, stats.quantile_samples());
@@ -875,6 +878,10 @@ void write_statistics_state(hid_t group, const StatisticsState& state) {
                 {columns, levels});
     write_array(group, "sketch_compactions", std::vector<double>(state.sketch_compactions.begin(), state.sketch_compactions.end()),
                 {columns, levels});
+    // The brackets' edges (columns, 10) and counts (columns, 7): bracketed_sketch.hpp.
+    write_array(group, "sketch_brackets", state.sketch_brackets, {columns, hsize_t(state.sketch_brackets.size() / columns)});
+    write_array(group, "sketch_counts", std::vector<double>(state.sketch_counts.begin(), state.sketch_counts.end()),
+                {columns, hsize_t(state.sketch_counts.size() / columns)});
   }
 }
 
@@ -886,6 +893,10 @@ StatisticsState read_statistics_state(const ResultsReader& r, const std::string&
   if (r.has(group + "/sketch_level_sizes")) {
     for (double c : r.doubles(group + "/sketch_level_sizes").data) state.sketch_level_sizes.push_back(std::uint64_t(c));
     for (double c : r.doubles(group + "/sketch_compactions").data) state.sketch_compactions.push_back(std::uint64_t(c));
+  }
+  if (r.has(group + "/sketch_brackets")) {  // absent from a part saved before brackets
+    state.sketch_brackets = r.doubles(group + "/sketch_brackets").data;
+    for (double c : r.doubles(group + "/sketch_counts").data) state.sketch_counts.push_back(std::uint64_t(c));
   }
   state.quantile_samples = std::uint64_t(r.number_attribute(group, "quantile_samples"));
   return state;

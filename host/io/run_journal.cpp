@@ -171,16 +171,18 @@ void RunJournal::remove() {
 }
 
 namespace {
-constexpr char kSnapshotMagic[8] = {'R', 'B', 'M', 'C', 'S', 'T', 'S', '1'};
+// 2: the sketches' brackets (a snapshot of 1 is not read: the batches after it are integrated again).
+constexpr char kSnapshotMagic[8] = {'R', 'B', 'M', 'C', 'S', 'T', 'S', '2'};
 }  // namespace
 
 void RunJournal::snapshot_statistics(std::uint64_t rows, const StatisticsState& state) {
   if (file_ == nullptr || snapshot_failed_) return;  // no journal: a snapshot would outlive its records
   // The payload, written piece by piece from the state (no second copy of it): the rows it
   // covers, the quantile samples, then each array as its element count and its bytes.
-  const JournalArray arrays[5] = {JournalArray::of(state.moments), JournalArray::of(state.values),
-                                  JournalArray::of(state.value_counts), JournalArray::of(state.sketch_level_sizes),
-                                  JournalArray::of(state.sketch_compactions)};
+  const JournalArray arrays[7] = {JournalArray::of(state.moments),           JournalArray::of(state.values),
+                                  JournalArray::of(state.value_counts),      JournalArray::of(state.sketch_level_sizes),
+                                  JournalArray::of(state.sketch_compactions), JournalArray::of(state.sketch_brackets),
+                                  JournalArray::of(state.sketch_counts)};
   const std::uint64_t scalars[2] = {rows, state.quantile_samples};
   std::uint64_t payload_length = sizeof scalars;
   for (const JournalArray& a : arrays) payload_length += sizeof(std::uint64_t) + a.count * a.element_size;
@@ -236,7 +238,8 @@ std::optional<StatisticsSnapshot> RunJournal::read_statistics_snapshot(const std
   StatisticsSnapshot s;
   if (!r.get(s.rows) || !r.get(s.state.quantile_samples) || !r.get_array(s.state.moments) || !r.get_array(s.state.values) ||
       !r.get_array(s.state.value_counts) || !r.get_array(s.state.sketch_level_sizes) ||
-      !r.get_array(s.state.sketch_compactions) || !r.done())
+      !r.get_array(s.state.sketch_compactions) || !r.get_array(s.state.sketch_brackets) ||
+      !r.get_array(s.state.sketch_counts) || !r.done())
     return std::nullopt;
   return s;
 }

@@ -178,9 +178,9 @@ void QuantileSketch::merge_levels(const std::vector<std::vector<double>>& levels
   }
 }
 
-std::vector<double> QuantileSketch::quantiles(const std::vector<double>& p) const {
-  // Every retained value with its weight, by value: the levels above the lowest are sorted, so
-  // the lowest is sorted and the levels merged in one by one.
+std::vector<std::pair<double, double>> QuantileSketch::weighted_values() const {
+  // The levels above the lowest are sorted, so the lowest is sorted and the levels merged in one
+  // by one.
   const auto by_value = [](const std::pair<double, double>& a, const std::pair<double, double>& b) {
     return a.first < b.first;
   };
@@ -196,6 +196,22 @@ std::vector<double> QuantileSketch::quantiles(const std::vector<double>& p) cons
     std::merge(weighted.begin(), weighted.end(), level.begin(), level.end(), merged.begin(), by_value);
     weighted.swap(merged);
   }
+  return weighted;
+}
+
+double QuantileSketch::weight_below(double x, bool inclusive) const {
+  double w = 0;
+  for (double v : levels_[0]) w += inclusive ? double(v <= x) : double(v < x);  // unsorted
+  for (std::size_t h = 1; h < levels_.size(); ++h) {
+    const std::vector<double>& level = levels_[h];
+    const auto end = inclusive ? std::upper_bound(level.begin(), level.end(), x) : std::lower_bound(level.begin(), level.end(), x);
+    w += double(end - level.begin()) * std::ldexp(1.0, int(h));
+  }
+  return w;
+}
+
+std::vector<double> QuantileSketch::quantiles(const std::vector<double>& p) const {
+  const std::vector<std::pair<double, double>> weighted = weighted_values();
   std::vector<double> q(p.size(), NAN);
   if (weighted.empty()) return q;
   for (std::size_t j = 0; j < p.size(); ++j) {

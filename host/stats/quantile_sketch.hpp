@@ -18,6 +18,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace rbmc {
@@ -52,6 +53,12 @@ class QuantileSketch {
   // With 95 % confidence, the rank of each estimate lies within this fraction of the count of the
   // rank asked for.
   double rank_error_95() const;
+  // Every retained value with its weight (the samples it stands for), ascending by value: what
+  // the estimates are read from. (value, weight) pairs.
+  std::vector<std::pair<double, double>> weighted_values() const;
+  // The summed weight of the retained values below x (or at or below it, `inclusive`): the
+  // sketch's estimate of how many of its samples lie there.
+  double weight_below(double x, bool inclusive) const;
   // The most values a sketch of this k holds after `count` values, for budgeting memory.
   static std::size_t max_retained(int k, std::uint64_t count);
   // The largest k (at most kDefaultK, at least 8) whose max_retained(k, count) fits in `values`.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <tuple>
 
 #include "host/stats/column_moments.hpp"
 #include "host/util/parallel_for.hpp"
@@ -35,9 +36,15 @@ RunStatistics::RunStatistics(const Scenario& scenario, std::uint64_t n_rows, uns
   // The largest k whose sketches fit the budget, at most the default (rank error ≤ 1e-3).
   const double per_column = budget / kept / sizeof(double);
   sketch_k_ = std::max(64, QuantileSketch::largest_k(per_column, n_rows));
+  // Brackets only where any sample's values are as likely early as late: a grid or a table may
+  // order them, and early values would misplace the brackets (bracketed_sketch.hpp).
+  const Design::Kind design = scenario.design.kind;
+  bracketed_ = design == Design::Kind::monte_carlo || design == Design::Kind::latin_hypercube ||
+               design == Design::Kind::sobol;
   sketches_.reserve(columns);
   // Each column's coins from its own streams.
-  for (std::size_t c = 0; c < columns; ++c) sketches_.emplace_back(sketch_k_, statistics_column_seed(seed_, c));
+  for (std::size_t c = 0; c < columns; ++c)
+    sketches_.emplace_back(kQuantileProbabilities, bracketed_, sketch_k_, statistics_column_seed(seed_, c));
 }
 
 std::vector<std::uint32_t> RunStatistics::quantile_rows(std::size_t n) const {
@@ -134,12 +141,7 @@ void RunStatistics::add_compacted(const std::vector<Moments>& moments, const dou
 
 std::array<double, kQuantileProbabilities.size()> RunStatistics::quantiles(std::size_t column) const {
   std::array<double, kQuantileProbabilities.size()> q{};
-  if (!exact()) {
-    const std::vector<double> s =
-        sketches_[column].quantiles(std::vector<double>(kQuantileProbabilities.begin(), kQuantileProbabilities.end()));
-    std::copy(s.begin(), s.end(), q.begin());
-    return q;
-  }
+  if (!exact()) return sketches_[column].quantiles();
   // The two order statistics each quantile interpolates, by selection rather than a full sort:
   // O(m) per probability instead of O(m log m), which matters over T × 12 columns. The
   // probabilities ascend, so each selection searches only above the previous one's.
@@ -195,16 +197,29 @@ std::vector<double> saved_values(const StatisticsState& s, std::size_t column, s
   return v;
 }
 
-// Column c's sketch in a saved state.
-QuantileSketch::State saved_sketch(const StatisticsState& s, std::size_t column, std::size_t& at) {
+// Column c's sketch in a saved state. A state saved before brackets (none) sketched every value.
+BracketedSketch::State saved_sketch(const StatisticsState& s, std::size_t column, std::size_t& at) {
   const std::size_t levels = QuantileSketch::kMaxLevels, from = column * levels;
-  QuantileSketch::State sketch;
+  BracketedSketch::State state;
+  QuantileSketch::State& sketch = state.sketch;
   sketch.values = saved_values(s, column, at);
   sketch.level_sizes.assign(s.sketch_level_sizes.begin() + std::ptrdiff_t(from),
                             s.sketch_level_sizes.begin() + std::ptrdiff_t(from + levels));
   sketch.compactions.assign(s.sketch_compactions.begin() + std::ptrdiff_t(from),
                             s.sketch_compactions.begin() + std::ptrdiff_t(from + levels));
-  return sketch;
+  constexpr std::size_t edges = std::tuple_size_v<decltype(state.brackets)>, counts = std::tuple_size_v<decltype(state.counts)>;
+  if (s.sketch_brackets.empty()) {
+    std::uint64_t count = 0;
+    for (std::size_t h = 0; h < levels; ++h) count += sketch.level_sizes[h] << h;
+    state.brackets.fill(INFINITY);
+    std::fill_n(state.brackets.begin(), BracketedSketch::kProbabilities, -INFINITY);
+    state.counts.fill(0);
+    state.counts[0] = state.counts[1] = count;
+  } else {
+    std::copy_n(s.sketch_brackets.begin() + std::ptrdiff_t(column * edges), edges, state.brackets.begin());
+    std::copy_n(s.sketch_counts.begin() + std::ptrdiff_t(column * counts), counts, state.counts.begin());
+  }
+  return state;
 }
 
 // A saved state fits when it has this run's columns and the same kind of quantiles.
@@ -218,6 +233,10 @@ void check_fits(const StatisticsState& s, std::size_t columns, bool exact, const
                                                         : " hold every value, where this run keeps quantile sketches"));
   if (sketched && (s.sketch_level_sizes.size() != columns * levels || s.sketch_compactions.size() != columns * levels))
     throw std::runtime_error(std::string(what) + "' quantile sketches are truncated");
+  const std::size_t edges = 2 * BracketedSketch::kProbabilities, counts = 2 + BracketedSketch::kProbabilities;
+  if (sketched && !(s.sketch_brackets.empty() && s.sketch_counts.empty()) &&
+      (s.sketch_brackets.size() != columns * edges || s.sketch_counts.size() != columns * counts))
+    throw std::runtime_error(std::string(what) + "' quantile sketches' brackets are truncated");
 }
 
 }  // namespace
@@ -231,12 +250,14 @@ StatisticsState RunStatistics::save() const {
       s.value_counts.push_back(v.size());
     }
   } else {
-    for (const QuantileSketch& sketch : sketches_) {
-      const QuantileSketch::State state = sketch.save();
-      s.values.insert(s.values.end(), state.values.begin(), state.values.end());
-      s.value_counts.push_back(state.values.size());
-      s.sketch_level_sizes.insert(s.sketch_level_sizes.end(), state.level_sizes.begin(), state.level_sizes.end());
-      s.sketch_compactions.insert(s.sketch_compactions.end(), state.compactions.begin(), state.compactions.end());
+    for (const BracketedSketch& sketch : sketches_) {
+      const BracketedSketch::State state = sketch.save();
+      s.values.insert(s.values.end(), state.sketch.values.begin(), state.sketch.values.end());
+      s.value_counts.push_back(state.sketch.values.size());
+      s.sketch_level_sizes.insert(s.sketch_level_sizes.end(), state.sketch.level_sizes.begin(), state.sketch.level_sizes.end());
+      s.sketch_compactions.insert(s.sketch_compactions.end(), state.sketch.compactions.begin(), state.sketch.compactions.end());
+      s.sketch_brackets.insert(s.sketch_brackets.end(), state.brackets.begin(), state.brackets.end());
+      s.sketch_counts.insert(s.sketch_counts.end(), state.counts.begin(), state.counts.end());
     }
   }
   s.quantile_samples = quantile_samples_;
@@ -252,7 +273,7 @@ void RunStatistics::absorb(const StatisticsState& s) {
       const std::vector<double> v = saved_values(s, c, at);
       values_[c].insert(values_[c].end(), v.begin(), v.end());
     } else {
-      QuantileSketch part(sketch_k_, 0);
+      BracketedSketch part(kQuantileProbabilities, bracketed_, sketch_k_, 0);
       part.restore(saved_sketch(s, c, at));
       sketches_[c].merge(part);
     }

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "host/scenario/scenario.hpp"
+#include "host/stats/bracketed_sketch.hpp"
 #include "host/stats/quantile_sketch.hpp"
 #include "rbmc/stats/batch_compaction.hpp"
 #include "rbmc/stats/moments.hpp"
@@ -35,13 +36,19 @@ struct StatisticsState {
   // With sketches: per column, each level's size and compactions (QuantileSketch::kMaxLevels
   // each); empty for exact quantiles.
   std::vector<std::uint64_t> sketch_level_sizes, sketch_compactions;
+  // With sketches, per column, their brackets (bracketed_sketch.hpp): the 5 lower edges, then the
+  // 5 upper ones; and the values offered, the count and the 5 counted below. Empty in a state
+  // saved before brackets (every value sketched).
+  std::vector<double> sketch_brackets;
+  std::vector<std::uint64_t> sketch_counts;
 };
 
 class RunStatistics {
  public:
   // n_rows: the samples this run integrates. Quantile values of every sample are kept when they
   // fit in scenario.output.quantile_memory; otherwise each column feeds a quantile sketch whose k
-  // fits the same budget (at most QuantileSketch::kDefaultK).
+  // fits the same budget (at most QuantileSketch::kDefaultK), through brackets around the
+  // quantiles (bracketed_sketch.hpp) where the design's samples come in no particular order.
   // threads: merging batches and selecting quantiles run over the columns on this many threads.
   RunStatistics(const Scenario& scenario, std::uint64_t n_rows, unsigned threads = 1);
 
@@ -50,6 +57,8 @@ class RunStatistics {
   std::size_t n_columns() const { return moments_.size(); }  // output times × quantity::count
   bool exact() const { return sketch_k_ == 0; }
   int sketch_k() const { return sketch_k_; }
+  // Whether the sketches count the values far from the quantiles instead of sketching them.
+  bool bracketed() const { return bracketed_; }
   // The rows of a batch whose quantity values the quantiles need: all of them.
   std::vector<std::uint32_t> quantile_rows(std::size_t n) const;
   // One batch's moments ((times, quantity::count)) and its quantile rows' values, column by
@@ -92,7 +101,7 @@ class RunStatistics {
   // columns of quantities the scenario does not keep.
   std::vector<std::array<double, kQuantileProbabilities.size()>> all_quantiles() const;
   // With a sketch, each estimated quantile's rank lies within this of p with 95 % confidence
-  // (QuantileSketch::rank_error_95); 0 when exact.
+  // (BracketedSketch::rank_error_95); 0 when exact.
   double rank_error_95(std::size_t column) const;
 
   StatisticsState save() const;
@@ -114,7 +123,8 @@ class RunStatistics {
   // take no moments and no quantiles: their moments stay empty and their sketches unfed.
   std::vector<std::size_t> kept_columns_;
   std::vector<std::vector<double>> values_;  // per column, exact
-  std::vector<QuantileSketch> sketches_;     // per column, beyond the memory budget
+  bool bracketed_ = false;
+  std::vector<BracketedSketch> sketches_;    // per column, beyond the memory budget
   std::uint64_t quantile_samples_ = 0;
 };
 

@@ -2,6 +2,7 @@
 // damaged is dropped with everything after it, and appending continues after the last whole one.
 #include "host/io/run_journal.hpp"
 
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -109,6 +110,8 @@ TEST(RunJournal, StatisticsSnapshotsComeBackExactlyOrNotAtAll) {
   state.quantile_samples = 7;
   state.sketch_level_sizes = {1, 3};
   state.sketch_compactions = {2, 0};
+  state.sketch_brackets = {-INFINITY, 0.5, INFINITY};
+  state.sketch_counts = {9, 8, 1};
   {
     RunJournal j(path, "run A");
     j.snapshot_statistics(64, StatisticsState{});
@@ -123,6 +126,8 @@ TEST(RunJournal, StatisticsSnapshotsComeBackExactlyOrNotAtAll) {
   EXPECT_EQ(s->state.quantile_samples, 7u);
   EXPECT_EQ(s->state.sketch_level_sizes, state.sketch_level_sizes);
   EXPECT_EQ(s->state.sketch_compactions, state.sketch_compactions);
+  EXPECT_EQ(s->state.sketch_brackets, state.sketch_brackets);
+  EXPECT_EQ(s->state.sketch_counts, state.sketch_counts);
   EXPECT_FALSE(std::filesystem::exists(snapshot + ".writing"));
   EXPECT_FALSE(RunJournal::read_statistics_snapshot(path, "run B").has_value());  // another run's
   const auto size = std::filesystem::file_size(snapshot);

@@ -1,0 +1,105 @@
+// The quantiles of a few fixed probabilities at a fraction of a quantile sketch's cost: a KLL
+// sketch (quantile_sketch.hpp) fed only the values near those quantiles; the others are counted.
+//
+// Why: the sketch sorts every value it is fed once (its lowest level), about 5 ns a value with
+// Highway's vqsort, and merges it upwards, about 5 more. The statistics of a run want 5
+// probabilities per column, and most values lie far from all of them.
+//
+// How. Until `kFirstBrackets` values have been offered the sketch takes every value. Then, and
+// each time the values offered reach 4 times as many, each probability p_j gets a bracket
+// [lo_j, hi_j]: the estimates at p_j ∓ m_j, with m_j = 6 √(p_j (1 − p_j) / n) + 2 ε (n the count,
+// ε the sketch's own bound as a fraction of it): six standard deviations of the estimate of a
+// p-quantile from n exchangeable samples. A bracket only ever shrinks. From then on a value inside
+// some bracket enters the sketch; any other is counted, per bracket, as below it or not, and
+// forgotten.
+//
+// Why the estimates keep a stated bound, whatever the values' order. A value counted at time t
+// lay outside every bracket as it was then, so it lies outside every bracket now, on the same
+// side. For any x in bracket j now, the number of values below x is exactly below_j plus the
+// number of the sketch's values below x, and the sketch estimates the latter within its own
+// bound (absolute: ε_sketch × its count). So the p_j-quantile's estimate is the sketch's value at
+// rank p_j (n − 1) − below_j. Where that value falls outside bracket j (values whose order is not
+// random, so that the early ones misplaced the bracket), it is clamped to the bracket's edge and
+// the bound grows by the distance, which the counts give exactly. Exchangeable values (Monte
+// Carlo, Latin hypercube and Sobol designs) almost never meet that; ordered ones (a grid) would,
+// so RunStatistics brackets only the former (`bracketed`).
+//
+// Merging (rbmc merge, MPI ranks): the counts add, the sketches merge, and each bracket becomes
+// the intersection of the two, outside which every counted value of either lies. An empty
+// intersection (parts whose values barely overlap) loses that probability's guarantee: its bound
+// becomes 1.
+//
+// The same values in the same order give the same sketch, whatever the batches they came in: the
+// brackets change at fixed counts of values offered.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "host/stats/quantile_sketch.hpp"
+
+namespace rbmc {
+
+class BracketedSketch {
+ public:
+  static constexpr std::size_t kProbabilities = 5;
+  using Probabilities = std::array<double, kProbabilities>;
+  // The values offered before the first brackets (unless merged in).
+  static constexpr std::uint64_t kFirstBrackets = 4096;
+  // Half-widths of a bracket in standard deviations of the estimate.
+  static constexpr double kMarginSigmas = 6.0;
+
+  // p: ascending probabilities, the quantiles asked for. bracketed = false: a plain sketch,
+  // every value fed to it (the same estimates as QuantileSketch's, bit for bit).
+  BracketedSketch(const Probabilities& p, bool bracketed, int k = QuantileSketch::kDefaultK, std::uint64_t seed = 0);
+
+  // The finite ones of values[0, n), in order (non-finite ones are counted apart by the caller).
+  void add(const double* values, std::size_t n);
+  // A batch's compacted column (QuantileSketch::merge_compacted): into the sketch, unfiltered.
+  void merge_compacted(const double* values, std::uint64_t m0, int levels);
+  // Another part's values, as if they had come after this one's.
+  void merge(const BracketedSketch& other);
+
+  std::uint64_t count() const { return count_; }  // finite values, sketched or counted
+  const QuantileSketch& sketch() const { return sketch_; }
+  // Whether some value may be counted instead of sketched: a bracket is finite.
+  bool filters() const { return filters_; }
+  // Each probability's estimate: the value whose estimated rank is p (count − 1), NaN when empty.
+  Probabilities quantiles() const;
+  // With 95 % confidence every estimate's rank lies within this fraction of the count of p's.
+  double rank_error_95() const;
+
+  // Its state, to save and restore exactly.
+  struct State {
+    QuantileSketch::State sketch;
+    std::array<double, 2 * kProbabilities> brackets;   // lo_j, then hi_j
+    std::array<std::uint64_t, 2 + kProbabilities> counts;  // offered, count, below_j
+  };
+  State save() const;
+  void restore(const State& state);  // throws std::runtime_error when it does not fit
+
+ private:
+  // The sketch's absolute bound: ε × its count.
+  double sketch_error() const;
+  // Probability j's estimate and how far its rank may lie beyond the sketch's bound (the
+  // distance by which a clamped estimate misses its target; 0 inside the bracket).
+  double estimate(std::size_t j, const std::vector<std::pair<double, double>>& weighted, double& miss) const;
+  void filter(const double* values, std::size_t n);
+  void update_brackets();
+  std::uint64_t next_update() const;
+  void note_filters();
+
+  Probabilities p_;
+  bool bracketed_;
+  QuantileSketch sketch_;
+  std::uint64_t offered_ = 0;  // values passed to add(), finite or not: when the brackets change
+  std::uint64_t count_ = 0;
+  bool filters_ = false;
+  Probabilities lo_, hi_;
+  std::array<std::uint64_t, kProbabilities> below_{};  // counted values below lo_j
+  std::vector<double> kept_;  // scratch: a block's values inside some bracket
+};
+
+}  // namespace rbmc

@@ -1,0 +1,211 @@
+// The bracketed sketch (host/stats/bracketed_sketch.hpp): without brackets the plain KLL sketch bit
+// for bit; with them, each estimate's rank within the bound it states, for values in random order
+// (where it sketches a small share of them and states a smaller bound) and in orders chosen to
+// misplace its brackets (where the bound must grow to cover the miss); the same sketch whatever
+// the chunks; exact save and restore; merges.
+#include "host/stats/bracketed_sketch.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace rbmc {
+namespace {
+
+const BracketedSketch::Probabilities kP = {0.01, 0.05, 0.5, 0.95, 0.99};
+
+// The 95 % bound scaled to 99.99 % (the same Hoeffding bound at δ = 1e-4): each of a test's few
+// hundred estimates must meet it unless something is wrong (a 1e-4 chance each). The part of the
+// bound that covers a bracket's miss is exact and only grows by the scaling.
+double bound_9999(double bound_95) { return bound_95 * std::sqrt(std::log(2 / 1e-4) / std::log(40.0)); }
+
+// How far (as a fraction of the count) x's ranks in the sorted values lie from p (n − 1).
+double rank_error(const std::vector<double>& sorted, double x, double p) {
+  const double n = double(sorted.size());
+  const double first = double(std::lower_bound(sorted.begin(), sorted.end(), x) - sorted.begin());
+  const double last = double(std::upper_bound(sorted.begin(), sorted.end(), x) - sorted.begin()) - 1;
+  const double rank = p * (n - 1);
+  return (rank < first ? first - rank : rank > last ? rank - last : 0.0) / n;
+}
+
+enum class Order { random, ascending, descending, shifting };
+const char* name_of(Order o) {
+  return o == Order::random ? "random" : o == Order::ascending ? "ascending" : o == Order::descending ? "descending" : "shifting";
+}
+
+// n values of a distribution (0 normal, 1 heavy-tailed log-normal, 2 ten tied values) in an order.
+// "shifting": the first half drawn from the distribution, the second shifted by three of its
+// spreads, so that the brackets set on the first half miss the quantiles of the whole.
+std::vector<double> draws(int distribution, std::size_t n, Order order, unsigned seed) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> normal;
+  std::uniform_real_distribution<double> uniform;
+  std::vector<double> v(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    v[i] = distribution == 0 ? normal(rng) : distribution == 1 ? std::exp(3 * normal(rng)) : std::floor(10 * uniform(rng));
+    if (order == Order::shifting && i >= n / 2) v[i] += distribution == 1 ? 1e3 : 3.0;
+  }
+  if (order == Order::ascending) std::sort(v.begin(), v.end());
+  if (order == Order::descending) std::sort(v.rbegin(), v.rend());
+  return v;
+}
+
+// Fed in chunks of `chunk` (a batch's column at a time, as RunStatistics feeds it).
+void feed(BracketedSketch& s, const std::vector<double>& v, std::size_t chunk) {
+  for (std::size_t at = 0; at < v.size(); at += chunk) s.add(v.data() + at, std::min(chunk, v.size() - at));
+}
+
+void expect_within_stated_bound(const BracketedSketch& s, std::vector<double> values, const std::string& what) {
+  values.erase(std::remove_if(values.begin(), values.end(), [](double x) { return !std::isfinite(x); }), values.end());
+  std::sort(values.begin(), values.end());
+  ASSERT_EQ(s.count(), values.size()) << what;
+  const double bound = bound_9999(s.rank_error_95());
+  const BracketedSketch::Probabilities q = s.quantiles();
+  for (std::size_t j = 0; j < kP.size(); ++j)
+    EXPECT_LE(rank_error(values, q[j], kP[j]), bound + 1 / double(values.size())) << what << ", p = " << kP[j];
+}
+
+std::vector<std::uint64_t> bits_of(const std::vector<double>& v) {
+  std::vector<std::uint64_t> b(v.size());
+  std::memcpy(b.data(), v.data(), v.size() * sizeof(double));
+  return b;
+}
+
+void expect_same_state(const BracketedSketch& a, const BracketedSketch& b, const std::string& what) {
+  const BracketedSketch::State x = a.save(), y = b.save();
+  EXPECT_EQ(bits_of(x.sketch.values), bits_of(y.sketch.values)) << what;
+  EXPECT_EQ(x.sketch.level_sizes, y.sketch.level_sizes) << what;
+  EXPECT_EQ(x.sketch.compactions, y.sketch.compactions) << what;
+  EXPECT_EQ(bits_of({x.brackets.begin(), x.brackets.end()}), bits_of({y.brackets.begin(), y.brackets.end()})) << what;
+  EXPECT_EQ(x.counts, y.counts) << what;
+}
+
+// Without brackets (a grid's or a table's values, or a GPU's compacted batches) it is the plain
+// sketch: the same values retained, the same estimates and the same bound, bit for bit.
+TEST(BracketedSketch, WithoutBracketsItIsThePlainSketch) {
+  for (int distribution = 0; distribution < 3; ++distribution) {
+    const std::vector<double> v = draws(distribution, 150000, Order::random, 3);
+    BracketedSketch bracketed(kP, false, 1000, 9);
+    QuantileSketch plain(1000, 9);
+    feed(bracketed, v, 8192);
+    plain.add(v.data(), v.size());
+    EXPECT_FALSE(bracketed.filters());
+    EXPECT_EQ(bits_of(bracketed.sketch().save().values), bits_of(plain.save().values));
+    const BracketedSketch::Probabilities q = bracketed.quantiles();
+    EXPECT_EQ(bits_of({q.begin(), q.end()}), bits_of(plain.quantiles({kP.begin(), kP.end()})));
+    EXPECT_EQ(bracketed.rank_error_95(), plain.rank_error_95());
+  }
+}
+
+// Values in random order, with a few non-finite ones (not counted): every estimate within the
+// stated bound; that bound at most the plain sketch's (the sketch holds fewer values, so its
+// compactions move fewer ranks), and most values counted, not sketched (what makes it cheap).
+TEST(BracketedSketch, RandomOrderStaysWithinASmallerBoundSketchingFewValues) {
+  for (int distribution = 0; distribution < 3; ++distribution)
+    for (std::size_t n : {std::size_t(3000), std::size_t(200000), std::size_t(1000000)}) {
+      std::vector<double> v = draws(distribution, n, Order::random, unsigned(n) + distribution);
+      for (std::size_t i = 17; i < v.size(); i += 9973) v[i] = i % 2 == 0 ? INFINITY : NAN;
+      const std::string what = "distribution " + std::to_string(distribution) + ", n " + std::to_string(n);
+      BracketedSketch bracketed(kP, true, QuantileSketch::kDefaultK, 5), plain(kP, false, QuantileSketch::kDefaultK, 5);
+      feed(bracketed, v, 8192);
+      feed(plain, v, 8192);
+      expect_within_stated_bound(bracketed, v, what);
+      EXPECT_LE(bracketed.rank_error_95(), plain.rank_error_95()) << what;
+      EXPECT_LE(bracketed.rank_error_95(), 1e-3) << what;
+      if (n < BracketedSketch::kFirstBrackets) {
+        EXPECT_FALSE(bracketed.filters()) << what;  // too few values for brackets: every one sketched
+        continue;
+      }
+      EXPECT_TRUE(bracketed.filters()) << what;
+      // Ten tied values: the brackets hold whole ties (a tenth of the values each, or two tenths
+      // where the value at 0.5 meets its neighbour's), so more stays.
+      const double most = distribution == 2 ? 0.6 : 0.2;
+      EXPECT_LT(double(bracketed.sketch().count()), most * double(bracketed.count())) << what;
+    }
+}
+
+// Values in orders that misplace the brackets (sorted either way; a distribution that shifts
+// halfway): the estimates may be poor, but the bound says so, and each lies within it.
+TEST(BracketedSketch, OrderedValuesStayWithinTheBoundTheyState) {
+  for (Order order : {Order::ascending, Order::descending, Order::shifting})
+    for (int distribution = 0; distribution < 3; ++distribution) {
+      const std::vector<double> v = draws(distribution, 200000, order, 7);
+      BracketedSketch s(kP, true, QuantileSketch::kDefaultK, 2);
+      feed(s, v, 5000);
+      expect_within_stated_bound(s, v, std::string(name_of(order)) + ", distribution " + std::to_string(distribution));
+    }
+  // The bound is not merely large: a sorted column misses badly and says so.
+  const std::vector<double> sorted = draws(0, 200000, Order::ascending, 7);
+  BracketedSketch s(kP, true, QuantileSketch::kDefaultK, 2);
+  feed(s, sorted, 5000);
+  EXPECT_GT(s.rank_error_95(), 0.1);
+}
+
+// The brackets change at fixed counts of values offered: the same values in any chunks make the
+// same sketch, bit for bit (a run's statistics do not depend on its batch size or threads).
+TEST(BracketedSketch, TheSameValuesInAnyChunksMakeTheSameSketch) {
+  const std::vector<double> v = draws(1, 120000, Order::random, 4);
+  BracketedSketch whole(kP, true, 2000, 1);
+  whole.add(v.data(), v.size());
+  for (std::size_t chunk : {std::size_t(1), std::size_t(1000), std::size_t(4096), std::size_t(8192), std::size_t(30001)}) {
+    BracketedSketch chunked(kP, true, 2000, 1);
+    feed(chunked, v, chunk);
+    expect_same_state(chunked, whole, "chunks of " + std::to_string(chunk));
+  }
+}
+
+TEST(BracketedSketch, SaveAndRestoreAreExact) {
+  const std::vector<double> v = draws(0, 100000, Order::random, 5);
+  const std::size_t half = 50000;
+  BracketedSketch a(kP, true, 1000, 9), b(kP, true, 1000, 9);
+  a.add(v.data(), half);
+  ASSERT_TRUE(a.filters());
+  b.restore(a.save());
+  expect_same_state(b, a, "restored");
+  EXPECT_EQ(b.rank_error_95(), a.rank_error_95());
+  a.add(v.data() + half, v.size() - half);
+  b.add(v.data() + half, v.size() - half);
+  expect_same_state(b, a, "continued");
+  const BracketedSketch::Probabilities qa = a.quantiles(), qb = b.quantiles();
+  EXPECT_EQ(bits_of({qa.begin(), qa.end()}), bits_of({qb.begin(), qb.end()}));
+  // Counts that cannot be (more counted below a bracket than were ever counted) are refused.
+  BracketedSketch::State bad = a.save();
+  bad.counts[2] = bad.counts[1];
+  EXPECT_THROW(b.restore(bad), std::runtime_error);
+}
+
+// Parts of one random sample merge into a sketch of the whole within its bound (their brackets
+// intersect); parts whose values do not overlap lose the brackets' guarantee, and say so.
+TEST(BracketedSketch, MergedPartsStayWithinTheirBound) {
+  const std::vector<double> v = draws(1, 450000, Order::random, 8);
+  BracketedSketch whole(kP, true, QuantileSketch::kDefaultK, 3);
+  for (std::size_t part = 0; part < 3; ++part) {
+    BracketedSketch s(kP, true, QuantileSketch::kDefaultK, 3);
+    feed(s, std::vector<double>(v.begin() + std::ptrdiff_t(part * 150000), v.begin() + std::ptrdiff_t((part + 1) * 150000)), 8192);
+    EXPECT_TRUE(s.filters());
+    whole.merge(s);
+  }
+  whole.merge(BracketedSketch(kP, true, QuantileSketch::kDefaultK, 3));  // an empty part changes nothing
+  expect_within_stated_bound(whole, v, "three parts");
+  EXPECT_LE(whole.rank_error_95(), 1e-3);
+
+  BracketedSketch low(kP, true, 1000, 1), high(kP, true, 1000, 1);
+  std::vector<double> lows = draws(0, 50000, Order::random, 1), highs = lows;
+  for (double& x : highs) x += 100;
+  feed(low, lows, 8192);
+  feed(high, highs, 8192);
+  low.merge(high);
+  EXPECT_EQ(low.rank_error_95(), 1.0);
+  for (double q : low.quantiles()) EXPECT_TRUE(std::isfinite(q));
+  lows.insert(lows.end(), highs.begin(), highs.end());
+  expect_within_stated_bound(low, lows, "disjoint parts");
+}
+
+}  // namespace
+}  // namespace rbmc
