@@ -120,7 +120,7 @@ class CpuBackend final : public Backend {
   // The quantities integrate computed, handed over without a copy when every row is asked for;
   // their moments are then left to the run's statistics, which compute them in the same pass
   // over the values as the quantiles (RunStatistics::add). Otherwise the moments of each (time,
-  // quantity) column over the batch, merged in sample order, and the rows' values.
+  // quantity) column over the batch (column_moments.hpp), and the rows' values.
   void reduce_statistics(const BatchIntegration&, const std::vector<std::uint32_t>& rows,
                          std::vector<Moments>& moments, QuantityValues& values, StageTimings& timings) override {
     const StageClock clock(&timings, Stage::statistics);
@@ -135,11 +135,10 @@ class CpuBackend final : public Backend {
       return;
     }
     moments.assign(columns, Moments{});
-    const MomentFactors factors(n);
     parallel_for(columns, threads_, [&](std::size_t begin, std::size_t end) {
       std::vector<const double*> column(end - begin);
       for (std::size_t c = begin; c < end; ++c) column[c - begin] = quantities_.data() + c * n;
-      column_moments(column.data(), end - begin, n, factors, &moments[begin]);
+      column_moments(column.data(), end - begin, n, &moments[begin]);
     });
     values.resize(n_rows * columns);
     parallel_for(columns, threads_, [&](std::size_t begin, std::size_t end) {

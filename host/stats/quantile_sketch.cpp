@@ -191,7 +191,8 @@ std::vector<std::pair<double, double>> QuantileSketch::weighted_values() const {
   for (double v : lowest) weighted.emplace_back(v, 1.0);
   for (std::size_t h = 1; h < levels_.size(); ++h) {
     level.clear();
-    for (double v : levels_[h]) level.emplace_back(v, std::ldexp(1.0, int(h)));
+    const double weight = std::ldexp(1.0, int(h));
+    for (double v : levels_[h]) level.emplace_back(v, weight);
     merged.resize(weighted.size() + level.size());
     std::merge(weighted.begin(), weighted.end(), level.begin(), level.end(), merged.begin(), by_value);
     weighted.swap(merged);

@@ -80,7 +80,6 @@ void RunStatistics::add_columns(std::vector<Moments>& moments, const double* val
   const bool compute_moments = moments.empty();
   // Kept column j's values: the j-th column of the kept layout, or its own column of every one.
   const auto column_values = [&](std::size_t j) { return values + (kept_layout ? j : kept_columns_[j]) * n_rows; };
-  const MomentFactors factors(compute_moments ? n_rows : 0);
   if (compute_moments) moments.resize(columns);  // the columns not kept stay empty
   // Each thread takes whole columns: the same values in the same order as one thread would, so a
   // sketch is the same whatever the threads and batches. Only the kept quantities' columns.
@@ -92,7 +91,7 @@ void RunStatistics::add_columns(std::vector<Moments>& moments, const double* val
         const double* column[kColumnsInCache];
         Moments computed[kColumnsInCache];
         for (std::size_t j = first; j < last; ++j) column[j - first] = column_values(j);
-        column_moments(column, last - first, n_rows, factors, computed);
+        column_moments(column, last - first, n_rows, computed);
         for (std::size_t j = first; j < last; ++j) moments[kept_columns_[j]] = computed[j - first];
       }
       for (std::size_t j = first; j < last; ++j) {

@@ -64,7 +64,7 @@ class RunStatistics {
   // One batch's moments ((times, quantity::count)) and its quantile rows' values, column by
   // column ((times × quantity::count, rows)). Empty moments are computed here from the values,
   // which must then hold every row of the batch, and stored into `moments`: the same numbers,
-  // bit for bit, as merging them value by value (column_moments.hpp). Only the columns of the
+  // bit for bit, as the CPU backend's reduction gives (column_moments.hpp). Only the columns of the
   // quantities the scenario keeps are read.
   // values: n_values of them, n_values = columns × n_rows.
   void add(std::vector<Moments>& moments, const double* values, std::size_t n_values, std::size_t n_rows);
