@@ -1,7 +1,8 @@
 // The statistics stage's costs per value on one core: feeding a quantile sketch (what every
 // sample's value at every output time costs past [output] quantile_memory_mb), value by value, a
 // batch column at a time, or as a GPU's compacted batches; and a batch's columns' moments, as
-// RunStatistics::add computes them beside the sketch and as merging value by value would.
+// RunStatistics::add computes them beside the sketch and as merging value by value would; and the
+// sketch fed through brackets around the quantiles, as RunStatistics feeds it.
 // "items" are values.
 #include <benchmark/benchmark.h>
 
@@ -9,7 +10,9 @@
 #include <random>
 #include <vector>
 
+#include "host/stats/bracketed_sketch.hpp"
 #include "host/stats/column_moments.hpp"
+#include "host/stats/run_statistics.hpp"  // kQuantileProbabilities
 #include "host/stats/quantile_sketch.hpp"
 #include "rbmc/stats/batch_compaction.hpp"
 
@@ -40,6 +43,19 @@ void sketch_add_batches(benchmark::State& state) {
   const std::vector<double> values = normal_values(std::size_t(state.range(0)));
   for (auto _ : state) {
     QuantileSketch sketch;
+    for (std::size_t at = 0; at < values.size(); at += 4096)
+      sketch.add(values.data() + at, std::min<std::size_t>(4096, values.size() - at));
+    benchmark::DoNotOptimize(sketch.count());
+  }
+  state.SetItemsProcessed(state.iterations() * state.range(0));
+}
+
+// The same values through brackets around a run's 5 quantiles (bracketed_sketch.hpp): past the
+// first 4,096, most are counted, not sketched.
+void bracketed_sketch_add_batches(benchmark::State& state) {
+  const std::vector<double> values = normal_values(std::size_t(state.range(0)));
+  for (auto _ : state) {
+    BracketedSketch sketch(kQuantileProbabilities, true);
     for (std::size_t at = 0; at < values.size(); at += 4096)
       sketch.add(values.data() + at, std::min<std::size_t>(4096, values.size() - at));
     benchmark::DoNotOptimize(sketch.count());
@@ -112,6 +128,7 @@ BENCHMARK(moments_of_columns)->Arg(8192);
 BENCHMARK(moments_merged_value_by_value)->Arg(8192);
 BENCHMARK(sketch_add_each)->Arg(100000)->Arg(1000000);
 BENCHMARK(sketch_add_batches)->Arg(100000)->Arg(1000000);
+BENCHMARK(bracketed_sketch_add_batches)->Arg(100000)->Arg(1000000);
 BENCHMARK(sketch_merge_compacted_batches)->Arg(1000000)->Arg(10000000);
 
 }  // namespace
