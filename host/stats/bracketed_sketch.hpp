@@ -72,10 +72,11 @@ class BracketedSketch {
   double rank_error_95() const;
 
   // Its state, to save and restore exactly.
+  static constexpr std::size_t kSavedEdges = 2 * kProbabilities, kSavedCounts = 2 + kProbabilities;
   struct State {
     QuantileSketch::State sketch;
-    std::array<double, 2 * kProbabilities> brackets;   // lo_j, then hi_j
-    std::array<std::uint64_t, 2 + kProbabilities> counts;  // offered, count, below_j
+    std::array<double, kSavedEdges> brackets;        // lo_j, then hi_j
+    std::array<std::uint64_t, kSavedCounts> counts;  // offered, count, below_j
   };
   State save() const;
   void restore(const State& state);  // throws std::runtime_error when it does not fit

@@ -17,9 +17,14 @@ constexpr std::size_t kLanes = 8;
 using Lanes = double __attribute__((vector_size(kLanes * sizeof(double))));
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
-inline Lanes load(const double* x) {
+// Rows i, ..., i + kLanes − 1 of a column of n; those past its end as NaN, which no sum counts.
+inline Lanes load(const double* x, std::size_t i, std::size_t n) {
   Lanes v;
-  std::memcpy(&v, x, sizeof v);
+  if (i + kLanes <= n) {
+    std::memcpy(&v, x + i, sizeof v);
+  } else {
+    for (std::size_t j = 0; j < kLanes; ++j) v[j] = i + j < n ? x[i + j] : std::numeric_limits<double>::quiet_NaN();
+  }
   return v;
 }
 
@@ -29,18 +34,12 @@ inline double sum_of(Lanes lane) {
 }
 
 // Pass one: the finite values' count, sum, min and max, and the infinities. Row i adds to lane
-// i mod kLanes; the rows short of a whole vector come in as NaN, which no sum counts.
+// i mod kLanes.
 RBMC_VECTOR_CLONES Moments first_pass(const double* x, std::size_t n, double& sum) {
   const Lanes zero = {}, one = zero + 1.0, infinity = zero + kInfinity;
   Lanes count = zero, total = zero, not_nan = zero, lo = infinity, hi = -infinity;
   for (std::size_t i = 0; i < n; i += kLanes) {
-    Lanes v;
-    if (i + kLanes <= n) {
-      v = load(x + i);
-    } else {
-      v = zero + std::numeric_limits<double>::quiet_NaN();
-      for (std::size_t j = 0; i + j < n; ++j) v[j] = x[i + j];
-    }
+    const Lanes v = load(x, i, n);
     // Each choice with its own comparison, written into the conditional expression: so GCC
     // compiles it to a vector compare and a blend (a comparison kept as a mask and reused, it
     // compiled lane by lane). v − v is 0 for the finite values, NaN for ±∞ and NaN.
@@ -68,13 +67,7 @@ RBMC_VECTOR_CLONES void second_pass(const double* x, std::size_t n, double mean,
   const Lanes zero = {};
   Lanes d1 = zero, d2 = zero;
   for (std::size_t i = 0; i < n; i += kLanes) {
-    Lanes v;
-    if (i + kLanes <= n) {
-      v = load(x + i);
-    } else {
-      v = zero + std::numeric_limits<double>::quiet_NaN();
-      for (std::size_t j = 0; i + j < n; ++j) v[j] = x[i + j];
-    }
+    const Lanes v = load(x, i, n);
     const Lanes d = v - v == zero ? v - mean : zero;
     d1 += d;
     d2 += d * d;

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
-#include <tuple>
 
 #include "host/stats/column_moments.hpp"
 #include "host/util/parallel_for.hpp"
@@ -206,7 +205,7 @@ BracketedSketch::State saved_sketch(const StatisticsState& s, std::size_t column
                             s.sketch_level_sizes.begin() + std::ptrdiff_t(from + levels));
   sketch.compactions.assign(s.sketch_compactions.begin() + std::ptrdiff_t(from),
                             s.sketch_compactions.begin() + std::ptrdiff_t(from + levels));
-  constexpr std::size_t edges = std::tuple_size_v<decltype(state.brackets)>, counts = std::tuple_size_v<decltype(state.counts)>;
+  constexpr std::size_t edges = BracketedSketch::kSavedEdges, counts = BracketedSketch::kSavedCounts;
   if (s.sketch_brackets.empty()) {
     std::uint64_t count = 0;
     for (std::size_t h = 0; h < levels; ++h) count += sketch.level_sizes[h] << h;
@@ -232,7 +231,7 @@ void check_fits(const StatisticsState& s, std::size_t columns, bool exact, const
                                                         : " hold every value, where this run keeps quantile sketches"));
   if (sketched && (s.sketch_level_sizes.size() != columns * levels || s.sketch_compactions.size() != columns * levels))
     throw std::runtime_error(std::string(what) + "' quantile sketches are truncated");
-  const std::size_t edges = 2 * BracketedSketch::kProbabilities, counts = 2 + BracketedSketch::kProbabilities;
+  constexpr std::size_t edges = BracketedSketch::kSavedEdges, counts = BracketedSketch::kSavedCounts;
   if (sketched && !(s.sketch_brackets.empty() && s.sketch_counts.empty()) &&
       (s.sketch_brackets.size() != columns * edges || s.sketch_counts.size() != columns * counts))
     throw std::runtime_error(std::string(what) + "' quantile sketches' brackets are truncated");

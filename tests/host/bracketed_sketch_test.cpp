@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "quantile_rank_error.hpp"
+
 namespace rbmc {
 namespace {
 
@@ -25,14 +27,7 @@ const BracketedSketch::Probabilities kP = {0.01, 0.05, 0.5, 0.95, 0.99};
 // bound that covers a bracket's miss is exact and only grows by the scaling.
 double bound_9999(double bound_95) { return bound_95 * std::sqrt(std::log(2 / 1e-4) / std::log(40.0)); }
 
-// How far (as a fraction of the count) x's ranks in the sorted values lie from p (n − 1).
-double rank_error(const std::vector<double>& sorted, double x, double p) {
-  const double n = double(sorted.size());
-  const double first = double(std::lower_bound(sorted.begin(), sorted.end(), x) - sorted.begin());
-  const double last = double(std::upper_bound(sorted.begin(), sorted.end(), x) - sorted.begin()) - 1;
-  const double rank = p * (n - 1);
-  return (rank < first ? first - rank : rank > last ? rank - last : 0.0) / n;
-}
+using test::rank_error;
 
 enum class Order { random, ascending, descending, shifting };
 const char* name_of(Order o) {

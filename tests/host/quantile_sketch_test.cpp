@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "host/stats/sort_finite.hpp"
+#include "quantile_rank_error.hpp"
 #include "rbmc/random/philox_stream.hpp"
 #include "rbmc/stats/batch_compaction.hpp"
 
@@ -20,15 +21,7 @@ namespace {
 
 const std::vector<double> kP = {0.01, 0.05, 0.5, 0.95, 0.99};
 
-// How far (as a fraction of the count) the rank of x in the sorted values is from p (n − 1): 0
-// when some copy of x sits at that rank.
-double rank_error(const std::vector<double>& sorted, double x, double p) {
-  const double n = double(sorted.size());
-  const double first = double(std::lower_bound(sorted.begin(), sorted.end(), x) - sorted.begin());
-  const double last = double(std::upper_bound(sorted.begin(), sorted.end(), x) - sorted.begin()) - 1;
-  const double rank = p * (n - 1);
-  return (rank < first ? first - rank : rank > last ? rank - last : 0.0) / n;
-}
+using test::rank_error;
 
 std::vector<double> draws(int distribution, std::size_t n, unsigned seed) {
   std::mt19937_64 rng(seed);

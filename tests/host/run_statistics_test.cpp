@@ -319,6 +319,46 @@ TEST(RunStatistics, BracketsOnlyWhereTheSamplesComeInNoOrder) {
   EXPECT_FALSE(RunStatistics(parse_scenario(swept + sketched + grid, "g.toml"), 100000).bracketed());
 }
 
+// A state saved before brackets (a part or a partial file from an earlier build: no
+// sketch_brackets) restores as sketches that fed every value, and continues as the run that saved
+// it: the same statistics bit for bit after more batches, brackets set on the way.
+TEST(RunStatistics, AStateSavedBeforeBracketsContinuesTheRun) {
+  const Scenario scenario = parse_scenario(kThrown + "[output]\ninterval = 0.25\nquantile_memory_mb = 1\n", "t.toml");
+  const std::size_t columns = std::size_t(scenario.output_times.n) * quantity::count, rows = 3000;
+  RunStatistics run(scenario, 5 * rows), resumed(scenario, 5 * rows);
+  ASSERT_TRUE(run.bracketed());
+  std::mt19937_64 rng(13);
+  std::normal_distribution<double> normal;
+  const auto batch = [&] {
+    std::vector<double> values(columns * rows);
+    for (double& v : values) v = normal(rng);
+    return values;
+  };
+  std::vector<Moments> none;
+  run.add(none, batch(), rows);  // fewer values than the first brackets need
+  StatisticsState saved = run.save();
+  ASSERT_FALSE(saved.sketch_brackets.empty());
+  saved.sketch_brackets.clear();
+  saved.sketch_counts.clear();
+  resumed.restore(saved);
+  for (int b = 0; b < 4; ++b) {
+    const std::vector<double> values = batch();
+    none.clear();
+    run.add(none, values, rows);
+    none.clear();
+    resumed.add(none, values, rows);
+  }
+  for (std::size_t c = 0; c < columns; ++c) {
+    const auto a = run.quantiles(c), b = resumed.quantiles(c);
+    for (std::size_t p = 0; p < a.size(); ++p) EXPECT_EQ(bits_of(a[p]), bits_of(b[p])) << c;
+    EXPECT_EQ(run.rank_error_95(c), resumed.rank_error_95(c)) << c;
+  }
+  // Brackets with the wrong number of columns are refused, naming what is wrong.
+  StatisticsState short_brackets = run.save();
+  short_brackets.sketch_brackets.pop_back();
+  EXPECT_THROW(resumed.restore(short_brackets), std::runtime_error);
+}
+
 // Over the memory budget, quantiles come from a sketch per column, fed every sample; each
 // estimate's rank in the full set lies within the recorded 95 % bound. Checked with the same
 // Hoeffding bound at 99.99 % (√(ln(2/1e-4) / ln 40) times the 95 % one), which every one of the
