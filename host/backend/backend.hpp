@@ -37,6 +37,13 @@ inline const char* precision_name(Precision p) { return p == Precision::float32 
 // What every sample of a run shares: how it is integrated, the loads and the constraint, and
 // for statistics the nominal sample's attitude at each output time.
 struct BatchIntegration {
+  BatchIntegration() = default;
+  // The integration and the model. What the batch keeps is set by name afterwards (statistics,
+  // keep_states, ...): with this constructor the struct takes no initialisers by position, which
+  // a field added in the middle would silently shift.
+  BatchIntegration(const IntegrationSettings<double>& settings_, const SharedModel<double>& shared_)
+      : settings(settings_), shared(shared_) {}
+
   IntegrationSettings<double> settings;
   SharedModel<double> shared;
   bool statistics = false;   // moments (and quantity values) at the output times
@@ -49,7 +56,7 @@ struct BatchIntegration {
   // When set, the backend adds the samples it finishes as it goes (for progress within a batch).
   std::atomic<std::uint64_t>* progress = nullptr;
   // The quantities whose statistics the run keeps ([output] statistics): a backend may leave the
-  // other quantities' columns unwritten. (Last, so that the initialisers in order above stand.)
+  // other quantities' columns unwritten.
   QuantitySet statistics_quantities = kAllQuantities;
 };
 

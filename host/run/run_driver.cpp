@@ -498,7 +498,9 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
   // budget from the run's size), so that merged shards hold what one run holds.
   RunStatistics statistics(scenario, options.shard_count > 0 ? scenario.run.n_samples : n_total, threads);
   TrajectorySelector selector(scenario);
-  BatchIntegration how{scenario.integration(), scenario.shared_model(), statistics.enabled(), selector.active(), {}};
+  BatchIntegration how(scenario.integration(), scenario.shared_model());
+  how.statistics = statistics.enabled();
+  how.keep_states = selector.active();
   how.statistics_quantities = scenario.output.statistics_quantities;
   how.stop = &interrupt_requested();  // SIGINT or SIGTERM abandons the batch in flight
   if (statistics.enabled()) how.nominal_attitudes = nominal_attitudes(scenario);

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "host/stats/column_moments.hpp"
+#include "host/stats/sort_finite.hpp"  // append_finite
 #include "host/util/parallel_for.hpp"
 #include "rbmc/stats/output_quantities.hpp"
 
@@ -30,6 +31,10 @@ RunStatistics::RunStatistics(const Scenario& scenario, std::uint64_t n_rows, uns
   const double budget = double(scenario.output.quantile_memory), kept = double(kept_columns_.size());
   if (double(n_rows) * kept * sizeof(double) <= budget) {
     values_.resize(columns);
+    // Room for the run's values, reserved once (within the budget, by the test above): grown by
+    // exactly a batch at a time, each column was copied whole at every batch. Pages are touched
+    // only as values arrive.
+    for (std::size_t c : kept_columns_) values_[c].reserve(std::size_t(n_rows));
     return;
   }
   // The largest k whose sketches fit the budget, at most the default (rank error ≤ 1e-3).
@@ -98,10 +103,7 @@ void RunStatistics::add_columns(std::vector<Moments>& moments, const double* val
         moments_[c] = merge(moments_[c], moments[c]);
         const double* v = column_values(j);
         if (exact()) {
-          std::vector<double>& column = values_[c];
-          column.reserve(column.size() + n_rows);
-          for (std::size_t r = 0; r < n_rows; ++r)
-            if (std::isfinite(v[r])) column.push_back(v[r]);  // as the moments: infinities counted apart
+          append_finite(v, n_rows, values_[c]);  // as the moments: infinities counted apart
         } else {
           sketches_[c].add(v, n_rows);  // the finite ones
         }

@@ -90,7 +90,7 @@ TEST(CpuBackend, AStopRequestAbandonsTheBatch) {
   for (const Precision precision : {Precision::float64, Precision::float32}) {
     const std::unique_ptr<Backend> backend = make_backend(BackendChoice::cpu, precision, 2);
     std::atomic<bool> stop{true};
-    BatchIntegration how{s.integration(), s.shared_model(), false, false, {}};
+    BatchIntegration how(s.integration(), s.shared_model());
     how.stop = &stop;
     std::vector<double> inputs(64 * std::size_t(input_column_count(0))), outputs(64 * std::size_t(output_column_count(0)));
     std::vector<std::uint8_t> status(64);

@@ -229,7 +229,8 @@ TEST_P(GpuTest, ColumnsCompactedOnTheDeviceEqualTheCpusReference) {
     store_sample_inputs(inputs.data(), kSamples, i, in, n_model_values);
   }
   const std::unique_ptr<Backend> backend = make_cuda_backend(precision);
-  BatchIntegration how{s.integration(), s.shared_model(), true, false, {}};
+  BatchIntegration how(s.integration(), s.shared_model());
+  how.statistics = true;
   for (int k = 0; k < s.output_times.n; ++k) how.nominal_attitudes.push_back({1.0, 0.0, 0.0, 0.0});
   std::vector<double> outputs(kSamples * std::size_t(output_column_count(0)));
   std::vector<std::uint8_t> status(kSamples);
@@ -316,7 +317,7 @@ TEST_P(GpuTest, OnlyTheDrawnColumnsTheFileKeepsCrossBack) {
                     n_params = n * std::size_t(plan.n_parameter_values());
   ASSERT_GT(n_params, 0u);
   const std::unique_ptr<Backend> backend = make_cuda_backend(precision);
-  const BatchIntegration how{s.integration(), s.shared_model(), false, false, {}};
+  const BatchIntegration how(s.integration(), s.shared_model());
   const auto draw_and_integrate = [&](const DrawnColumnsWanted& wanted, std::vector<double>& inputs,
                                       std::vector<double>& params, std::vector<double>& outputs) {
     inputs.assign(n_in, NAN);

@@ -234,7 +234,8 @@ std::vector<double> batch_inputs(const Scenario& s, std::size_t n) {
 
 Batch integrate(const Scenario& s, const std::vector<double>& inputs, std::size_t n, Precision precision, LaneIsa isa) {
   const std::unique_ptr<Backend> backend = make_cpu_backend(precision, 2, isa);
-  BatchIntegration how{s.integration(), s.shared_model(), true, true, {}};
+  BatchIntegration how(s.integration(), s.shared_model());
+  how.statistics = how.keep_states = true;
   for (int k = 0; k < s.output_times.n; ++k)  // any attitudes, one for each output time
     how.nominal_attitudes.push_back(normalized(Quaternion<double>{1.0, 0.1 * k, -0.05 * k, 0.02}));
   Batch b;
