@@ -100,18 +100,19 @@ void BracketedSketch::add(const double* values, std::size_t n) {
 }
 
 void BracketedSketch::filter(const double* values, std::size_t n) {
+  // On the stack (36 KB), not in the sketch: a run holds a sketch for each of thousands of columns.
   unsigned char keep[kFilterBlock];
-  kept_.resize(kFilterBlock);
+  double kept_values[kFilterBlock];
   for (std::size_t from = 0; from < n; from += kFilterBlock) {
     const std::size_t m = std::min(kFilterBlock, n - from);
     classify(values + from, m, lo_.data(), hi_.data(), below_.data(), count_, keep);
     // The kept values, in order, stored unconditionally and counted by their flag (no branch).
     std::size_t kept = 0;
     for (std::size_t i = 0; i < m; ++i) {
-      kept_[kept] = values[from + i];
+      kept_values[kept] = values[from + i];
       kept += keep[i];
     }
-    sketch_.add(kept_.data(), kept);
+    sketch_.add(kept_values, kept);
   }
 }
 

@@ -100,7 +100,6 @@ class BracketedSketch {
   bool filters_ = false;
   Probabilities lo_, hi_;
   std::array<std::uint64_t, kProbabilities> below_{};  // counted values below lo_j
-  std::vector<double> kept_;  // scratch: a block's values inside some bracket
 };
 
 }  // namespace rbmc
