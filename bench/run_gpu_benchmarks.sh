@@ -1,98 +1,128 @@
 #!/usr/bin/env bash
-# Everything that needs a GPU, in one call on a lent machine (the `device` tool), so that it fits a
-# short lease: unpack the carried Debian packages, build with CUDA and the benchmarks, run the GPU
-# tests, the compiler's resource report, the kernel-only throughput, end-to-end `rbmc run`, the
-# JAX and PyTorch peers on the same GPU, and a profiler pass; print the tables; write logs to $OUT.
+# Everything that needs a GPU, in one call on a lent machine (the `device` tool), sized for its
+# lease (15 minutes of device time, the start included; 8 files back): unpack the carried Debian
+# packages, build with CUDA and the benchmarks, then, most valuable first, each step under its own
+# time limit and all under one deadline:
+#   the compiler's resource report; the test suite (CUDA against the CPU, sample by sample); the
+#   kernel-only table of issue 13; issue 12's end-to-end runs with their stages (`--timings`); the
+#   integrate stage of every example config; the CPU backend on this machine's cores; the JAX peer
+#   on the same GPU. Prints the tables; $OUT gets summary.log and logs.tgz (every log).
 #   here:   bash bench/fetch_device_packages.sh
-#   device: run(command="bash bench/run_gpu_benchmarks.sh", carry=[".debs"])
+#   device: run(command="bash bench/run_gpu_benchmarks.sh", carry=[".debs"], timeout_s=595)
+# DEADLINE (s, default 540) ends the optional steps early enough to pack the logs; NCU=1 adds a
+# profiler pass, TORCH=1 the PyTorch peer; BUILD_DIR (default build/gpu) and TESTS=0 are for a dry
+# run of the script on a machine without a GPU.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+started=$SECONDS
+deadline=${DEADLINE:-540}
 out=${OUT:-bench/logs/gpu-$(date -u +%Y%m%dT%H%M%SZ)}
+logs=$(mktemp -d)
 mkdir -p "$out"
 exec > >(tee "$out/summary.log") 2>&1
+pack() { (cd "$logs" && tar czf "$out/logs.tgz" .); echo "logs: logs.tgz ($(ls "$logs" | wc -l) files), $((SECONDS - started)) s"; }
+trap pack EXIT
 n=${N:-1000000}
-steps=${STEPS:-10000}
+build=${BUILD_DIR:-build/gpu}
+steps=${STEPS:-1000}
+# time_left SECONDS: true when a step of about that length still ends before the deadline.
+time_left() {
+  local left=$((deadline - (SECONDS - started)))
+  if [ "$left" -lt "$1" ]; then echo "-- skipped: $left s left before the deadline, the step needs about $1"; return 1; fi
+}
+# step LIMIT NAME COMMAND...: run under `timeout`, its output to $logs/NAME.txt and here.
+step() {
+  local limit=$1 name=$2
+  shift 2
+  time_left "$((limit / 3))" || return 0
+  local left=$((deadline - (SECONDS - started)))
+  [ "$limit" -gt "$left" ] && limit=$left
+  timeout "$limit" "$@" 2>&1 | tee "$logs/$name.txt"
+  local code=${PIPESTATUS[0]}
+  [ "$code" -eq 124 ] && echo "-- $name: stopped at its limit of $limit s"
+  return 0
+}
 
 source bench/device_env.sh
 echo "== machine =="
 date -u +%Y-%m-%dT%H:%M:%SZ
 git rev-parse --short HEAD 2>/dev/null || echo "commit unknown"
-nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv | tee "$out/gpu.csv"
-grep -m1 'model name' /proc/cpuinfo
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv | tee "$logs/gpu.csv"
+echo "$(nproc) cores: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"
 nvcc --version | tail -1
 
 echo "== build (CUDA, sm_90, benchmarks, ptxas resource report) =="
-cmake -S . -B build/gpu -DCMAKE_BUILD_TYPE=Release -DRBMC_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 \
-  -DRBMC_BUILD_BENCH=ON "${hdf5_root[@]}" >"$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
-cmake --build build/gpu -j "$(nproc)" >"$out/build.log" 2>&1 || { grep -m20 -A5 error "$out/build.log"; exit 1; }
+cmake -S . -B $build -DCMAKE_BUILD_TYPE=Release -DRBMC_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 \
+  -DRBMC_BUILD_BENCH=ON "${hdf5_root[@]}" >"$logs/configure.log" 2>&1 || { tail -30 "$logs/configure.log"; exit 1; }
+cmake --build $build -j "$(nproc)" >"$logs/build.log" 2>&1 || { grep -m20 -A5 error "$logs/build.log"; exit 1; }
+echo "built in $((SECONDS - started)) s"
 # Each kernel's registers, occupancy, frame and spills, from the compiler's report the build keeps.
-python3 tests/tools/ptxas_report.py build/gpu/ptxas kernels/ptxas_budget.txt | tee "$out/ptxas.txt"
+python3 tests/tools/ptxas_report.py $build/ptxas kernels/ptxas_budget.txt | tee "$logs/ptxas.txt"
 
-echo "== GPU tests (CUDA against CPU, sample by sample) =="
-(cd build/gpu && ctest --output-on-failure -j 8) >"$out/ctest.log" 2>&1
-tail -15 "$out/ctest.log"
-
-echo "== kernel-only throughput: N = $n, $steps steps =="
-build/gpu/bench/rbmc_kernel_bench "$n" "$steps" 5 | tee "$out/kernel.md"
-
-echo "== end to end: rbmc run, N = $n, $steps steps, final states and statistics =="
-duration=$(python3 -c "print($steps / 1000)")
-sed "s/^duration = .*/duration = $duration/" bench/scenarios/free_body.toml >"$out/e2e.toml"
-printf '[output]\ninterval = %s\ntrajectories = "none"\n' "$(python3 -c "print($steps / 10000)")" >>"$out/e2e.toml"
-for precision in double float; do
-  /usr/bin/time -f "%e s wall, %M KiB peak" build/gpu/rbmc run "$out/e2e.toml" --samples "$n" --backend cuda \
-    --precision $precision -o "$out/e2e-$precision.h5" --overwrite --no-progress 2>&1 | tee "$out/e2e-$precision.txt"
-  rm -f "$out/e2e-$precision.h5"
-done
-# (b) trajectories of 1 % of the samples
-printf 'trajectories = { every = 100 }\n' >>"$out/e2e.toml"
-sed -i 's/^trajectories = "none"$//' "$out/e2e.toml"
-build/gpu/rbmc run "$out/e2e.toml" --samples "$n" --backend cuda -o "$out/e2e-traj.h5" --overwrite --no-progress \
-  | tee "$out/e2e-trajectories.txt"
-rm -f "$out/e2e-traj.h5"
-
-echo "== CPU backend on this machine, same run, for the ratio =="
-build/gpu/rbmc run "$out/e2e.toml" --samples $((n / 100)) --backend cpu -o "$out/cpu.h5" --overwrite --no-progress \
-  | tee "$out/cpu.txt"
-rm -f "$out/cpu.h5"
-
-echo "== pipeline stages (rbmc run --timings): issue 12's runs =="
-# The disk's write speed, the floor of a run whose file is large.
-dd if=/dev/zero of="$out/dd.bin" bs=16M count=128 oflag=direct 2>&1 | tail -1 | tee "$out/disk.txt"
-rm -f "$out/dd.bin"
-stage_run() {  # name, scenario, options...
-  local name=$1 scenario=$2
-  shift 2
-  /usr/bin/time -f "%e s wall, %M KiB peak" build/gpu/rbmc run "$scenario" --backend cuda -o "$out/stage.h5" --overwrite \
-    --no-progress --timings "$@" 2>&1 | tee "$out/stages-$name.txt"
-  ls -l "$out/stage.h5" | awk '{print "file bytes", $5}' | tee -a "$out/stages-$name.txt"
-  rm -f "$out/stage.h5"
-}
-stage_run tumbling_box configs/tumbling_box.toml --samples 1000000
-# The same with exact quantiles (every value to the host, sorted there), the cost the issue asks
-# to see beside the sketch's; and the sketched run on a fixed batch, to see what the batch size does.
-{ cat configs/tumbling_box.toml; echo "quantile_memory_mb = 16384"; } >"$out/tumbling_exact.toml"  # [output] is last
-stage_run tumbling_box_exact "$out/tumbling_exact.toml" --samples 1000000
-stage_run tumbling_box_batch_131072 configs/tumbling_box.toml --samples 1000000 --batch-size 131072
-stage_run tossed_box configs/tossed_box.toml --samples 1000000
-sed "s/^duration = .*/duration = 1.0/" bench/scenarios/free_body.toml >"$out/free1000.toml"
-stage_run free_body_1e7 "$out/free1000.toml" --samples 10000000
-build/gpu/bench/rbmc_kernel_bench 10000000 1000 1 | tee "$out/kernel-1e7.md"
-
-echo "== peers on the same GPU (N = $n, 1000 steps) =="
-PYTHONUNBUFFERED=1 timeout 300 python3 bench/peers/jax_rk4.py --n "$n" --steps 1000 2>&1 | tail -2 | tee "$out/jax.txt"
-PYTHONUNBUFFERED=1 timeout 300 python3 bench/peers/jax_rk4.py --n "$n" --steps 1000 --float32 2>&1 | tail -2 | tee -a "$out/jax.txt"
-PYTHONUNBUFFERED=1 timeout 300 python3 bench/peers/torch_rk4.py --n "$n" --steps 1000 2>&1 | tail -2 | tee "$out/torch.txt"
-PYTHONUNBUFFERED=1 timeout 300 python3 bench/peers/torch_rk4.py --n "$n" --steps 1000 --float32 2>&1 | tail -2 | tee -a "$out/torch.txt"
-build/gpu/bench/rbmc_kernel_bench "$n" 1000 5 | tee "$out/kernel-1000.md"
-
-echo "== profiler: floating-point instructions, occupancy, what limits the kernel =="
-if command -v ncu >/dev/null; then
-  timeout 300 ncu --target-processes all -k regex:run_batch_kernel -c 2 \
-    --metrics sm__sass_thread_inst_executed_op_dfma_pred_on.sum,sm__sass_thread_inst_executed_op_dmul_pred_on.sum,sm__sass_thread_inst_executed_op_dadd_pred_on.sum,sm__sass_thread_inst_executed_op_ffma_pred_on.sum,sm__sass_thread_inst_executed_op_fmul_pred_on.sum,sm__sass_thread_inst_executed_op_fadd_pred_on.sum,sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread,launch__occupancy_limit_registers,gpu__time_duration.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed,dram__throughput.avg.pct_of_peak_sustained_elapsed \
-    build/gpu/bench/rbmc_kernel_bench 262144 1000 1 >"$out/ncu.txt" 2>&1
-  grep -E "run_batch_kernel|inst_executed|warps_active|registers|occupancy|duration|throughput" "$out/ncu.txt" | head -60
-else
-  echo "ncu not found"
+echo "== test suite (CUDA against CPU, sample by sample) =="
+[ "${TESTS:-1}" = 1 ] && (cd $build && timeout 120 ctest --output-on-failure -j "$(nproc)" --timeout 120) >"$logs/ctest.log" 2>&1
+if [ -f "$logs/ctest.log" ]; then
+  grep -E "tests passed|tests failed|Failed|\*\*\*Skipped|Not Run|Timeout" "$logs/ctest.log" | head -40
+  grep -B2 -A12 "Failure" "$logs/ctest.log" | grep -v "^\[ " | cut -c1-300 | head -40
 fi
-echo "logs in $out"
+
+echo "== kernel-only throughput (issue 13's table): N = $n, $steps steps, median of 3 =="
+step 120 kernel $build/bench/rbmc_kernel_bench "$n" "$steps" 3
+
+dd if=/dev/zero of="$logs/dd.bin" bs=16M count=128 oflag=direct 2>&1 | tail -1 | tee "$logs/disk.txt"
+rm -f "$logs/dd.bin"
+stage_run() {  # limit, name, scenario, options...: one `rbmc run --timings` on $backend (default cuda), its file's size
+  local limit=$1 name=$2 scenario=$3
+  shift 3
+  step "$limit" "stages-$name" /usr/bin/time -f "%e s wall, %M KiB peak" $build/rbmc run "$scenario" \
+    -o "$logs/stage.h5" --overwrite --no-progress --no-journal --timings --backend "${backend:-cuda}" "$@"
+  [ -f "$logs/stage.h5" ] && ls -l "$logs/stage.h5" | awk '{print "file bytes", $5}' | tee -a "$logs/stages-$name.txt"
+  rm -f "$logs/stage.h5"
+}
+echo "== issue 12: the default scenario, N = 10^6, sketched quantiles, then exact (sorted on the device) =="
+stage_run 60 tumbling_box configs/tumbling_box.toml --samples 1000000
+{ cat configs/tumbling_box.toml; echo "quantile_memory_mb = 16384"; } >"$logs/tumbling_exact.toml"  # [output] is last
+stage_run 60 tumbling_box_exact "$logs/tumbling_exact.toml" --samples 1000000
+echo "== issue 12: free body, final states, N = 10^7 x 1,000 steps =="
+sed "s/^duration = .*/duration = 1.0/" bench/scenarios/free_body.toml >"$logs/free1000.toml"
+stage_run 60 free_body_1e7 "$logs/free1000.toml" --samples 10000000
+stage_run 60 free_body_1e7_float "$logs/free1000.toml" --samples 10000000 --precision float
+
+echo "== issue 13: the integrate stage of every example config, N = 2^18, no [output] =="
+for c in configs/*.toml; do
+  name=$(basename "$c" .toml)
+  awk '/^\[output/{skip=1;next} /^\[/{skip=0} !skip' "$c" >"$logs/bare-$name.toml"
+  samples=262144
+  [ "$name" = spin_sweep ] && samples=262134  # a grid of 18 points: a multiple of 18
+  stage_run 45 "bare-$name" "$logs/bare-$name.toml" --samples $samples
+done
+
+echo "== issue 12: tossed_box, N = 10^6, every trajectory kept =="
+stage_run 120 tossed_box configs/tossed_box.toml --samples 1000000
+
+echo "== the CPU backend on this machine: the default scenario, N = 10^5, 1 and all threads =="
+backend=cpu stage_run 60 cpu_tumbling_box_all_threads configs/tumbling_box.toml --samples 100000
+backend=cpu stage_run 30 cpu_physical_pendulum_all_threads configs/physical_pendulum.toml --samples 20000
+backend=cpu stage_run 60 cpu_tumbling_box_1_thread configs/tumbling_box.toml --samples 20000 --threads 1
+
+echo "== JAX on the same GPU: N = $n, 1,000 steps =="
+step 60 jax env PYTHONUNBUFFERED=1 python3 bench/peers/jax_rk4.py --n "$n" --steps 1000
+step 45 jax_float env PYTHONUNBUFFERED=1 python3 bench/peers/jax_rk4.py --n "$n" --steps 1000 --float32
+if [ "${TORCH:-0}" = 1 ]; then
+  step 60 torch env PYTHONUNBUFFERED=1 python3 bench/peers/torch_rk4.py --n "$n" --steps 1000
+fi
+
+if [ "${NCU:-0}" = 1 ] && command -v ncu >/dev/null; then
+  echo "== profiler: occupancy and what limits the kernel =="
+  step 120 ncu ncu --clock-control none -k regex:run_batch_kernel -c 2 \
+    --metrics sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread,launch__occupancy_limit_registers,gpu__time_duration.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed,dram__throughput.avg.pct_of_peak_sustained_elapsed \
+    $build/bench/rbmc_kernel_bench 262144 1000 1
+fi
+
+echo "== summary: kernel table, then each run's throughput and stages =="
+cat "$logs/kernel.txt" 2>/dev/null
+for f in $(ls "$logs"/stages-*.txt 2>/dev/null); do
+  echo "-- $(basename "$f" .txt)"
+  grep -E "samples |integration |throughput|backend|^  (sample|transfer|integrate|statistics|gather|compress|write|idle|wall) |s wall|file bytes|error" "$f"
+done
+exit 0
