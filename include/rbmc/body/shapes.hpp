@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "rbmc/hd.hpp"
+#include "rbmc/math/mat3_vec3.hpp"
 
 namespace rbmc::shapes {
 
@@ -12,14 +13,14 @@ namespace rbmc::shapes {
 template <class Scalar>
 RBMC_HD inline Mat3<Scalar> box(Scalar mass, Scalar a, Scalar b, Scalar c) {
   const Scalar k = mass / Scalar(12);
-  return Vec3<Scalar>(k * (b * b + c * c), k * (a * a + c * c), k * (a * a + b * b)).asDiagonal();
+  return diagonal3(Vec3<Scalar>(k * (b * b + c * c), k * (a * a + c * c), k * (a * a + b * b)));
 }
 
 // Solid cylinder, radius r, height h: transverse m (3 r² + h²) / 12, axial m r² / 2.
 template <class Scalar>
 RBMC_HD inline Mat3<Scalar> solid_cylinder(Scalar mass, Scalar r, Scalar h) {
   const Scalar t = mass * (Scalar(3) * r * r + h * h) / Scalar(12);
-  return Vec3<Scalar>(t, t, mass * r * r / Scalar(2)).asDiagonal();
+  return diagonal3(Vec3<Scalar>(t, t, mass * r * r / Scalar(2)));
 }
 
 // Thick-walled tube, radii r_in < r_out, height h: transverse m (3 (r_in² + r_out²) + h²) / 12,
@@ -28,7 +29,7 @@ template <class Scalar>
 RBMC_HD inline Mat3<Scalar> hollow_cylinder(Scalar mass, Scalar r_in, Scalar r_out, Scalar h) {
   const Scalar s = r_in * r_in + r_out * r_out;
   const Scalar t = mass * (Scalar(3) * s + h * h) / Scalar(12);
-  return Vec3<Scalar>(t, t, mass * s / Scalar(2)).asDiagonal();
+  return diagonal3(Vec3<Scalar>(t, t, mass * s / Scalar(2)));
 }
 
 // Solid sphere, radius r: 2 m r² / 5 about every axis.
@@ -42,7 +43,7 @@ RBMC_HD inline Mat3<Scalar> solid_sphere(Scalar mass, Scalar r) {
 template <class Scalar>
 RBMC_HD inline Mat3<Scalar> thin_disk(Scalar mass, Scalar r) {
   const Scalar t = mass * r * r / Scalar(4);
-  return Vec3<Scalar>(t, t, Scalar(2) * t).asDiagonal();
+  return diagonal3(Vec3<Scalar>(t, t, Scalar(2) * t));
 }
 
 // Slender rod of length L along z. The ideal rod has no moment about its axis, which no body can
@@ -51,7 +52,7 @@ RBMC_HD inline Mat3<Scalar> thin_disk(Scalar mass, Scalar r) {
 template <class Scalar>
 RBMC_HD inline Mat3<Scalar> slender_rod(Scalar mass, Scalar length, Scalar r) {
   const Scalar t = mass * length * length / Scalar(12);
-  return Vec3<Scalar>(t, t, mass * r * r / Scalar(2)).asDiagonal();
+  return diagonal3(Vec3<Scalar>(t, t, mass * r * r / Scalar(2)));
 }
 
 }  // namespace rbmc::shapes

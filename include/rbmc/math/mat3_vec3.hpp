@@ -34,6 +34,19 @@ RBMC_HD_INLINE Scalar trace3(const Mat3<Scalar>& m) {
   return m.coeff(0, 0) + m.coeff(1, 1) + m.coeff(2, 2);
 }
 
+// diag(d). Eigen assigns d.asDiagonal() to a matrix through a host-only function
+// (internal::Assignment<…, Diagonal2Dense>): in device code the call did nothing and left the
+// matrix zero (an H200, 2026-11-26), so every inertia derived from a shape was invalid on the GPU.
+// nvcc's warning 20011 for such a call is an error in this build (CMakeLists.txt).
+template <class Scalar>
+RBMC_HD_INLINE Mat3<Scalar> diagonal3(const Vec3<Scalar>& d) {
+  Mat3<Scalar> m = Mat3<Scalar>::Zero();
+  m(0, 0) = d.coeff(0);
+  m(1, 1) = d.coeff(1);
+  m(2, 2) = d.coeff(2);
+  return m;
+}
+
 // The inverse of a 3 × 3 matrix by its cofactors (adj(m) / det(m)), written out. Eigen's
 // inverse() sums the determinant in another order for double (its vectorised path) than for
 // other scalar types, and the CPU's SIMD lanes (rbmc/simd/) must compute what one sample does,
