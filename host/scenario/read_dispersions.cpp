@@ -55,8 +55,9 @@ DispersedInputInfo claim_input(Scenario& s, const std::string& key, const std::s
                               std::to_string(kMaxModelParameters) + " values per sample)");
     info.slot = table.n;
     for (int c = 0; c < info.dim; ++c) {
-      table.targets[table.n] = info.target;
-      table.targets[table.n++].component = std::uint8_t(c);
+      ModelParameter<double> target = info.target;
+      target.component = std::uint8_t(c);
+      table.add(target);
     }
   }
   return info;

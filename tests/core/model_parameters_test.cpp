@@ -36,8 +36,7 @@ template <class S>
 void apply_one(ModelField field, int index, int component, S offset, S value, LoadSet<S>& loads,
                Constraint<S>& constraint) {
   ModelParameters<S> table;
-  table.n = 1;
-  table.targets[0] = {field, std::uint8_t(index), std::uint8_t(component), offset};
+  table.add({field, std::uint8_t(index), std::uint8_t(component), offset});
   apply_model_parameters(table, &value, loads, constraint);
 }
 
@@ -105,6 +104,31 @@ TYPED_TEST(ModelParametersTest, EachFieldSetsOnlyItself) {
   EXPECT_EQ(constraint.anchor_w.y(), S(3));
 }
 
+// The table's index of which loads' fields it sets (ModelParameters::indices) reaches the last
+// load of each kind, and a field set for one load leaves its neighbours to the shared model.
+TYPED_TEST(ModelParametersTest, TheLastLoadOfEachKindTakesItsValues) {
+  using S = TypeParam;
+  LoadSet<S> loads;
+  loads.n_point_forces = LoadSet<S>::kMaxPointForces;
+  loads.n_torques = LoadSet<S>::kMaxTorques;
+  loads.n_springs = LoadSet<S>::kMaxSprings;
+  for (int i = 0; i < LoadSet<S>::kMaxSprings; ++i) loads.springs[i].stiffness = S(5);
+  ModelParameters<S> table;
+  table.add({ModelField::spring_stiffness, std::uint8_t(LoadSet<S>::kMaxSprings - 1), 0, S(0)});
+  table.add({ModelField::point_force_force, std::uint8_t(LoadSet<S>::kMaxPointForces - 1), 2, S(0)});
+  table.add({ModelField::torque, std::uint8_t(LoadSet<S>::kMaxTorques - 1), 1, S(0)});
+  const S values[] = {S(11), S(12), S(13)};
+  Constraint<S> constraint;
+  apply_model_parameters(table, values, loads, constraint);
+  EXPECT_EQ(loads.springs[LoadSet<S>::kMaxSprings - 1].stiffness, S(11));
+  EXPECT_EQ(loads.point_forces[LoadSet<S>::kMaxPointForces - 1].force.z(), S(12));
+  EXPECT_EQ(loads.torques[LoadSet<S>::kMaxTorques - 1].torque.y(), S(13));
+  EXPECT_EQ(loads.springs[LoadSet<S>::kMaxSprings - 2].stiffness, S(5));
+  EXPECT_TRUE(table.sets(ModelField::spring_stiffness, LoadSet<S>::kMaxSprings - 1));
+  EXPECT_FALSE(table.sets(ModelField::spring_stiffness, LoadSet<S>::kMaxSprings - 2));
+  EXPECT_FALSE(table.sets(ModelField::spring_anchor, LoadSet<S>::kMaxSprings - 1));
+}
+
 // A mass on a spring to the origin (rest length 0), released from x0 at rest, oscillates as
 // x0 cos(√(k/m) t). Each sample carries its own stiffness; RK4's phase error per step on the
 // oscillator is (ωh)^5/120, so after T the position error is below |x0| T ω (ωh)^4 / 120, plus
@@ -114,8 +138,7 @@ TYPED_TEST(ModelParametersTest, PerSampleStiffnessGivesEachSamplesOscillation) {
   SharedModel<S> shared;
   shared.loads.n_springs = 1;
   shared.loads.springs[0] = {Vec3<S>::Zero(), Vec3<S>::Zero(), S(1), S(0), S(0)};
-  shared.parameters.n = 1;
-  shared.parameters.targets[0] = {ModelField::spring_stiffness, 0, 0, S(0)};
+  shared.parameters.add({ModelField::spring_stiffness, 0, 0, S(0)});
   const S h = S(0.005);
   const std::int64_t steps = 400;
   const IntegrationSettings<S> how = fixed_step<S>(h, steps);
@@ -161,9 +184,8 @@ TYPED_TEST(ModelParametersTest, NominalValuesReproduceTheSharedModel) {
   const IntegrationSettings<S> how = fixed_step<S>(S(0.002), 200);
   const SampleResult<S> plain = run_sample(in, shared, how);
   SharedModel<S> dispersed = shared;
-  dispersed.parameters.n = 4;
-  dispersed.parameters.targets[0] = {ModelField::spring_stiffness, 0, 0, S(0)};
-  for (int c = 0; c < 3; ++c) dispersed.parameters.targets[1 + c] = {ModelField::pivot_anchor, 0, std::uint8_t(c), S(0)};
+  dispersed.parameters.add({ModelField::spring_stiffness, 0, 0, S(0)});
+  for (int c = 0; c < 3; ++c) dispersed.parameters.add({ModelField::pivot_anchor, 0, std::uint8_t(c), S(0)});
   in.model_values[0] = S(30);
   for (int c = 0; c < 3; ++c) in.model_values[1 + c] = shared.constraint.anchor_w(c);
   const SampleResult<S> own = run_sample(in, dispersed, how);
@@ -212,8 +234,8 @@ TYPED_TEST(ModelParametersTest, ValuesReadInPlaceEqualACopiedModel) {
   in.gravity_w = Vec3<S>(0, 0, S(-9.81));
   SharedModel<S> copied = shared;
   for (const Entry& e : entries) {
-    shared.parameters.targets[shared.parameters.n] = {e.field, std::uint8_t(e.index), std::uint8_t(e.component), e.offset};
-    in.model_values[shared.parameters.n++] = e.value;
+    in.model_values[shared.parameters.n] = e.value;
+    shared.parameters.add({e.field, std::uint8_t(e.index), std::uint8_t(e.component), e.offset});
   }
   apply_model_parameters(shared.parameters, in.model_values, copied.loads, copied.constraint);
   const int n_values = shared.parameters.n;

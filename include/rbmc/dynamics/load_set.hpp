@@ -14,6 +14,8 @@ struct LoadSet {
   static constexpr int kMaxPointForces = 8;
   static constexpr int kMaxTorques = 4;
   static constexpr int kMaxSprings = 8;
+  static_assert(kMaxPointForces <= 16 && kMaxTorques <= 16 && kMaxSprings <= 16,
+                "ModelParameters::indices has one bit per load of a kind");
 
   struct PointForce {
     Vec3<Scalar> point_b;  // application point, body frame, from the body origin (m)
