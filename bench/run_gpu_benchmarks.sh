@@ -14,6 +14,9 @@
 # run of the script on a machine without a GPU. The build there took 300 s on 2026-11-26, half the
 # call: to check a fix afterwards, build here and carry the binaries with the shared libraries
 # `ldd` names (about 24 MB as .tar.xz, under LD_LIBRARY_PATH there): 43 s of device time then.
+# KERNEL=0 and PEERS=0 leave out the kernel table and the JAX peer (a check of the pipeline alone).
+# PREBUILT=1 takes such binaries from BUILD_DIR (rbmc, tests/rbmc_cuda_tests and bench/ as the
+# build lays them out) without building, and runs the GPU tests from the test binary, not ctest.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 started=$SECONDS
@@ -53,36 +56,50 @@ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=c
 echo "$(nproc) cores: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"
 nvcc --version | tail -1
 
-echo "== build (CUDA, sm_90, benchmarks, ptxas resource report) =="
-cmake -S . -B $build -DCMAKE_BUILD_TYPE=Release -DRBMC_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 \
-  -DRBMC_BUILD_BENCH=ON "${hdf5_root[@]}" >"$logs/configure.log" 2>&1 || { tail -30 "$logs/configure.log"; exit 1; }
-cmake --build $build -j "$(nproc)" >"$logs/build.log" 2>&1 || { grep -m20 -A5 error "$logs/build.log"; exit 1; }
-echo "built in $((SECONDS - started)) s"
-# Each kernel's registers, occupancy, frame and spills, from the compiler's report the build keeps.
-python3 tests/tools/ptxas_report.py $build/ptxas kernels/ptxas_budget.txt | tee "$logs/ptxas.txt"
+if [ "${PREBUILT:-0}" = 1 ]; then
+  echo "== prebuilt binaries in $build =="
+  ls -l $build/rbmc $build/bench/ 2>&1 | head -20
+else
+  echo "== build (CUDA, sm_90, benchmarks, ptxas resource report) =="
+  cmake -S . -B $build -DCMAKE_BUILD_TYPE=Release -DRBMC_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 \
+    -DRBMC_BUILD_BENCH=ON "${hdf5_root[@]}" >"$logs/configure.log" 2>&1 || { tail -30 "$logs/configure.log"; exit 1; }
+  cmake --build $build -j "$(nproc)" >"$logs/build.log" 2>&1 || { grep -m20 -A5 error "$logs/build.log"; exit 1; }
+  echo "built in $((SECONDS - started)) s"
+  # Each kernel's registers, occupancy, frame and spills, from the compiler's report the build keeps.
+  python3 tests/tools/ptxas_report.py $build/ptxas kernels/ptxas_budget.txt | tee "$logs/ptxas.txt"
+fi
 
 echo "== test suite (CUDA against CPU, sample by sample) =="
-[ "${TESTS:-1}" = 1 ] && (cd $build && timeout 120 ctest --output-on-failure -j "$(nproc)" --timeout 120) >"$logs/ctest.log" 2>&1
+if [ "${TESTS:-1}" = 1 ] && [ "${PREBUILT:-0}" = 1 ]; then
+  # The GPU tests alone: the rest need no GPU and ran where the binaries were built.
+  timeout 150 $build/tests/rbmc_cuda_tests --gtest_filter='*Gpu*:*Cuda*' >"$logs/ctest.log" 2>&1
+  grep -E "^\[  (PASSED|FAILED|SKIPPED) |^\[  FAILED  \]|tests ran" "$logs/ctest.log" | head -40
+elif [ "${TESTS:-1}" = 1 ]; then
+  (cd $build && timeout 120 ctest --output-on-failure -j "$(nproc)" --timeout 120) >"$logs/ctest.log" 2>&1
+fi
 if [ -f "$logs/ctest.log" ]; then
   grep -E "tests passed|tests failed|Failed|\*\*\*Skipped|Not Run|Timeout" "$logs/ctest.log" | head -40
   grep -B2 -A12 "Failure" "$logs/ctest.log" | grep -v "^\[ " | cut -c1-300 | head -40
 fi
 
 echo "== kernel-only throughput (issue 13's table): N = $n, $steps steps, median of 3 =="
-step 120 kernel $build/bench/rbmc_kernel_bench "$n" "$steps" 3
+[ "${KERNEL:-1}" = 1 ] && step 120 kernel $build/bench/rbmc_kernel_bench "$n" "$steps" 3
+echo "== the statistics stage kernel by kernel: N = $n, 151 x 12 columns (the default scenario's), median of 3 =="
+step 90 statistics_kernels $build/bench/rbmc_statistics_kernel_bench "$n" 1812 3
 
 dd if=/dev/zero of="$logs/dd.bin" bs=16M count=128 oflag=direct 2>&1 | tail -1 | tee "$logs/disk.txt"
 rm -f "$logs/dd.bin"
 stage_run() {  # limit, name, scenario, options...: one `rbmc run --timings` on $backend (default cuda), its file's size
   local limit=$1 name=$2 scenario=$3
   shift 3
-  step "$limit" "stages-$name" /usr/bin/time -f "%e s wall, %M KiB peak" $build/rbmc run "$scenario" \
+  step "$limit" "stages-$name" /usr/bin/time -f "%e s wall, %M KiB peak, %U s user, %S s system" $build/rbmc run "$scenario" \
     -o "$logs/stage.h5" --overwrite --no-progress --no-journal --timings --backend "${backend:-cuda}" "$@"
   [ -f "$logs/stage.h5" ] && ls -l "$logs/stage.h5" | awk '{print "file bytes", $5}' | tee -a "$logs/stages-$name.txt"
   rm -f "$logs/stage.h5"
 }
 echo "== issue 12: the default scenario, N = 10^6, sketched quantiles, then exact (sorted on the device) =="
 stage_run 60 tumbling_box configs/tumbling_box.toml --samples 1000000
+stage_run 60 tumbling_box_one_batch configs/tumbling_box.toml --samples 1000000 --batch-size 1048576
 { cat configs/tumbling_box.toml; echo "quantile_memory_mb = 16384"; } >"$logs/tumbling_exact.toml"  # [output] is last
 stage_run 60 tumbling_box_exact "$logs/tumbling_exact.toml" --samples 1000000
 echo "== issue 12: free body, final states, N = 10^7 x 1,000 steps =="
@@ -108,8 +125,10 @@ backend=cpu stage_run 30 cpu_physical_pendulum_all_threads configs/physical_pend
 backend=cpu stage_run 60 cpu_tumbling_box_1_thread configs/tumbling_box.toml --samples 20000 --threads 1
 
 echo "== JAX on the same GPU: N = $n, 1,000 steps =="
-step 60 jax env PYTHONUNBUFFERED=1 python3 bench/peers/jax_rk4.py --n "$n" --steps 1000
-step 45 jax_float env PYTHONUNBUFFERED=1 python3 bench/peers/jax_rk4.py --n "$n" --steps 1000 --float32
+if [ "${PEERS:-1}" = 1 ]; then
+  step 60 jax env PYTHONUNBUFFERED=1 python3 bench/peers/jax_rk4.py --n "$n" --steps 1000
+  step 45 jax_float env PYTHONUNBUFFERED=1 python3 bench/peers/jax_rk4.py --n "$n" --steps 1000 --float32
+fi
 if [ "${TORCH:-0}" = 1 ]; then
   step 60 torch env PYTHONUNBUFFERED=1 python3 bench/peers/torch_rk4.py --n "$n" --steps 1000
 fi

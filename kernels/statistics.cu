@@ -1,16 +1,13 @@
 // Kernels for what a run keeps of a batch: thin drivers over the core (output_quantities.hpp,
-// moments.hpp, sample_layout.hpp, batch_compaction.hpp), one Thrust reduction and CUB's sort.
+// moments.hpp, sample_layout.hpp, batch_compaction.hpp), a reduction per column and CUB's sort.
 #include "kernels/statistics.cuh"
 
+#include <algorithm>
 #include <climits>
 
 #include <cub/device/device_segmented_radix_sort.cuh>
-#include <thrust/execution_policy.h>
 #include <thrust/iterator/counting_iterator.h>
-#include <thrust/iterator/discard_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
-#include <thrust/reduce.h>
-#include <thrust/system_error.h>
 
 #include "rbmc/sample/sample_layout.hpp"
 #include "rbmc/stats/output_quantities.hpp"
@@ -72,21 +69,49 @@ __global__ void compact_sorted_columns_kernel(const Scalar* __restrict__ sorted,
     out[c * slot + j] = column[first_finite + compacted_position(m0, levels, coins, j)];
 }
 
+// One block per column: each thread takes every kMomentsBlock-th value with Welford's update (one
+// division a value), then the block merges its threads' moments pairwise (Chan et al.'s formula,
+// rbmc/stats/moments.hpp). The same order every run: the moments are deterministic. (Thrust's
+// reduce_by_key over Moments took 168 ms for 10⁶ × 1,812 values on an H200, more than the sort.)
+constexpr unsigned kMomentsBlock = 256;
+
+template <class Scalar>
+__global__ void __launch_bounds__(kMomentsBlock) column_moments_kernel(const Scalar* __restrict__ data, std::size_t n,
+                                                                       Moments* __restrict__ moments) {
+  const Scalar* column = data + std::size_t(blockIdx.x) * n;
+  Moments m;
+  for (std::size_t i = threadIdx.x; i < n; i += kMomentsBlock) {
+    const double x = double(column[i]);
+    if (x - x == 0) {  // finite, as Moments::of
+      if (m.count == 0) {
+        m.count = 1;
+        m.mean = m.min = m.max = x;
+        continue;
+      }
+      m.count += 1;
+      const double delta = x - m.mean;
+      m.mean += delta / m.count;
+      m.m2 += delta * (x - m.mean);
+      m.min = x < m.min ? x : m.min;
+      m.max = x > m.max ? x : m.max;
+    } else if (x == x) {
+      m.non_finite += 1;  // ±∞; NaN is not counted
+    }
+  }
+  __shared__ Moments partial[kMomentsBlock];
+  partial[threadIdx.x] = m;
+  __syncthreads();
+  for (unsigned half = kMomentsBlock / 2; half > 0; half /= 2) {
+    if (threadIdx.x < half) partial[threadIdx.x] = merge(partial[threadIdx.x], partial[threadIdx.x + half]);
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) moments[blockIdx.x] = partial[0];
+}
+
 // Segment s of a group of columns starts at s · n.
 struct SegmentStart {
   int n;
   __host__ __device__ int operator()(int s) const { return s * n; }
-};
-
-// Element e of the column-major buffer belongs to column e / n.
-struct ColumnOf {
-  std::size_t n;
-  __host__ __device__ std::size_t operator()(std::size_t e) const { return e / n; }
-};
-
-template <class Scalar>
-struct ToMoments {
-  __host__ __device__ Moments operator()(Scalar x) const { return Moments::of(double(x)); }
 };
 
 }  // namespace
@@ -105,15 +130,15 @@ template <class Scalar>
 cudaError_t reduce_column_moments(const Scalar* data, std::size_t n, std::size_t columns, Moments* moments,
                                   cudaStream_t stream) {
   if (n == 0 || columns == 0) return cudaSuccess;
-  try {
-    const auto keys = thrust::make_transform_iterator(thrust::counting_iterator<std::size_t>(0), ColumnOf{n});
-    const auto values = thrust::make_transform_iterator(data, ToMoments<Scalar>{});
-    thrust::reduce_by_key(thrust::cuda::par.on(stream), keys, keys + n * columns, values,
-                          thrust::make_discard_iterator(), moments, thrust::equal_to<std::size_t>(), MergeMoments{});
-  } catch (const thrust::system_error& e) {
-    return static_cast<cudaError_t>(e.code().value());
+  // A grid's x dimension holds 2³¹ − 1 blocks: columns beyond that in further launches.
+  constexpr std::size_t kMostBlocks = 0x7FFFFFFF;
+  for (std::size_t first = 0; first < columns; first += kMostBlocks) {
+    const std::size_t count = std::min(kMostBlocks, columns - first);
+    column_moments_kernel<Scalar><<<unsigned(count), kMomentsBlock, 0, stream>>>(data + first * n, n, moments + first);
+    const cudaError_t e = cudaGetLastError();
+    if (e != cudaSuccess) return e;
   }
-  return cudaGetLastError();
+  return cudaSuccess;
 }
 
 template <class Scalar>

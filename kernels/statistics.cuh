@@ -21,8 +21,8 @@ cudaError_t launch_compute_quantities(const Scalar* inputs, const Scalar* trajec
                                       int n_times, std::size_t n, const SharedModel<Scalar>& shared,
                                       Scalar* quantities, cudaStream_t stream);
 
-// moments[c] over the n values of each of `columns` structure-of-arrays columns (Thrust
-// reduce_by_key with the Chan merge of rbmc/stats/moments.hpp).
+// moments[c] over the n values of each of `columns` structure-of-arrays columns: a block per
+// column, Welford's update per thread and the Chan merge of rbmc/stats/moments.hpp across them.
 template <class Scalar>
 cudaError_t reduce_column_moments(const Scalar* data, std::size_t n, std::size_t columns, Moments* moments,
                                   cudaStream_t stream);

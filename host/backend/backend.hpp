@@ -137,6 +137,7 @@ class Backend {
     return 0;
   }
   // The kept states of the given rows (ascending): (rows, output times, 13), p, q, v, ω at each time.
+  // `trajectories` is resized to that and every value overwritten (whatever it held before).
   virtual void gather_trajectories(const std::vector<std::uint32_t>& rows, std::vector<double>& trajectories,
                                    StageTimings& timings) = 0;
 };

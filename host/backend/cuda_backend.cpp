@@ -11,6 +11,7 @@
 #include "host/backend/cuda_check.hpp"
 #include "host/backend/device_buffer.hpp"
 #include "host/sampling/sampling_plan.hpp"
+#include "host/util/parallel_for.hpp"
 #include "kernels/draw_inputs.cuh"
 #include "kernels/run_batch.cuh"
 #include "kernels/statistics.cuh"
@@ -35,7 +36,8 @@ namespace {
 template <class Scalar>
 class CudaBackend final : public Backend {
  public:
-  explicit CudaBackend(int sharing) : sharing_(std::max(1, sharing)) {
+  explicit CudaBackend(int sharing)
+      : sharing_(std::max(1, sharing)), copy_threads_(std::max(1u, default_thread_count() / unsigned(sharing_))) {
     if (!cuda_device_available()) throw CudaError("--backend cuda: no CUDA device is present (or its driver is missing)");
     RBMC_CUDA_CHECK(cudaGetDevice(&device_));
     RBMC_CUDA_CHECK(cudaGetDeviceProperties(&properties_, device_));
@@ -138,12 +140,8 @@ class CudaBackend final : public Backend {
       RBMC_CUDA_CHECK(cudaStreamSynchronize(stream_));
     }
     StageClock clock(&timings, Stage::transfer);
-    staging_out_.resize(n_out);
-    RBMC_CUDA_CHECK(cudaMemcpyAsync(staging_out_.data(), d_outputs_.data(), n_out * sizeof(Scalar),
-                                    cudaMemcpyDeviceToHost, stream_));
     RBMC_CUDA_CHECK(cudaMemcpyAsync(status, d_status_.data(), n, cudaMemcpyDeviceToHost, stream_));
-    RBMC_CUDA_CHECK(cudaStreamSynchronize(stream_));
-    std::copy(staging_out_.begin(), staging_out_.end(), outputs);
+    copy_to_host(d_outputs_.data(), n_out, outputs);
   }
 
   // Quantities and their column moments on the device; only the moments and the quantile rows'
@@ -161,12 +159,8 @@ class CudaBackend final : public Backend {
                                       cudaMemcpyHostToDevice, stream_));
       RBMC_CUDA_CHECK(kernels::launch_gather_columns<Scalar>(d_quantities_.data(), n, columns, d_rows_.data(), rows.size(),
                                                              d_gathered_.data(), stream_));
-      staging_gathered_.resize(rows.size() * columns);
-      RBMC_CUDA_CHECK(cudaMemcpyAsync(staging_gathered_.data(), d_gathered_.data(),
-                                      staging_gathered_.size() * sizeof(Scalar), cudaMemcpyDeviceToHost, stream_));
     }
-    RBMC_CUDA_CHECK(cudaStreamSynchronize(stream_));
-    std::copy(staging_gathered_.begin(), staging_gathered_.begin() + std::ptrdiff_t(values.size()), values.begin());
+    copy_to_host(d_gathered_.data(), values.size(), values.data());  // the moments' copy completes with it
   }
 
   // The columns sorted and compacted on the device (kernels/statistics.cuh): a few thousand values
@@ -189,11 +183,8 @@ class CudaBackend final : public Backend {
     RBMC_CUDA_CHECK(kernels::compact_sorted_columns<Scalar>(d_quantities_.data(), n, columns, d_moments_.data(), request,
                                                             d_sorted_.data(), d_sort_temp_.data(), temp_bytes,
                                                             d_gathered_.data(), slot, stream_));
-    staging_gathered_.resize(columns * slot);
-    RBMC_CUDA_CHECK(cudaMemcpyAsync(staging_gathered_.data(), d_gathered_.data(), columns * slot * sizeof(Scalar),
-                                    cudaMemcpyDeviceToHost, stream_));
-    RBMC_CUDA_CHECK(cudaStreamSynchronize(stream_));
-    values.assign(staging_gathered_.begin(), staging_gathered_.end());  // unused ends of the slots included
+    values.resize(columns * slot);  // unused ends of the slots included
+    copy_to_host(d_gathered_.data(), values.size(), values.data());  // the moments' copy completes with it
     return slot;
   }
 
@@ -276,9 +267,11 @@ class CudaBackend final : public Backend {
   }
 
   // Rows of a device structure-of-arrays buffer, gathered on the device and copied as doubles.
+  // `out` is resized, not cleared: a batch's buffer of the same size is overwritten in place,
+  // without first filling hundreds of megabytes with zeros.
   void gather_to_host(const Scalar* data, std::size_t n, std::size_t columns, const std::vector<std::uint32_t>& rows,
                       std::vector<double>& out) {
-    out.assign(rows.size() * columns, 0.0);
+    out.resize(rows.size() * columns);
     if (rows.empty()) return;
     d_rows_.reserve(rows.size());
     d_gathered_.reserve(rows.size() * columns);
@@ -286,18 +279,32 @@ class CudaBackend final : public Backend {
                                     cudaMemcpyHostToDevice, stream_));
     RBMC_CUDA_CHECK(kernels::launch_gather_rows<Scalar>(data, n, columns, d_rows_.data(), rows.size(),
                                                         d_gathered_.data(), stream_));
-    staging_gathered_.resize(rows.size() * columns);
-    RBMC_CUDA_CHECK(cudaMemcpyAsync(staging_gathered_.data(), d_gathered_.data(), staging_gathered_.size() * sizeof(Scalar),
-                                    cudaMemcpyDeviceToHost, stream_));
+    copy_to_host(d_gathered_.data(), out.size(), out.data());
+  }
+
+  // count values from the device, through page-locked staging, into `out` as doubles on the host's
+  // cores (this process's share of them); the stream is synchronised, so earlier copies on it are
+  // complete too.
+  void copy_to_host(const Scalar* device_values, std::size_t count, double* out) {
+    staging_.reserve(std::max<std::size_t>(count, 1));
+    if (count > 0)
+      RBMC_CUDA_CHECK(cudaMemcpyAsync(staging_.data(), device_values, count * sizeof(Scalar), cudaMemcpyDeviceToHost,
+                                      stream_));
     RBMC_CUDA_CHECK(cudaStreamSynchronize(stream_));
-    std::copy(staging_gathered_.begin(), staging_gathered_.end(), out.begin());
+    const Scalar* from = staging_.data();
+    constexpr std::size_t kBlock = std::size_t(1) << 18;  // 2 MiB of doubles a claim
+    parallel_for((count + kBlock - 1) / kBlock, copy_threads_, [&](std::size_t begin, std::size_t end) {
+      std::copy(from + begin * kBlock, from + std::min(count, end * kBlock), out + begin * kBlock);
+    });
   }
 
   int device_ = 0;
   int sharing_ = 1;  // the processes using this GPU
   cudaDeviceProp properties_{};
   cudaStream_t stream_ = nullptr;
-  std::vector<Scalar> staging_in_, staging_out_, staging_gathered_;
+  std::vector<Scalar> staging_in_;
+  cuda::PinnedBuffer<Scalar> staging_;  // what comes back from the device (copy_to_host)
+  unsigned copy_threads_ = 1;
   std::vector<Quaternion<Scalar>> staging_nominal_;
   cuda::DeviceBuffer<Scalar> d_inputs_, d_outputs_, d_trajectory_, d_quantities_, d_gathered_, d_sorted_;
   cuda::DeviceBuffer<unsigned char> d_sort_temp_;

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
+#include <stdexcept>
 
 #include "host/io/dimension_scales.hpp"
 #include "host/io/h5_write.hpp"
@@ -657,20 +658,13 @@ void ResultsWriter::append_trajectories(const std::uint64_t* index, const std::v
     append_rows(dataset("trajectories/sample_index"), H5T_NATIVE_UINT64, n, sample_index.data());
     append_rows(dataset("trajectories/sample"), H5T_NATIVE_UINT64, n, sample_index.data());  // its coordinate
   }
+  // Each part's chunks compressed straight from the kept rows (13 values a time).
+  if (trajectories.size() != n * n_times * kTrajectoryColumns)
+    throw std::logic_error("ResultsWriter::append_trajectories: the kept rows' trajectories are missing");
   const std::vector<TrajectoryPart>& parts = trajectory_parts();
-  for (std::size_t p = 0; p < parts.size(); ++p) {
-    const std::size_t dim = std::size_t(parts[p].dim);
-    {
-      const StageClock clock(&timings, Stage::compress);
-      part_rows_.resize(n * n_times * dim);
-      for (std::size_t r = 0; r < n; ++r)
-        for (std::size_t k = 0; k < n_times; ++k)
-          for (std::size_t c = 0; c < dim; ++c)
-            part_rows_[(r * n_times + k) * dim + c] =
-                trajectories[(r * n_times + k) * kTrajectoryColumns + std::size_t(parts[p].first) + c];
-    }
-    trajectory_chunks_[p].append(part_rows_.data(), n, threads_, timings);
-  }
+  for (std::size_t p = 0; p < parts.size(); ++p)
+    trajectory_chunks_[p].append(TrajectoryRows{trajectories.data(), n, kTrajectoryColumns, std::size_t(parts[p].first)},
+                                 threads_, timings);
   n_trajectories_ += n;
 }
 

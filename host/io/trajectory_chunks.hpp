@@ -27,25 +27,43 @@ std::vector<unsigned char> shuffle_and_deflate(const unsigned char* data, std::s
 // (rows, times, dim) of a trajectory dataset's chunks.
 std::array<hsize_t, 3> trajectory_chunk_shape(hsize_t n_times, hsize_t dim);
 
+// n rows of trajectory values read in place: row r's component c (c < the dataset's dim) at output
+// time k is data[(r · n_times + k) · stride + first + c]. A backend's kept trajectories, (rows,
+// n_times, 13), give each part of the state (p, q, v, ω) with stride 13 and its first column.
+struct TrajectoryRows {
+  const double* data = nullptr;
+  std::size_t n = 0;
+  std::size_t stride = 0;
+  std::size_t first = 0;
+};
+
 // Appends rows of one (kept, n_times, dim) dataset created with trajectory_chunk_shape chunks,
-// H5Pset_shuffle and H5Pset_deflate(kTrajectoryDeflateLevel), stored as float64 or float32.
+// H5Pset_shuffle and H5Pset_deflate(kDeflateLevel), stored as float64 or float32.
 class TrajectoryChunks {
  public:
-  static constexpr int kDeflateLevel = 4;
+  // Level 1: on tossed_box's trajectories, 186 MB/s a thread at a ratio of 0.560, against level
+  // 4's 153 MB/s at 0.555 (bench/RESULTS.md, 2026-11-26). On a GPU run compressing decides the
+  // wall time, and 1 % of the file is worth less than a fifth of the compressors' time.
+  static constexpr int kDeflateLevel = 1;
 
   // rows_in_file: rows the dataset already holds (a resumed run); the last, partly filled chunk's
   // rows are read back so that it is completed and rewritten.
   TrajectoryChunks(hid_t dataset, std::string name, hsize_t n_times, hsize_t dim, bool float32, hsize_t rows_in_file);
 
-  // Adds n rows of n_times × dim doubles (row r, time k, component c at rows[(r · n_times + k) · dim + c]).
-  // Extends the dataset; compresses the chunks filled on `threads` threads and stores them.
+  // Adds the rows. Extends the dataset; compresses the chunks they fill on `threads` threads
+  // straight from `rows` and stores each as soon as it is compressed, while the others compress.
+  // Only the rows short of a whole chunk are copied, to wait for the next append. Timings: write is
+  // the time in HDF5, compress the rest (waiting for the compressors included).
+  void append(const TrajectoryRows& rows, unsigned threads, StageTimings& timings);
+  // The same for n rows of n_times × dim doubles, contiguous (stride dim, first 0).
   void append(const double* rows, std::size_t n, unsigned threads, StageTimings& timings);
   // Stores the partly filled last chunk (padded), so the file holds every row: before the file is
   // closed. More rows may follow; the chunk is then rewritten.
   void flush(unsigned threads, StageTimings& timings);
 
  private:
-  void store_chunks(std::size_t n_rows, bool pad, unsigned threads, StageTimings& timings);
+  // Stores the chunks of the first n_rows rows from pending_first_: pending_'s rows, then `more`'s.
+  void store_chunks(std::size_t n_rows, const TrajectoryRows& more, bool pad, unsigned threads, StageTimings& timings);
 
   hid_t dataset_;
   std::string name_;

@@ -248,7 +248,8 @@ void count_batch(const HostBatch& batch, std::size_t n, std::uint64_t redrawn, R
 
 // The stages of one batch, each a member below, in the order a batch goes through them (as
 // MuJoCo's mj_forward lists its stages): sample → integrate → statistics → gather, and then
-// write_stage on the writer's thread. Each adds its wall time to its own entry of the timings it
+// write_stage on the writer's thread. Compacted statistics merge into the run's on a thread of
+// their own (`merging`), while the next batch is drawn and integrated. Each adds its wall time to its own entry of the timings it
 // is given. What they use is the run's, owned by run_scenario; the backend offers primitives and
 // never calls back into them.
 struct BatchStages {
@@ -259,6 +260,8 @@ struct BatchStages {
   Backend& backend;
   RunStatistics& statistics;
   TrajectorySelector& selector;
+  SerialWorker& merging;         // the compacted statistics' merges, in batch order
+  StageTimings& merge_seconds;   // their time, on that thread
 
   // Stage sample: rows [0, n) drawn as samples index[0, n), where the backend integrates (the GPU
   // keeps its draws for its kernel and sends back only the columns the file keeps) or else on the
@@ -280,15 +283,21 @@ struct BatchStages {
   }
 
   // Stage statistics: the batch's quantities reduced by the backend and merged into the run's. A
-  // backend that compacts each column for the sketches where it lies sends far fewer values.
-  // Returns whether it did (the journal then records no quantile values).
+  // backend that compacts each column for the sketches where it lies sends far fewer values; they
+  // merge on `merging` while the driver goes on (the batch's moments and quantities stay untouched
+  // until the merge of the batch after it is submitted, which waits for this one). Returns whether
+  // it compacted (the journal then records no quantile values).
   bool reduce_statistics(HostBatch& batch, std::size_t n, StageTimings& timings) const {
     if (!statistics.enabled()) return false;
     const std::size_t slot = backend.reduce_statistics_compacted(how, statistics.compaction_request(batch.index[0]),
                                                                  batch.moments, batch.quantities, timings);
     if (slot > 0) {
-      const StageClock clock(&timings, Stage::statistics);
-      statistics.add_compacted(batch.moments, batch.quantities, slot, n);
+      const StageClock waiting(&timings, Stage::idle);  // for the previous batch's merge
+      // What the job uses outlives `merging` (run_scenario declares it after them); this struct does not.
+      merging.submit([&run = statistics, &seconds = merge_seconds, &batch, slot, n] {
+        const StageClock clock(&seconds, Stage::statistics);
+        run.add_compacted(batch.moments, batch.quantities, slot, n);
+      });
       return true;
     }
     const std::vector<std::uint32_t> rows = statistics.quantile_rows(n);
@@ -299,15 +308,16 @@ struct BatchStages {
   }
 
   // Stage gather: the trajectories the file keeps, chosen batch by batch in global index order.
+  // The buffer is resized by the backend rather than cleared here: refilling hundreds of megabytes
+  // of the same size in place saves filling them with zeros first.
   void gather(HostBatch& batch, std::size_t n, StageTimings& timings) const {
     batch.kept.clear();
-    batch.trajectories.clear();
-    if (!selector.active()) return;
-    {
+    if (selector.active()) {
       const StageClock clock(&timings, Stage::gather);
       batch.kept = selector.select(batch.index.data(), batch.outputs.data(), batch.status.data(), n);
     }
-    if (!batch.kept.empty()) backend.gather_trajectories(batch.kept, batch.trajectories, timings);
+    if (batch.kept.empty()) batch.trajectories.clear();
+    else backend.gather_trajectories(batch.kept, batch.trajectories, timings);
   }
 };
 
@@ -452,8 +462,10 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
   const auto start = Clock::now();
 
   const SamplingPlan plan(scenario);
-  std::unique_ptr<Backend> backend = make_backend(options.backend, options.precision, options.threads, options.device,
-                                                      options.processes_on_node);
+  std::unique_ptr<Backend> backend = options.make_backend
+                                         ? options.make_backend()
+                                         : make_backend(options.backend, options.precision, options.threads,
+                                                        options.device, options.processes_on_node);
   const unsigned threads = options.threads == 0 ? default_thread_count() : options.threads;
 
   ResultsMetadata meta;
@@ -517,6 +529,15 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
   if (selector.most_kept(batch_size) * trajectory_row > kHostBytes) host_row += trajectory_row;
   if (options.batch_size == 0 && host_row > 0)
     batch_size = std::max<std::size_t>(1, std::min(batch_size, kHostBytes / host_row));
+  // A run in one batch overlaps nothing: its write waits for its integration and statistics, and
+  // the run's end for its write. A large run goes in at least kOverlapBatches batches, none smaller
+  // than a GPU fills, so that each batch's write on the writer's thread overlaps the next one's
+  // stages. (On the H100, a free body at N = 10⁶ × 10,000 steps took 1.61 s in one batch of 2²⁰,
+  // 0.89 s in batches of 2¹⁸ and 0.76 s in batches of 2¹⁷: ../shared/measurements/2026-11-22-h100.md.)
+  constexpr std::uint64_t kOverlapBatches = 8, kSmallestOverlapBatch = std::uint64_t(1) << 16;
+  if (options.batch_size == 0)
+    batch_size = std::size_t(std::min<std::uint64_t>(
+        batch_size, std::max(kSmallestOverlapBatch, (n_total + kOverlapBatches - 1) / kOverlapBatches)));
   // The same batches as before the interruption: the statistics merge in the same order, so the
   // file equals an uninterrupted run's.
   if (suspended && options.batch_size == 0) batch_size = std::size_t(suspended->batch_size);
@@ -537,25 +558,31 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
   std::array<HostBatch, 2> batches;
   // The stages every batch goes through (BatchStages), the write on the writer's thread below.
   const std::vector<SampleDataset> kept_datasets = sample_datasets(scenario);
+  StageTimings driver_seconds, writer_seconds, merge_seconds;
+  std::unique_ptr<RunJournal> journal;
+  // Declared after everything their jobs touch (the batches, the statistics, the journal, the
+  // timings): when an error unwinds the run, each finishes the job in flight before they are
+  // destroyed. (Declared before them, the writer once let a job append to a destroyed journal:
+  // heap corruption.)
+  SerialWorker writing, merging;
   const BatchStages stages{plan, how,
                            DrawnColumnsWanted{keeps_any(kept_datasets, {SampleSource::inputs, SampleSource::inertia}),
                                               keeps_any(kept_datasets, {SampleSource::params})},
-                           threads, *backend, statistics, selector};
-  StageTimings driver_seconds, writer_seconds;
-  std::unique_ptr<RunJournal> journal;
-  // Declared after everything its jobs touch (the batches, the journal, the writer's timings):
-  // when an error unwinds the run, it finishes the job in flight before they are destroyed.
-  // (Declared before them, it once let a job append to a destroyed journal: heap corruption.)
-  SerialWorker writing;
+                           threads, *backend, statistics, selector, merging, merge_seconds};
   const auto wait_for_writing = [&] {  // rethrows the writer's error here
     const StageClock clock(&driver_seconds, Stage::idle);
     writing.wait();
+  };
+  const auto wait_for_merging = [&] {  // before the statistics are read; rethrows a merge's error here
+    const StageClock clock(&driver_seconds, Stage::idle);
+    merging.wait();
   };
   ProgressReport progress(options.progress, n_total, start_row, progress_interval);
   how.progress = &progress.in_batch();
   // On SIGINT or SIGTERM, between batches: the file so far is kept for --resume.
   const auto suspend = [&](std::uint64_t rows_done) {
     wait_for_writing();
+    wait_for_merging();
     totals.wall_seconds = wall_before + std::chrono::duration<double>(Clock::now() - start).count();
     writer->suspend({rows_done, batch_size, totals, statistics.save()});
     journal->remove();  // OUT.partial holds everything it held
@@ -662,6 +689,7 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
     std::shared_ptr<const StatisticsState> snapshot;
     if (statistics_snapshots &&
         std::chrono::duration<double>(Clock::now() - last_snapshot).count() >= snapshot_interval && first + n < n_total) {
+      wait_for_merging();
       const StageClock clock(&driver_seconds, Stage::statistics);
       snapshot = std::make_shared<const StatisticsState>(statistics.save());
       last_snapshot = Clock::now();
@@ -681,6 +709,7 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
     if (options.after_batch) options.after_batch(first + n);
   }
   wait_for_writing();
+  wait_for_merging();
   {
     const StageClock clock(&driver_seconds, Stage::statistics);
     writer->write_statistics(statistics);
@@ -688,6 +717,7 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
 
   totals.stage_seconds = driver_seconds;
   totals.stage_seconds += writer_seconds;
+  totals.stage_seconds += merge_seconds;
   totals.wall_seconds = wall_before + std::chrono::duration<double>(Clock::now() - start).count();
   // A shard keeps its statistics' state, which rbmc merge needs to merge them exactly.
   const StatisticsState merge_state = options.shard_count > 0 ? statistics.save() : StatisticsState{};

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -37,6 +38,10 @@ struct RunOptions {
   // Called after each batch is integrated (its write may still be in flight), with the rows done
   // so far (for embedding: progress, or a request to stop through interrupt_requested()).
   std::function<void(std::uint64_t rows_done)> after_batch;
+  // When set, the run integrates on the backend this returns instead of the one `backend`,
+  // `threads`, `device` and `precision` choose (for embedding, and for tests of the driver's
+  // stages with a backend of their own). `precision` still names the file's precision.
+  std::function<std::unique_ptr<Backend>()> make_backend;
 };
 
 // The rows [first, first + count) of shard i of n of a run of n_samples: contiguous parts whose

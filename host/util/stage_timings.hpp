@@ -17,7 +17,7 @@ enum class Stage : int {
   gather,      // selecting and gathering the trajectories the file keeps
   compress,    // shuffling and deflating trajectory chunks (writer thread)
   write,       // HDF5 writes (writer thread)
-  idle,        // the driver waiting for the writer to finish the previous batch
+  idle,        // the driver waiting for the previous batch's write or statistics merge
   count
 };
 

@@ -15,8 +15,11 @@
 #include "host/io/h5_handle.hpp"
 #include "host/io/results_reader.hpp"
 #include "host/io/run_journal.hpp"
+#include "host/stats/column_moments.hpp"
+#include "host/stats/run_statistics.hpp"
 #include "host/util/environment.hpp"
 #include "rbmc/random/inverse_transforms.hpp"
+#include "compaction_reference.hpp"
 #include "test_scenarios.hpp"
 
 namespace rbmc {
@@ -200,6 +203,91 @@ TEST(RunDriver, ResumedQuantileSketchesEqualAnUninterruptedRunsSketches) {
     EXPECT_EQ(a.doubles(d).data, b.doubles(d).data) << d;
     EXPECT_EQ(a.doubles(d).data, c.doubles(d).data) << d;
   }
+}
+
+// The CPU backend, compacting each batch's columns as the CUDA backend does on the device (the
+// tests' reference compaction), and keeping a copy of what it sends for each batch.
+class CompactingCpuBackend final : public Backend {
+ public:
+  struct Sent {
+    std::vector<Moments> moments;
+    std::vector<double> values;
+    std::size_t slot = 0, n = 0;
+  };
+  explicit CompactingCpuBackend(std::vector<Sent>& sent) : cpu_(make_cpu_backend(Precision::float64, 2)), sent_(sent) {}
+  std::string name() const override { return cpu_->name(); }
+  std::string device() const override { return cpu_->device(); }
+  std::size_t max_batch_size(const BatchIntegration& how) const override { return cpu_->max_batch_size(how); }
+  void integrate(const double* inputs, double* outputs, std::uint8_t* status, std::size_t n, const BatchIntegration& how,
+                 StageTimings& timings) override {
+    n_ = n;
+    cpu_->integrate(inputs, outputs, status, n, how, timings);
+  }
+  void reduce_statistics(const BatchIntegration& how, const std::vector<std::uint32_t>& rows, std::vector<Moments>& moments,
+                         QuantityValues& values, StageTimings& timings) override {
+    cpu_->reduce_statistics(how, rows, moments, values, timings);
+  }
+  std::size_t reduce_statistics_compacted(const BatchIntegration& how, const BatchCompactionRequest& request,
+                                          std::vector<Moments>& moments, QuantityValues& values,
+                                          StageTimings& timings) override {
+    if (n_ < 2 * request.keep) return 0;
+    std::vector<std::uint32_t> rows(n_);
+    for (std::size_t i = 0; i < n_; ++i) rows[i] = std::uint32_t(i);
+    QuantityValues every;
+    cpu_->reduce_statistics(how, rows, moments, every, timings);
+    const std::size_t columns = every.size() / n_;
+    std::vector<const double*> starts(columns);
+    for (std::size_t c = 0; c < columns; ++c) starts[c] = every.data() + c * n_;
+    moments.resize(columns);
+    column_moments(starts.data(), columns, n_, moments.data());
+    std::vector<double> compacted;
+    const std::size_t slot = test::compact_columns_for_reference(every, n_, columns, request, compacted);
+    values.assign(compacted.begin(), compacted.end());
+    sent_.push_back({moments, compacted, slot, n_});
+    return slot;
+  }
+  void gather_trajectories(const std::vector<std::uint32_t>& rows, std::vector<double>& trajectories,
+                           StageTimings& timings) override {
+    cpu_->gather_trajectories(rows, trajectories, timings);
+  }
+
+ private:
+  std::unique_ptr<Backend> cpu_;
+  std::vector<Sent>& sent_;
+  std::size_t n_ = 0;
+};
+
+// A backend that compacts its columns (as the GPU does) has each batch's merged into the run's
+// statistics on a thread of their own while the next batch is drawn and integrated. The file's
+// statistics equal those of the same batches merged one after the other here: the merge read
+// each batch's values before the driver reused their buffers two batches later.
+TEST(RunDriver, CompactedStatisticsMergeWhileTheNextBatchIntegrates) {
+  test::TempDir dir;
+  const Scenario s = parse_scenario(test::valid_scenario_text(6000, 0.5, 0.01) +
+                                        "[output]\ninterval = 0.05\nquantile_memory_mb = 1\n",
+                                    "box.toml");
+  std::vector<CompactingCpuBackend::Sent> sent;
+  RunOptions o = cpu_options(dir.file("c.h5"), 2, 1000);
+  o.make_backend = [&sent] { return std::make_unique<CompactingCpuBackend>(sent); };
+  run_scenario(s, o);
+  ASSERT_EQ(sent.size(), 6u);
+  RunStatistics merged(s, 6000, 1);
+  ASSERT_FALSE(merged.exact());
+  for (const CompactingCpuBackend::Sent& b : sent) merged.add_compacted(b.moments, b.values, b.slot, b.n);
+  const auto quantiles = merged.all_quantiles();
+  const ResultsReader r(dir.file("c.h5"));
+  ASSERT_NE(r.string_attribute("statistics", "quantile_method").find("sketch"), std::string::npos);
+  const std::vector<double> file_quantiles = r.doubles("statistics/angular_velocity/quantiles").data;  // (T, 5, 3)
+  const std::vector<double> file_means = r.doubles("statistics/angular_velocity/mean").data;           // (T, 3)
+  const std::size_t n_times = std::size_t(s.output_times.n), n_p = kQuantileProbabilities.size();
+  ASSERT_EQ(file_quantiles.size(), n_times * n_p * 3);
+  for (std::size_t k = 0; k < n_times; ++k)
+    for (std::size_t c = 0; c < 3; ++c) {
+      const std::size_t column = k * quantity::count + quantity::angular_velocity + c;
+      EXPECT_EQ(file_means[k * 3 + c], merged.moments()[column].mean) << k << " " << c;
+      for (std::size_t j = 0; j < n_p; ++j)
+        EXPECT_EQ(file_quantiles[(k * n_p + j) * 3 + c], quantiles[column][j]) << k << " " << c << " " << j;
+    }
 }
 
 // Runs s into out in batches of `batch` and crashes once `rows` are done (an exception out of the

@@ -93,6 +93,38 @@ TEST(TrajectoryChunks, HdfFiveReadsBackEveryValueExactly) {
   }
 }
 
+// The rows read in place from a backend's kept trajectories, 13 values a time, the dataset's part
+// at a column offset, in pieces both shorter and longer than a chunk (so that chunks mix rows
+// that waited from the previous append with new ones read in place): HDF5 reads back exactly that
+// part, none of the columns beside it.
+TEST(TrajectoryChunks, RowsReadInPlaceFromInterleavedColumns) {
+  h5::initialize();
+  constexpr std::size_t kStride = 13, kFirst = 3;
+  const std::size_t rows_per = trajectory_chunk_shape(kTimes, kDim)[0];
+  test::TempDir dir;
+  h5::Handle file(H5Fcreate(dir.file("t.h5").c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose, "file");
+  h5::Handle ds = create_dataset(file.get(), false);
+  StageTimings timings;
+  TrajectoryChunks chunks(ds.get(), "t", kTimes, kDim, false, 0);
+  std::size_t written = 0;
+  for (const std::size_t n : {2 * rows_per + 7, std::size_t(5), 3 * rows_per, std::size_t(1)}) {
+    // The part's values at columns [kFirst, kFirst + kDim) of each time; NaN in every other column.
+    std::vector<double> interleaved(n * kTimes * kStride, std::nan(""));
+    for (std::size_t r = 0; r < n; ++r)
+      for (std::size_t k = 0; k < kTimes; ++k)
+        for (std::size_t c = 0; c < kDim; ++c)
+          interleaved[(r * kTimes + k) * kStride + kFirst + c] = value_at(written + r, k, c);
+    chunks.append(TrajectoryRows{interleaved.data(), n, kStride, kFirst}, 4, timings);
+    written += n;
+  }
+  chunks.flush(4, timings);
+  EXPECT_GT(timings[Stage::write], 0.0);
+  hsize_t rows = 0;
+  const std::vector<double> back = read_all(ds.get(), &rows);
+  ASSERT_EQ(rows, written);
+  EXPECT_EQ(back, rows_from(0, written));
+}
+
 // A resumed file's last chunk is partly filled: the rows in it are read back, completed and the
 // chunk rewritten, so the rows before and after the resume read back as one run's.
 TEST(TrajectoryChunks, AppendingToAPartlyFilledChunkKeepsItsRows) {

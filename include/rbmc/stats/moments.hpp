@@ -52,9 +52,4 @@ RBMC_HD inline Moments merge(const Moments& a, const Moments& b) {
   return m;
 }
 
-// The functor form, for reductions (Thrust on the device, loops on the host).
-struct MergeMoments {
-  RBMC_HD Moments operator()(const Moments& a, const Moments& b) const { return merge(a, b); }
-};
-
 }  // namespace rbmc

@@ -1,0 +1,142 @@
+// What the GPU's statistics stage spends, kernel by kernel, on a batch shaped like the default
+// scenario's (n samples × 151 output times × 12 quantities, column by column): the column moments
+// (a block per column, as kernels/statistics.cu runs it), the sort and compaction for the
+// quantile sketch (CUB's segmented radix sort, as it runs it), and, beside them, two other ways to
+// sort the same columns, so that a change is chosen by measurement: CUB's DeviceSegmentedSort, and
+// DeviceRadixSort column by column. CUDA events, the median of `repetitions` after a warm-up.
+//   rbmc_statistics_kernel_bench [n] [columns] [repetitions]
+#include <algorithm>
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <vector>
+
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_segmented_sort.cuh>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
+
+#include "host/backend/cuda_check.hpp"
+#include "host/backend/device_buffer.hpp"
+#include "kernels/statistics.cuh"
+#include "rbmc/random/philox_stream.hpp"
+
+namespace rbmc::bench {
+namespace {
+
+// Column c's values: normal draws with a mean and spread of the column's own, as quantities are.
+template <class Scalar>
+__global__ void fill_columns(Scalar* data, std::size_t n, std::size_t columns) {
+  const std::size_t e = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (e >= n * columns) return;
+  const std::size_t c = e / n, i = e % n;
+  const PhiloxStream s(20261126, i, std::uint32_t(c));
+  const double u1 = s.uniform(0), u2 = s.uniform(1);
+  const double z = sqrt(-2 * log(u1)) * cos(6.283185307179586 * u2);
+  data[e] = Scalar(double(c % 12) + (1.0 + double(c % 7)) * z);
+}
+
+struct SegmentOffset {
+  int n;
+  __host__ __device__ int operator()(int s) const { return s * n; }
+};
+
+double median_ms(int repetitions, const std::function<void()>& work) {
+  cudaEvent_t start, stop;
+  RBMC_CUDA_CHECK(cudaEventCreate(&start));
+  RBMC_CUDA_CHECK(cudaEventCreate(&stop));
+  work();  // warm-up
+  std::vector<float> ms;
+  for (int r = 0; r < repetitions; ++r) {
+    RBMC_CUDA_CHECK(cudaEventRecord(start));
+    work();
+    RBMC_CUDA_CHECK(cudaEventRecord(stop));
+    RBMC_CUDA_CHECK(cudaEventSynchronize(stop));
+    float t = 0;
+    RBMC_CUDA_CHECK(cudaEventElapsedTime(&t, start, stop));
+    ms.push_back(t);
+  }
+  RBMC_CUDA_CHECK(cudaEventDestroy(start));
+  RBMC_CUDA_CHECK(cudaEventDestroy(stop));
+  std::sort(ms.begin(), ms.end());
+  return ms[ms.size() / 2];
+}
+
+template <class Scalar>
+void run(std::size_t n, std::size_t columns, int repetitions) {
+  const char* precision = sizeof(Scalar) == 8 ? "double" : "float";
+  const std::size_t values = n * columns;
+  cuda::DeviceBuffer<Scalar> data(values), sorted(values), compacted;
+  cuda::DeviceBuffer<Moments> moments(columns);
+  fill_columns<Scalar><<<unsigned((values + 255) / 256), 256>>>(data.data(), n, columns);
+  RBMC_CUDA_CHECK(cudaGetLastError());
+  RBMC_CUDA_CHECK(cudaDeviceSynchronize());
+  const double gvalues = double(values) * 1e-9;
+  const auto row = [&](const char* what, double ms) {
+    std::printf("| %s | %s | %.2f | %.2f |\n", what, precision, ms, gvalues / (ms * 1e-3));
+  };
+
+  row("column moments (as run)", median_ms(repetitions, [&] {
+        RBMC_CUDA_CHECK(kernels::reduce_column_moments<Scalar>(data.data(), n, columns, moments.data(), nullptr));
+      }));
+
+  // The sort and compaction as the run does them (keep = 2 k, k = 5120).
+  const BatchCompactionRequest request{10240, 1, 0};
+  const std::size_t slot = std::size_t(compacted_capacity(n, request.keep));
+  compacted.reserve(columns * slot);
+  std::size_t temp_bytes = 0;
+  RBMC_CUDA_CHECK(kernels::compact_sorted_columns<Scalar>(data.data(), n, columns, moments.data(), request, nullptr,
+                                                          nullptr, temp_bytes, nullptr, slot, nullptr));
+  cuda::DeviceBuffer<unsigned char> temp(std::max<std::size_t>(temp_bytes, 1));
+  row("segmented radix sort and compaction (as run)", median_ms(repetitions, [&] {
+        std::size_t bytes = temp_bytes;
+        RBMC_CUDA_CHECK(kernels::compact_sorted_columns<Scalar>(data.data(), n, columns, moments.data(), request,
+                                                                sorted.data(), temp.data(), bytes, compacted.data(),
+                                                                slot, nullptr));
+      }));
+
+  // CUB's DeviceSegmentedSort over the same segments.
+  const auto offsets = thrust::make_transform_iterator(thrust::counting_iterator<int>(0), SegmentOffset{int(n)});
+  const std::size_t group = std::min(columns, std::max<std::size_t>(1, std::size_t(INT_MAX) / n));
+  std::size_t seg_bytes = 0;
+  RBMC_CUDA_CHECK(cub::DeviceSegmentedSort::SortKeys(nullptr, seg_bytes, data.data(), sorted.data(), int(group * n),
+                                                     int(group), offsets, offsets + 1));
+  cuda::DeviceBuffer<unsigned char> seg_temp(std::max<std::size_t>(seg_bytes, 1));
+  row("DeviceSegmentedSort (sort only)", median_ms(repetitions, [&] {
+        for (std::size_t first = 0; first < columns; first += group) {
+          const std::size_t count = std::min(group, columns - first);
+          std::size_t bytes = seg_bytes;
+          RBMC_CUDA_CHECK(cub::DeviceSegmentedSort::SortKeys(seg_temp.data(), bytes, data.data() + first * n,
+                                                             sorted.data(), int(count * n), int(count), offsets,
+                                                             offsets + 1));
+        }
+      }));
+
+  // DeviceRadixSort (onesweep), one column at a time.
+  std::size_t one_bytes = 0;
+  RBMC_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, one_bytes, data.data(), sorted.data(), int(n)));
+  cuda::DeviceBuffer<unsigned char> one_temp(std::max<std::size_t>(one_bytes, 1));
+  row("DeviceRadixSort, column by column (sort only)", median_ms(repetitions, [&] {
+        for (std::size_t c = 0; c < columns; ++c) {
+          std::size_t bytes = one_bytes;
+          RBMC_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(one_temp.data(), bytes, data.data() + c * n,
+                                                         sorted.data() + c * n, int(n)));
+        }
+      }));
+  RBMC_CUDA_CHECK(cudaDeviceSynchronize());
+}
+
+}  // namespace
+}  // namespace rbmc::bench
+
+int main(int argc, char** argv) {
+  const std::size_t n = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : std::size_t(1) << 20;
+  const std::size_t columns = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 151 * 12;
+  const int repetitions = argc > 3 ? std::atoi(argv[3]) : 3;
+  std::printf("statistics kernels: n = %zu samples, %zu columns (median of %d)\n\n", n, columns, repetitions);
+  std::printf("| kernel | precision | ms | G values/s |\n| --- | --- | --- | --- |\n");
+  rbmc::bench::run<double>(n, columns, repetitions);
+  rbmc::bench::run<float>(n, columns, repetitions);
+  return 0;
+}
