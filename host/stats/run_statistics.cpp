@@ -140,25 +140,66 @@ void RunStatistics::add_compacted(const std::vector<Moments>& moments, const dou
 }
 
 std::array<double, kQuantileProbabilities.size()> RunStatistics::quantiles(std::size_t column) const {
-  std::array<double, kQuantileProbabilities.size()> q{};
+  std::vector<double> scratch;
+  return quantiles(column, scratch);
+}
+
+std::array<double, kQuantileProbabilities.size()> RunStatistics::quantiles(std::size_t column,
+                                                                           std::vector<double>& x) const {
+  constexpr std::size_t kP = kQuantileProbabilities.size();
+  std::array<double, kP> q{};
   if (!exact()) return sketches_[column].quantiles();
-  // The two order statistics each quantile interpolates, by selection rather than a full sort:
-  // O(m) per probability instead of O(m log m), which matters over T × 12 columns. The
-  // probabilities ascend, so each selection searches only above the previous one's.
-  std::vector<double> x = values_[column];
-  if (x.empty()) {
+  // Each quantile interpolates two order statistics (as quantile_of_sorted): the lower ones found
+  // by selection rather than a full sort, O(m) instead of O(m log m), which matters over T × 12
+  // columns. The median's first, over the whole column, then each side's in its own part, so
+  // that the selections pass over about 2.1 m values (3.5 m one after another, as before); the
+  // upper one of each pair is the least value between its lower one and the next selected
+  // position. The selection reorders a copy, in scratch the caller reuses across columns: a fresh
+  // copy of each column faulted its pages in anew (at 10⁶ samples, 14.5 GB over 1,812 columns).
+  x.assign(values_[column].begin(), values_[column].end());
+  const std::size_t m = x.size();
+  if (m == 0) {
     q.fill(NAN);
     return q;
   }
-  std::size_t from = 0;  // x[from..) holds the values not below the previous selection
-  for (std::size_t j = 0; j < q.size(); ++j) {
-    const double h = double(x.size() - 1) * kQuantileProbabilities[j];
-    const std::size_t lo = std::max(from, std::size_t(std::floor(h)));
-    std::nth_element(x.begin() + std::ptrdiff_t(from), x.begin() + std::ptrdiff_t(lo), x.end());
-    const double below = x[lo];
-    const double above = lo + 1 < x.size() ? *std::min_element(x.begin() + std::ptrdiff_t(lo) + 1, x.end()) : below;
-    q[j] = below + (h - double(lo)) * (above - below);  // as quantile_of_sorted
-    from = lo;
+  std::array<std::size_t, kP> lo{};
+  for (std::size_t j = 0; j < kP; ++j) lo[j] = std::size_t(std::floor(double(m - 1) * kQuantileProbabilities[j]));
+  // Selects lo[j] for j in [j_first, j_last) within x[first, last), which holds exactly the
+  // order statistics first .. last − 1 (the probabilities ascend, so lo does).
+  const auto select = [&](const auto& self, std::size_t first, std::size_t last, std::size_t j_first,
+                          std::size_t j_last) -> void {
+    if (j_first >= j_last || first >= last) return;
+    // The position nearest the part's middle: the parts left to select in are then smallest.
+    std::size_t mid = j_first;
+    const auto off_centre = [&](std::size_t j) {
+      return std::max(2 * lo[j], first + last) - std::min(2 * lo[j], first + last);
+    };
+    for (std::size_t j = j_first + 1; j < j_last; ++j)
+      if (off_centre(j) < off_centre(mid)) mid = j;
+    const std::size_t at = lo[mid];
+    std::nth_element(x.begin() + std::ptrdiff_t(first), x.begin() + std::ptrdiff_t(at), x.begin() + std::ptrdiff_t(last));
+    std::size_t left = mid, right = mid + 1;
+    while (left > j_first && lo[left - 1] == at) --left;  // the same position: selected already
+    while (right < j_last && lo[right] == at) ++right;
+    self(self, first, at, j_first, left);
+    self(self, at + 1, last, right, j_last);
+  };
+  select(select, 0, m, 0, kP);
+  for (std::size_t j = 0; j < kP; ++j) {
+    const double h = double(m - 1) * kQuantileProbabilities[j];
+    const double below = x[lo[j]];
+    std::size_t next = m;  // the next selected position above lo[j]
+    for (std::size_t i = j + 1; i < kP; ++i)
+      if (lo[i] > lo[j]) {
+        next = lo[i];
+        break;
+      }
+    double above = below;
+    if (lo[j] + 1 < m) {
+      const std::size_t end = next < m ? next + 1 : m;  // everything past `next` is not below x[next]
+      above = *std::min_element(x.begin() + std::ptrdiff_t(lo[j]) + 1, x.begin() + std::ptrdiff_t(end));
+    }
+    q[j] = below + (h - double(lo[j])) * (above - below);  // as quantile_of_sorted
   }
   return q;
 }
@@ -168,7 +209,8 @@ std::vector<std::array<double, kQuantileProbabilities.size()>> RunStatistics::al
   none.fill(NAN);
   std::vector<std::array<double, kQuantileProbabilities.size()>> q(moments_.size(), none);
   parallel_for(kept_columns_.size(), threads_, [&](std::size_t begin, std::size_t end) {
-    for (std::size_t j = begin; j < end; ++j) q[kept_columns_[j]] = quantiles(kept_columns_[j]);
+    std::vector<double> scratch;
+    for (std::size_t j = begin; j < end; ++j) q[kept_columns_[j]] = quantiles(kept_columns_[j], scratch);
   });
   return q;
 }

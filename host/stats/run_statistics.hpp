@@ -113,6 +113,8 @@ class RunStatistics {
 
  private:
   void add_columns(std::vector<Moments>& moments, const double* values, std::size_t n_rows, bool kept_layout);
+  // quantiles(column), its exact ones selected in x (any contents; grown as needed).
+  std::array<double, kQuantileProbabilities.size()> quantiles(std::size_t column, std::vector<double>& x) const;
 
   int n_times_ = 0;
   std::uint64_t seed_ = 0;

@@ -201,6 +201,44 @@ TEST(RunStatistics, MomentsFromTheValuesEqualTheBackendsMoments) {
   EXPECT_THROW(without.add(none, short_values, n_rows), std::logic_error);
 }
 
+// Exact quantiles, chosen by selection, equal those of the sorted finite values (numpy's linear
+// interpolation, quantile_of_sorted) bit for bit: columns of every kind, of sizes where the
+// probabilities' positions coincide (1, 2, 3 values) or fall next to each other, in batches.
+TEST(RunStatistics, ExactQuantilesEqualThoseOfTheSortedValues) {
+  const Scenario scenario = parse_scenario(kThrown + "[output]\ninterval = 0.25\n", "t.toml");
+  const std::size_t columns = std::size_t(scenario.output_times.n) * quantity::count;
+  for (const std::size_t n_rows : {std::size_t(1), std::size_t(2), std::size_t(3), std::size_t(5), std::size_t(20),
+                                   std::size_t(101), std::size_t(1000), std::size_t(4099)}) {
+    const std::vector<std::vector<double>> kinds = awkward_columns(n_rows);
+    std::vector<double> values;
+    for (std::size_t c = 0; c < columns; ++c)
+      values.insert(values.end(), kinds[c % kinds.size()].begin(), kinds[c % kinds.size()].end());
+    RunStatistics exact(scenario, 2 * n_rows, 2);
+    ASSERT_TRUE(exact.exact());
+    std::vector<Moments> none;
+    for (int batch = 0; batch < 2; ++batch) {
+      none.clear();
+      exact.add(none, values, n_rows);
+    }
+    const auto all = exact.all_quantiles();
+    for (std::size_t c = 0; c < columns; ++c) {
+      std::vector<double> sorted;
+      for (int batch = 0; batch < 2; ++batch)
+        for (double x : kinds[c % kinds.size()])
+          if (std::isfinite(x)) sorted.push_back(x);
+      std::sort(sorted.begin(), sorted.end());
+      for (std::size_t p = 0; p < kQuantileProbabilities.size(); ++p) {
+        const double want = quantile_of_sorted(sorted, kQuantileProbabilities[p]);
+        if (std::isnan(want)) {
+          EXPECT_TRUE(std::isnan(all[c][p])) << n_rows << " rows, column " << c << ", p " << p;
+        } else {
+          EXPECT_EQ(all[c][p], want) << n_rows << " rows, column " << c << ", p " << p;
+        }
+      }
+    }
+  }
+}
+
 TEST(RunStatistics, EqualTheValuesComputedFromEveryTrajectory) {
   test::TempDir dir;
   const std::string path = run(dir, "a.h5", "[output]\ninterval = 0.25\n", 400);
