@@ -1,5 +1,6 @@
-// An owning device allocation. The destructor frees without throwing: a failure there can only
-// be reported, and the error that unwound the stack is the one the user needs.
+// Owning CUDA allocations: device memory, and page-locked host memory. The destructor frees
+// without throwing: a failure there can only be reported, and the error that unwound the stack is
+// the one the user needs.
 #pragma once
 
 #include <cstddef>
@@ -9,20 +10,28 @@
 
 namespace rbmc::cuda {
 
-template <class T>
-class DeviceBuffer {
+namespace detail {
+inline cudaError_t allocate_on_device(void** p, std::size_t bytes) { return cudaMalloc(p, bytes); }
+inline cudaError_t free_on_device(void* p) { return cudaFree(p); }
+inline cudaError_t allocate_pinned(void** p, std::size_t bytes) { return cudaMallocHost(p, bytes); }
+inline cudaError_t free_pinned(void* p) { return cudaFreeHost(p); }
+}  // namespace detail
+
+// An owning allocation of Allocate and Release (a CUDA pair).
+template <class T, cudaError_t (*Allocate)(void**, std::size_t), cudaError_t (*Release)(void*)>
+class CudaAllocation {
  public:
-  DeviceBuffer() = default;
-  explicit DeviceBuffer(std::size_t n) { reserve(n); }
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-  ~DeviceBuffer() { release(); }
+  CudaAllocation() = default;
+  explicit CudaAllocation(std::size_t n) { reserve(n); }
+  CudaAllocation(const CudaAllocation&) = delete;
+  CudaAllocation& operator=(const CudaAllocation&) = delete;
+  ~CudaAllocation() { release(); }
 
   // Grows to at least n elements; the contents are not kept.
   void reserve(std::size_t n) {
     if (n <= capacity_) return;
     release();
-    RBMC_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&data_), n * sizeof(T)));
+    RBMC_CUDA_CHECK(Allocate(reinterpret_cast<void**>(&data_), n * sizeof(T)));
     capacity_ = n;
   }
 
@@ -32,8 +41,9 @@ class DeviceBuffer {
  private:
   void release() noexcept {
     if (data_ == nullptr) return;
-    const cudaError_t e = cudaFree(data_);
-    if (e != cudaSuccess) std::fprintf(stderr, "rbmc: warning: cudaFree failed: %s\n", cudaGetErrorString(e));
+    const cudaError_t e = Release(data_);
+    if (e != cudaSuccess)
+      std::fprintf(stderr, "rbmc: warning: freeing CUDA memory failed: %s\n", cudaGetErrorString(e));
     data_ = nullptr;
     capacity_ = 0;
   }
@@ -42,38 +52,13 @@ class DeviceBuffer {
   std::size_t capacity_ = 0;
 };
 
-// An owning page-locked host allocation: the device copies into it at the bus's speed, where a
-// copy into pageable memory goes through the driver's own staging buffer. Freed as DeviceBuffer is.
+// Device memory.
 template <class T>
-class PinnedBuffer {
- public:
-  PinnedBuffer() = default;
-  PinnedBuffer(const PinnedBuffer&) = delete;
-  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
-  ~PinnedBuffer() { release(); }
+using DeviceBuffer = CudaAllocation<T, detail::allocate_on_device, detail::free_on_device>;
 
-  // Grows to at least n elements; the contents are not kept.
-  void reserve(std::size_t n) {
-    if (n <= capacity_) return;
-    release();
-    RBMC_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&data_), n * sizeof(T)));
-    capacity_ = n;
-  }
-
-  T* data() { return data_; }
-  const T* data() const { return data_; }
-
- private:
-  void release() noexcept {
-    if (data_ == nullptr) return;
-    const cudaError_t e = cudaFreeHost(data_);
-    if (e != cudaSuccess) std::fprintf(stderr, "rbmc: warning: cudaFreeHost failed: %s\n", cudaGetErrorString(e));
-    data_ = nullptr;
-    capacity_ = 0;
-  }
-
-  T* data_ = nullptr;
-  std::size_t capacity_ = 0;
-};
+// Page-locked host memory: the device copies into it at the bus's speed, where a copy into
+// pageable memory goes through the driver's own staging buffer.
+template <class T>
+using PinnedBuffer = CudaAllocation<T, detail::allocate_pinned, detail::free_pinned>;
 
 }  // namespace rbmc::cuda

@@ -662,9 +662,10 @@ void ResultsWriter::append_trajectories(const std::uint64_t* index, const std::v
   if (trajectories.size() != n * n_times * kTrajectoryColumns)
     throw std::logic_error("ResultsWriter::append_trajectories: the kept rows' trajectories are missing");
   const std::vector<TrajectoryPart>& parts = trajectory_parts();
-  for (std::size_t p = 0; p < parts.size(); ++p)
-    trajectory_chunks_[p].append(TrajectoryRows{trajectories.data(), n, kTrajectoryColumns, std::size_t(parts[p].first)},
-                                 threads_, timings);
+  for (std::size_t p = 0; p < parts.size(); ++p) {
+    const TrajectoryRows part{trajectories.data(), n, kTrajectoryColumns, std::size_t(parts[p].first)};
+    trajectory_chunks_[p].append(part, threads_, timings);
+  }
   n_trajectories_ += n;
 }
 

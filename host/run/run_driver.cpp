@@ -249,9 +249,9 @@ void count_batch(const HostBatch& batch, std::size_t n, std::uint64_t redrawn, R
 // The stages of one batch, each a member below, in the order a batch goes through them (as
 // MuJoCo's mj_forward lists its stages): sample → integrate → statistics → gather, and then
 // write_stage on the writer's thread. Compacted statistics merge into the run's on a thread of
-// their own (`merging`), while the next batch is drawn and integrated. Each adds its wall time to its own entry of the timings it
-// is given. What they use is the run's, owned by run_scenario; the backend offers primitives and
-// never calls back into them.
+// their own (`merging`), while the next batch is drawn and integrated. Each adds its wall time to
+// its own entry of the timings it is given. What they use is the run's, owned by run_scenario;
+// the backend offers primitives and never calls back into them.
 struct BatchStages {
   const SamplingPlan& plan;
   const BatchIntegration& how;
@@ -293,7 +293,8 @@ struct BatchStages {
                                                                  batch.moments, batch.quantities, timings);
     if (slot > 0) {
       const StageClock waiting(&timings, Stage::idle);  // for the previous batch's merge
-      // What the job uses outlives `merging` (run_scenario declares it after them); this struct does not.
+      // What the job uses outlives `merging` (run_scenario declares it after them); this struct
+      // does not, so the job holds no pointer to it.
       merging.submit([&run = statistics, &seconds = merge_seconds, &batch, slot, n] {
         const StageClock clock(&seconds, Stage::statistics);
         run.add_compacted(batch.moments, batch.quantities, slot, n);

@@ -164,6 +164,7 @@ std::array<double, kQuantileProbabilities.size()> RunStatistics::quantiles(std::
   }
   std::array<std::size_t, kP> lo{};
   for (std::size_t j = 0; j < kP; ++j) lo[j] = std::size_t(std::floor(double(m - 1) * kQuantileProbabilities[j]));
+  const auto element = [&x](std::size_t i) { return x.begin() + std::ptrdiff_t(i); };
   // Selects lo[j] for j in [j_first, j_last) within x[first, last), which holds exactly the
   // order statistics first .. last − 1 (the probabilities ascend, so lo does).
   const auto select = [&](const auto& self, std::size_t first, std::size_t last, std::size_t j_first,
@@ -177,7 +178,7 @@ std::array<double, kQuantileProbabilities.size()> RunStatistics::quantiles(std::
     for (std::size_t j = j_first + 1; j < j_last; ++j)
       if (off_centre(j) < off_centre(mid)) mid = j;
     const std::size_t at = lo[mid];
-    std::nth_element(x.begin() + std::ptrdiff_t(first), x.begin() + std::ptrdiff_t(at), x.begin() + std::ptrdiff_t(last));
+    std::nth_element(element(first), element(at), element(last));
     std::size_t left = mid, right = mid + 1;
     while (left > j_first && lo[left - 1] == at) --left;  // the same position: selected already
     while (right < j_last && lo[right] == at) ++right;
@@ -197,7 +198,7 @@ std::array<double, kQuantileProbabilities.size()> RunStatistics::quantiles(std::
     double above = below;
     if (lo[j] + 1 < m) {
       const std::size_t end = next < m ? next + 1 : m;  // everything past `next` is not below x[next]
-      above = *std::min_element(x.begin() + std::ptrdiff_t(lo[j]) + 1, x.begin() + std::ptrdiff_t(end));
+      above = *std::min_element(element(lo[j] + 1), element(end));
     }
     q[j] = below + (h - double(lo[j])) * (above - below);  // as quantile_of_sorted
   }

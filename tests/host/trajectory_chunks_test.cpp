@@ -29,6 +29,10 @@ std::vector<double> rows_from(std::size_t first, std::size_t n) {
   return v;
 }
 
+h5::Handle create_file(const test::TempDir& dir) {
+  return h5::Handle(H5Fcreate(dir.file("t.h5").c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose, "file");
+}
+
 h5::Handle create_dataset(hid_t file, bool float32) {
   const std::array<hsize_t, 3> chunk = trajectory_chunk_shape(kTimes, kDim);
   const hsize_t dims[3] = {0, kTimes, kDim}, max_dims[3] = {H5S_UNLIMITED, kTimes, kDim};
@@ -64,7 +68,7 @@ TEST(TrajectoryChunks, HdfFiveReadsBackEveryValueExactly) {
   EXPECT_GT(chunk[0], 100u);
   for (const bool float32 : {false, true}) {
     test::TempDir dir;
-    h5::Handle file(H5Fcreate(dir.file("t.h5").c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose, "file");
+    h5::Handle file = create_file(dir);
     h5::Handle ds = create_dataset(file.get(), float32);
     StageTimings timings;
     TrajectoryChunks chunks(ds.get(), "t", kTimes, kDim, float32, 0);
@@ -102,7 +106,7 @@ TEST(TrajectoryChunks, RowsReadInPlaceFromInterleavedColumns) {
   constexpr std::size_t kStride = 13, kFirst = 3;
   const std::size_t rows_per = trajectory_chunk_shape(kTimes, kDim)[0];
   test::TempDir dir;
-  h5::Handle file(H5Fcreate(dir.file("t.h5").c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose, "file");
+  h5::Handle file = create_file(dir);
   h5::Handle ds = create_dataset(file.get(), false);
   StageTimings timings;
   TrajectoryChunks chunks(ds.get(), "t", kTimes, kDim, false, 0);
@@ -130,7 +134,7 @@ TEST(TrajectoryChunks, RowsReadInPlaceFromInterleavedColumns) {
 TEST(TrajectoryChunks, AppendingToAPartlyFilledChunkKeepsItsRows) {
   h5::initialize();
   test::TempDir dir;
-  h5::Handle file(H5Fcreate(dir.file("t.h5").c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose, "file");
+  h5::Handle file = create_file(dir);
   h5::Handle ds = create_dataset(file.get(), false);
   StageTimings timings;
   const std::size_t before = trajectory_chunk_shape(kTimes, kDim)[0] + 5;
