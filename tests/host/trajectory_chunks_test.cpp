@@ -46,6 +46,16 @@ h5::Handle create_dataset(hid_t file, bool float32) {
                     H5Dclose, "create");
 }
 
+// A file holding one trajectory dataset, and the TrajectoryChunks appending to it.
+struct ChunkedDataset {
+  explicit ChunkedDataset(bool float32)
+      : file(create_file(dir)), ds(create_dataset(file.get(), float32)), chunks(ds.get(), "t", kTimes, kDim, float32, 0) {}
+  test::TempDir dir;
+  h5::Handle file, ds;
+  TrajectoryChunks chunks;
+  StageTimings timings;
+};
+
 std::vector<double> read_all(hid_t dataset, hsize_t* rows) {
   h5::Handle space(H5Dget_space(dataset), H5Sclose, "space");
   hsize_t dims[3];
@@ -67,11 +77,9 @@ TEST(TrajectoryChunks, HdfFiveReadsBackEveryValueExactly) {
   EXPECT_LE(chunk[0] * chunk[1] * chunk[2], hsize_t(1) << 15);
   EXPECT_GT(chunk[0], 100u);
   for (const bool float32 : {false, true}) {
-    test::TempDir dir;
-    h5::Handle file = create_file(dir);
-    h5::Handle ds = create_dataset(file.get(), float32);
-    StageTimings timings;
-    TrajectoryChunks chunks(ds.get(), "t", kTimes, kDim, float32, 0);
+    ChunkedDataset t(float32);
+    TrajectoryChunks& chunks = t.chunks;
+    StageTimings& timings = t.timings;
     std::size_t written = 0;
     for (const std::size_t n : {std::size_t(1), std::size_t(300), std::size_t(0), std::size_t(731)}) {
       const std::vector<double> v = rows_from(written, n);
@@ -85,7 +93,7 @@ TEST(TrajectoryChunks, HdfFiveReadsBackEveryValueExactly) {
     chunks.flush(1, timings);
     EXPECT_GT(timings[Stage::compress], 0.0);
     hsize_t rows = 0;
-    const std::vector<double> back = read_all(ds.get(), &rows);
+    const std::vector<double> back = read_all(t.ds.get(), &rows);
     ASSERT_EQ(rows, written);
     const std::vector<double> expected = rows_from(0, written);
     std::size_t mismatches = 0;
@@ -105,11 +113,7 @@ TEST(TrajectoryChunks, RowsReadInPlaceFromInterleavedColumns) {
   h5::initialize();
   constexpr std::size_t kStride = 13, kFirst = 3;
   const std::size_t rows_per = trajectory_chunk_shape(kTimes, kDim)[0];
-  test::TempDir dir;
-  h5::Handle file = create_file(dir);
-  h5::Handle ds = create_dataset(file.get(), false);
-  StageTimings timings;
-  TrajectoryChunks chunks(ds.get(), "t", kTimes, kDim, false, 0);
+  ChunkedDataset t(false);
   std::size_t written = 0;
   for (const std::size_t n : {2 * rows_per + 7, std::size_t(5), 3 * rows_per, std::size_t(1)}) {
     // The part's values at columns [kFirst, kFirst + kDim) of each time; NaN in every other column.
@@ -118,13 +122,13 @@ TEST(TrajectoryChunks, RowsReadInPlaceFromInterleavedColumns) {
       for (std::size_t k = 0; k < kTimes; ++k)
         for (std::size_t c = 0; c < kDim; ++c)
           interleaved[(r * kTimes + k) * kStride + kFirst + c] = value_at(written + r, k, c);
-    chunks.append(TrajectoryRows{interleaved.data(), n, kStride, kFirst}, 4, timings);
+    t.chunks.append(TrajectoryRows{interleaved.data(), n, kStride, kFirst}, 4, t.timings);
     written += n;
   }
-  chunks.flush(4, timings);
-  EXPECT_GT(timings[Stage::write], 0.0);
+  t.chunks.flush(4, t.timings);
+  EXPECT_GT(t.timings[Stage::write], 0.0);
   hsize_t rows = 0;
-  const std::vector<double> back = read_all(ds.get(), &rows);
+  const std::vector<double> back = read_all(t.ds.get(), &rows);
   ASSERT_EQ(rows, written);
   EXPECT_EQ(back, rows_from(0, written));
 }
