@@ -3,6 +3,7 @@
 // spread, not to the mean²), and NaN is not counted.
 #include "rbmc/stats/moments.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -36,6 +37,44 @@ TEST(Moments, AnySplitMergesToTheTwoPassValues) {
       EXPECT_EQ(m.max, *std::max_element(x.begin(), x.end()));
     }
   }
+}
+
+// Welford's update, a value at a time (add_value, as the GPU's column reduction takes them), then
+// merged with another such run: the two-pass values to the same rounding as merges of single
+// values (Welford's update is as stable as Chan's), counts and extremes exactly, and a
+// non-finite value counted as Moments::of counts it.
+TEST(Moments, ValuesAddedOneAtATimeGiveTheTwoPassValues) {
+  std::mt19937_64 rng(5);
+  std::normal_distribution<double> normal(1e6, 1.0);
+  std::vector<double> x(10000);
+  for (double& v : x) v = normal(rng);
+  x[17] = NAN;
+  x[4242] = std::numeric_limits<double>::infinity();
+  double mean = 0, n = 0;
+  for (double v : x)
+    if (std::isfinite(v)) n += 1;
+  for (double v : x)
+    if (std::isfinite(v)) mean += v / n;
+  double m2 = 0;
+  for (double v : x)
+    if (std::isfinite(v)) m2 += (v - mean) * (v - mean);
+  for (std::size_t split : {0u, 1u, 5000u, 10000u}) {
+    Moments a, b;
+    for (std::size_t i = 0; i < split; ++i) a = add_value(a, x[i]);
+    for (std::size_t i = split; i < x.size(); ++i) b = add_value(b, x[i]);
+    const Moments m = merge(a, b);
+    EXPECT_EQ(m.count, n);
+    EXPECT_EQ(m.non_finite, 1);
+    EXPECT_NEAR(m.mean, mean, 1e-15 * 1e6 * 4);
+    EXPECT_NEAR(m.variance(), m2 / (n - 1), 1e-9 * m2 / (n - 1));  // as AnySplitMergesToTheTwoPassValues
+    double lo = INFINITY, hi = -INFINITY;
+    for (double v : x)
+      if (std::isfinite(v)) lo = std::min(lo, v), hi = std::max(hi, v);
+    EXPECT_EQ(m.min, lo);
+    EXPECT_EQ(m.max, hi);
+  }
+  EXPECT_EQ(add_value(Moments{}, NAN).count + add_value(Moments{}, NAN).non_finite, 0);
+  EXPECT_EQ(add_value(Moments{}, -INFINITY).non_finite, 1);
 }
 
 TEST(Moments, NanIsNotCountedAndEmptyIsNeutral) {

@@ -35,6 +35,28 @@ struct Moments {
   RBMC_HD double variance() const { return count > 1 ? m2 / (count - 1) : 0.0; }
 };
 
+// m with one more value: Welford's update ("Note on a method for calculating corrected sums of
+// squares and products", Technometrics 4, 1962), the same as merge(m, Moments::of(x)) to rounding
+// at one division instead of two. For reductions that take their values one at a time.
+RBMC_HD inline Moments add_value(Moments m, double x) {
+  if (!(x - x == 0)) {  // not finite: as Moments::of
+    if (x == x) m.non_finite += 1;
+    return m;
+  }
+  if (m.count == 0) {
+    m.count = 1;
+    m.mean = m.min = m.max = x;
+    return m;
+  }
+  m.count += 1;
+  const double delta = x - m.mean;
+  m.mean += delta / m.count;
+  m.m2 += delta * (x - m.mean);
+  m.min = x < m.min ? x : m.min;
+  m.max = x > m.max ? x : m.max;
+  return m;
+}
+
 RBMC_HD inline Moments merge(const Moments& a, const Moments& b) {
   if (a.count == 0 || b.count == 0) {
     Moments m = a.count == 0 ? b : a;
