@@ -104,5 +104,47 @@ TEST(OutputTimes, TheLastTimeIsTheEndEvenAfterRounding) {
   EXPECT_EQ(r.at(3).p_w, result.final_state.p_w);
 }
 
+// A fixed step builds its interpolant only when it needs one (fixed_step.hpp): the rates at its
+// ends are then the right-hand side's at the step's two states, whichever the stepper, though the
+// splitting and Euler-angle RK4 evaluate no rates on the other steps. Reference: the two states
+// from runs stopped at those steps, the rates evaluated here, and events.hpp's interpolant, bit
+// for bit; an output time on a step's end takes the end state itself.
+TEST(OutputTimes, AFixedStepInterpolatesWithTheRatesAtItsOwnEnds) {
+  SampleInputs<double> in = falling_box();
+  in.initial.q_wb = normalized(Quaternion<double>{0.9, 0.3, 0.2, 0.24});  // Euler angles away from θ = 0
+  const SharedModel<double> shared{};
+  const double h = 0.01;
+  const int j = 37;  // the step [j h, (j + 1) h] holds the first output time
+  OutputTimes<double> times;
+  times.listed = true;
+  for (const double t : {(j + 0.37) * h, (j + 1) * h, (j + 1.9) * h}) times.list[times.n++] = t;
+  const FreeBodyModel<double> model = make_free_body_model(in.body, in.gravity_w);
+  const Constraint<double> none{};
+  const BodyRate<double> rate{model, &shared.loads, &none, {}, nullptr};
+  for (const int stepper : {0, 1, 2}) {
+    IntegrationSettings<double> how = fixed_step(h, 50);
+    if (stepper == 1) how.kind = IntegratorKind::splitting;
+    if (stepper == 2) {
+      how.euler_zxz = true;
+      how.euler_threshold = 1e-3;
+    }
+    const auto state_after = [&](std::int64_t steps) {
+      IntegrationSettings<double> to = how;
+      to.n_steps = steps;
+      to.duration = double(steps) * h;
+      return run_sample(in, shared, to).final_state;
+    };
+    const Recorded r = record(in, shared, how, times);
+    const RigidBodyState<double> x0 = state_after(j), x1 = state_after(j + 1), x2 = state_after(j + 2);
+    const StateVector<double> y0 = pack(x0), y1 = pack(x1), y2 = pack(x2);
+    const auto interpolated = [&](const StateVector<double>& a, const StateVector<double>& b, double t0, double t) {
+      return interpolated_state<double>(PackedHermiteInterpolant<double>{a, pack(rate(unpack(a))), b, pack(rate(unpack(b))), t0, h}, t);
+    };
+    EXPECT_EQ(pack(r.at(0)), pack(interpolated(y0, y1, j * h, times.at(0)))) << "stepper " << stepper;
+    EXPECT_EQ(pack(r.at(1)), y1) << "stepper " << stepper;
+    EXPECT_EQ(pack(r.at(2)), pack(interpolated(y1, y2, (j + 1) * h, times.at(2)))) << "stepper " << stepper;
+  }
+}
+
 }  // namespace
 }  // namespace rbmc

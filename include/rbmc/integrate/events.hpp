@@ -133,6 +133,15 @@ struct PackedHermiteInterpolant {
   RBMC_HD StateVector<Scalar> at(Scalar t) const { return hermite_interpolation(y0, f0, y1, f1, t0, h, t); }
 };
 
+// The interpolant handed over for a step that needs none: no event is declared and every output
+// time the step covers lies on its end, where a sink takes the end state itself. Never evaluated.
+struct NoInterpolant {
+  template <class Scalar>
+  RBMC_HD StateVector<Scalar> at(Scalar) const {
+    return StateVector<Scalar>::Constant(Eigen::NumTraits<Scalar>::quiet_NaN());
+  }
+};
+
 // The interpolated state with its quaternion back on the unit sphere.
 template <class Scalar, class Interpolant>
 RBMC_HD inline RigidBodyState<Scalar> interpolated_state(const Interpolant& interp, Scalar t) {

@@ -3,17 +3,21 @@
 //
 // Each step's end is closed the same way whatever the stepper: a terminal event is located and
 // the output times are filled on the cubic Hermite interpolant through the step's two states and
-// their rates (third order). Times are products k h, not running sums: no accumulated rounding.
+// their rates (third order), built only for a step that has an event declared or an output time
+// short of its end. Times are products k h, not running sums: no accumulated rounding.
 //
 // A stepper offers:
 //   kUsesStartRate            whether step() needs the rate at the step's start (RK4's first stage);
 //                             when it does, the loop evaluates the rate at every step's end and
-//                             hands it to the next step, so it is computed once;
+//                             hands it to the next step, so it is computed once; when it does
+//                             not, the rates are evaluated only for a step that interpolates;
 //   start(x0) -> status       ok, or why the sample cannot start;
 //   state()                   the state at the current step's start;
 //   step(k0, h, next) -> status   the next state, or why it is not usable;
 //   accept(next)              makes next the current state.
 #pragma once
+
+#include <type_traits>
 
 #include "rbmc/dynamics/body_rate.hpp"
 #include "rbmc/integrate/events.hpp"
@@ -141,17 +145,41 @@ struct EulerZxzRk4Stepper {
   RBMC_HD void accept(const RigidBodyState<Scalar>&) { y = y_next; }
 };
 
-// The end of one fixed step from (x, k0) to (next, k1): events and output times on the step's
-// cubic Hermite interpolant. Returns true, with `end` filled in, when a terminal event stopped
-// the sample.
-template <class Scalar, class Events, class Sink>
-RBMC_HD_KERNEL_INLINE bool close_fixed_step(Events& events, Sink& sink, const RigidBodyState<Scalar>& x,
-                                            const RigidBodyStateRate<Scalar>& k0, const RigidBodyState<Scalar>& next,
-                                            const RigidBodyStateRate<Scalar>& k1, std::int64_t step, Scalar h,
+// Whether a run declares events: with them, every step needs its interpolant.
+template <class Events>
+inline constexpr bool kDeclaresEvents = !std::is_same_v<Events, NoEvents>;
+
+// The end of one fixed step from x to next: events and output times on the step's cubic Hermite
+// interpolant through the two states and their rates. kEndRatesGiven: the loop has the rates k0
+// and k1 at the step's ends (RK4 needs them anyway, and with events every step interpolates);
+// otherwise they are evaluated here, only for a step that needs the interpolant. Returns true,
+// with `end` filled in, when a terminal event stopped the sample.
+template <bool kEndRatesGiven, class Scalar, class Rate, class Events, class Sink>
+RBMC_HD_KERNEL_INLINE bool close_fixed_step(const Rate& rate, Events& events, Sink& sink, const RigidBodyState<Scalar>& x,
+                                            const RigidBodyStateRate<Scalar>& k0_given,
+                                            const RigidBodyState<Scalar>& next,
+                                            const RigidBodyStateRate<Scalar>& k1_given, std::int64_t step, Scalar h,
                                             IntegrationEnd<Scalar>& end) {
+  const Scalar t1 = Scalar(step + 1) * h;
+  // Without events most steps need no interpolant: every output time they cover lies on their
+  // end, where the sink takes the end state (the main job's, 0.1 s apart on steps of 5 ms, all
+  // do). Then the host packs no copies and the splitting evaluates no rates.
+  if constexpr (!kDeclaresEvents<Events>) {
+    if (!sink.interpolates(t1)) {
+      sink.step(NoInterpolant{}, t1, next);
+      return false;
+    }
+  }
+  RigidBodyStateRate<Scalar> k0_own{}, k1_own{};
+  if constexpr (!kEndRatesGiven) {
+    k0_own = rate(x);
+    k1_own = rate(next);
+  }
+  const RigidBodyStateRate<Scalar>& k0 = kEndRatesGiven ? k0_given : k0_own;
+  const RigidBodyStateRate<Scalar>& k1 = kEndRatesGiven ? k1_given : k1_own;
   // The device refers to the step's values, where packed copies cost the double kernels'
-  // registers; the host packs them once a step, where with references GCC's code integrated the
-  // README's main job (the lanes) 19 % slower (bench/RESULTS.md, 2026-11-24, fifth session).
+  // registers; the host packs them, where with references GCC's code integrated the README's
+  // main job (the lanes) 19 % slower (bench/RESULTS.md, 2026-11-24, fifth session).
 #if defined(__CUDA_ARCH__)
   const HermiteInterpolant<Scalar> interp{x, k0, next, k1, Scalar(step) * h, h};
 #else
@@ -160,12 +188,12 @@ RBMC_HD_KERNEL_INLINE bool close_fixed_step(Events& events, Sink& sink, const Ri
   Scalar t_stop;
   RigidBodyState<Scalar> x_stop;
   int which = -1;
-  if (events.any() && events.step(interp, Scalar(step) * h, Scalar(step + 1) * h, next, t_stop, x_stop, which)) {
+  if (events.any() && events.step(interp, Scalar(step) * h, t1, next, t_stop, x_stop, which)) {
     sink.step(interp, t_stop, x_stop);
     end = {x_stop, t_stop, SampleStatus::terminal_event, step + 1, 0, which};
     return true;
   }
-  sink.step(interp, Scalar(step + 1) * h, next);
+  sink.step(interp, t1, next);
   return false;
 }
 
@@ -179,19 +207,22 @@ RBMC_HD_KERNEL_INLINE IntegrationEnd<Scalar> integrate_fixed_step(Stepper& stepp
   const Scalar h = how.step;
   const SampleStatus started = stepper.start(x0);
   if (started != SampleStatus::ok) return {x0, Scalar(0), started, 0, 0, -1};
-  // The rate at the current step's start: needed by the stepper, or to interpolate. Whether the
-  // loop interpolates can only turn off (the sink fills up), so k0 is current whenever it is used.
+  // The rate at the current step's start, for a stepper that uses it (RK4's first stage) or for
+  // the interpolant of every step of a run with events: the rate at the last step's end, computed
+  // once. Whether the loop closes steps can only turn off (the sink fills up), so k0 is current
+  // whenever it is used.
+  constexpr bool kRates = Stepper::kUsesStartRate || kDeclaresEvents<Events>;
   RigidBodyStateRate<Scalar> k0{};
-  if (Stepper::kUsesStartRate || events.any() || sink.active()) k0 = rate(stepper.state());
+  if (Stepper::kUsesStartRate || (kRates && (events.any() || sink.active()))) k0 = rate(stepper.state());
   for (std::int64_t step = 0; step < how.n_steps; ++step) {
     RigidBodyState<Scalar> next;
     const SampleStatus status = stepper.step(k0, h, next);
     if (status != SampleStatus::ok) return {stepper.state(), Scalar(step) * h, status, step, 0, -1};
-    const bool interpolate = events.any() || sink.active();
+    const bool closes = events.any() || sink.active();
     RigidBodyStateRate<Scalar> k1{};
-    if (Stepper::kUsesStartRate || interpolate) k1 = rate(next);
+    if (Stepper::kUsesStartRate || (kRates && closes)) k1 = rate(next);
     IntegrationEnd<Scalar> end;
-    if (interpolate && close_fixed_step(events, sink, stepper.state(), k0, next, k1, step, h, end)) return end;
+    if (closes && close_fixed_step<kRates>(rate, events, sink, stepper.state(), k0, next, k1, step, h, end)) return end;
     stepper.accept(next);
     k0 = k1;
   }

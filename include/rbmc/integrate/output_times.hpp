@@ -47,6 +47,14 @@ RBMC_HD_INLINE int take_output_times(const OutputTimes<Scalar>& times, int next,
   return next;
 }
 
+// Whether a step ending at t1 covers an output time, from next on, that does not lie on its end
+// (take_output_times' on_end): only such a time needs the step's interpolant.
+template <class Scalar>
+RBMC_HD_INLINE bool covers_time_before_end(const OutputTimes<Scalar>& times, int next, Scalar t1) {
+  const Scalar ulps = Scalar(4) * Eigen::NumTraits<Scalar>::epsilon() * (t1 < Scalar(0) ? -t1 : t1);
+  return next < times.n && times.at(next) < t1 - ulps;
+}
+
 // Columns per output time in the trajectory buffer: the state's 13 values (state_offset).
 inline constexpr int kTrajectoryColumns = state_offset::count;
 
@@ -66,6 +74,9 @@ struct TrajectorySink {
     const StateVector<Scalar> y = pack(x);
     for (int c = 0; c < kTrajectoryColumns; ++c) data[(std::size_t(k) * kTrajectoryColumns + c) * n + i] = Stored(y(c));
   }
+
+  // Whether a step ending at t1 needs its interpolant here.
+  RBMC_HD bool interpolates(Scalar t1) const { return data != nullptr && covers_time_before_end(*times, next, t1); }
 
   // The start: times at or before t0.
   RBMC_HD void start(Scalar t0, const RigidBodyState<Scalar>& x0) {
@@ -100,6 +111,8 @@ struct TrajectorySink {
 // No trajectory: a sink that takes nothing.
 struct NoTrajectory {
   RBMC_HD bool active() const { return false; }
+  template <class Scalar>
+  RBMC_HD bool interpolates(Scalar) const { return false; }
   template <class Scalar, class State>
   RBMC_HD void start(Scalar, const State&) {}
   template <class Interpolant, class Scalar, class State>

@@ -42,6 +42,7 @@ struct LaneTrajectorySink {
     while (active() && times->at(next) <= t0[0]) write(next++, x0);
   }
   // Every lane's step ends at the same time (a fixed step), so lane 0's time stands for all.
+  bool interpolates(const L& t1) const { return data[0] != nullptr && covers_time_before_end(*times, next, t1[0]); }
   template <class Interpolant>
   void step(const Interpolant& interp, const L& t1, const RigidBodyState<L>& x1) {
     if (data[0] == nullptr) return;
