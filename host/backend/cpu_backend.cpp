@@ -84,8 +84,9 @@ class CpuBackend final : public Backend {
       // time; a group the lanes give back, and the samples short of a whole group, one by one.
       // The same results bit for bit either way.
       LaneGroupFunction<Scalar> group = nullptr;
+      // The general lanes take the unconstrained kind too (the lanes dispatch on the constraint).
       if constexpr (std::is_same_v<Kinds, FreeBodyRk4Kinds>) group = rk4_lanes_.free_body;
-      else if constexpr (std::is_same_v<Kinds, SampleKinds<StepperKind::rk4, false>>) group = rk4_lanes_.general;
+      else if constexpr (Kinds::stepper == StepperKind::rk4 && !Kinds::events) group = rk4_lanes_.general;
       const std::size_t width = group != nullptr ? std::size_t(rk4_lanes_.width) : std::size_t(1);
       // Threads claim whole groups, so that only the batch's last group can fall short of a width.
       parallel_for((n + width - 1) / width, threads_, [&](std::size_t first_group, std::size_t end_group) {

@@ -230,6 +230,63 @@ TYPED_TEST(RunSampleTest, KindsWithAndWithoutEventsAgreeForEveryStepper) {
   check(SampleKinds<K::dopri5, true>{}, SampleKinds<K::dopri5, false>{});
 }
 
+// RK4 under loads without a constraint is compiled without the constraint's dispatch
+// (UnconstrainedRk4Kinds): the same numbers, bit for bit, as the general kinds', with and without
+// events, output times inside steps included; choose_sample_kinds gives it to every RK4 run
+// without a constraint and to no other. A right-hand side that dropped a load, or the reaction of
+// a constraint it was wrongly given, fails.
+TYPED_TEST(RunSampleTest, UnconstrainedKindsEqualTheGeneralPath) {
+  using S = TypeParam;
+  SharedModel<S> shared{};
+  shared.output_times.n = 4;
+  shared.output_times.interval = S(0.0725);  // inside steps of 0.005
+  shared.loads.n_springs = 1;
+  shared.loads.springs[0] = {Vec3<S>(S(0.05), 0, 0), Vec3<S>(0, 0, 1), S(20), S(0.5), S(0.3)};
+  shared.loads.n_point_forces = 1;
+  shared.loads.point_forces[0] = {Vec3<S>(0, S(0.1), 0), Vec3<S>(S(0.3), 0, S(-0.2)), LoadFrame::body};
+  shared.loads.quadratic_damping = S(0.02);
+  shared.events.n = 1;
+  shared.events.events[0] = {EventKind::time_limit, false, CrossingDirection::rising, 0, S(0.12)};
+  const IntegrationSettings<S> how = fixed_step<S>(S(0.005), 60);
+  ASSERT_TRUE(choose_sample_kinds(shared, how).unconstrained);
+  SampleInputs<S> in = box_inputs<S>();
+  in.initial.q_wb = {std::cos(S(0.25)), std::sin(S(0.25)), 0, 0};
+  const auto check = [&](const SharedModel<S>& model, auto unconstrained, auto general) {
+    std::vector<S> a(kTrajectoryColumns * 4), b(a.size());
+    TrajectorySink<S, S> sink_a{&model.output_times, a.data(), 1, 0, 0}, sink_b{&model.output_times, b.data(), 1, 0, 0};
+    const SampleResult<S> r = run_sample<S, decltype(unconstrained)>(in, model, how, sink_a);
+    const SampleResult<S> q = run_sample<S, decltype(general)>(in, model, how, sink_b);
+    EXPECT_EQ(r.status, SampleStatus::ok);
+    EXPECT_EQ(pack(r.final_state), pack(q.final_state));
+    EXPECT_EQ(r.energy_drift, q.energy_drift);
+    EXPECT_EQ(r.momentum_drift, q.momentum_drift);
+    if constexpr (decltype(unconstrained)::events) {
+      EXPECT_EQ(r.events[0].count, 1);
+      EXPECT_EQ(r.events[0].count, q.events[0].count);
+      EXPECT_EQ(r.events[0].time, q.events[0].time);
+      EXPECT_EQ(pack(r.events[0].state), pack(q.events[0].state));
+    }
+    EXPECT_EQ(a, b);
+  };
+  check(shared, UnconstrainedRk4Kinds<true>{}, SampleKinds<StepperKind::rk4, true>{});
+  SharedModel<S> no_events = shared;
+  no_events.events.n = 0;
+  check(no_events, UnconstrainedRk4Kinds<false>{}, SampleKinds<StepperKind::rk4, false>{});
+  // The kinds each run is dispatched to.
+  const auto dispatched_unconstrained = [&](const SharedModel<S>& model, const IntegrationSettings<S>& settings) {
+    return with_sample_kinds(choose_sample_kinds(model, settings), [](auto kinds) { return decltype(kinds)::unconstrained; });
+  };
+  EXPECT_TRUE(dispatched_unconstrained(shared, how));
+  EXPECT_TRUE(dispatched_unconstrained(no_events, how));
+  SharedModel<S> pivot = shared;
+  pivot.constraint.kind = ConstraintKind::pivot;
+  EXPECT_FALSE(choose_sample_kinds(pivot, how).unconstrained);
+  EXPECT_FALSE(dispatched_unconstrained(pivot, how));
+  IntegrationSettings<S> splitting = how;
+  splitting.kind = IntegratorKind::splitting;
+  EXPECT_FALSE(dispatched_unconstrained(shared, splitting));  // only RK4 is compiled so
+}
+
 // Every flat copy of a state puts each part where state_offset says: StateVector (pack, and so a
 // trajectory's row at each output time), the batch's final-state columns and an event's columns.
 // A copy that reorders the parts without its offsets (or the offsets without the copies) fails.

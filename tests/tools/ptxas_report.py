@@ -22,7 +22,8 @@ STEPPERS = ["rk4", "rk4_euler_zxz", "splitting", "dopri5"]
 
 def short_name(mangled):
     """A readable name: run_batch_kernel<double, rk4, events> or the demangled function's name."""
-    m = re.search(r"run_batch_kernelI([df])NS_11SampleKindsILNS_11StepperKindE(\d)ELb([01])ELb([01])E", mangled)
+    m = re.search(r"run_batch_kernelI([df])NS_11SampleKindsILNS_11StepperKindE(\d)ELb([01])ELb([01])E(?:Lb([01])E)?",
+                  mangled)
     if m:
         scalar = "double" if m.group(1) == "d" else "float"
         parts = [scalar, STEPPERS[int(m.group(2))]]
@@ -30,6 +31,8 @@ def short_name(mangled):
             parts.append("events")
         if m.group(4) == "1":
             parts.append("free_body")
+        if m.group(5) == "1":
+            parts.append("unconstrained")
         return "run_batch_kernel<%s>" % ", ".join(parts)
     m = re.search(r"([a-z][a-z_]*_kernel)I([df])E", mangled)
     if m and "rbmc" in mangled:
@@ -116,6 +119,8 @@ def self_test():
     assert len(check(parse(SAMPLE % (4096, 0, 0)), {})[1]) == 1, "a large frame fails"
     assert check(parse(SAMPLE % (600, 8, 8)), {name: (8, 600)})[1] == [], "within a budget passes"
     assert len(check(parse(SAMPLE % (600, 16, 16)), {name: (8, 600)})[1]) == 1, "beyond a budget fails"
+    unconstrained = "_ZN4rbmc7kernels16run_batch_kernelIdNS_11SampleKindsILNS_11StepperKindE0ELb1ELb0ELb1EEEEEvPKT_"
+    assert short_name(unconstrained) == "run_batch_kernel<double, rk4, events, unconstrained>", short_name(unconstrained)
     assert occupancy(128) == 0.25 and occupancy(255) == 0.125 and occupancy(64) == 0.5
     # Kernels that are no template are named as the budget names them, templated ones with their scalar.
     plain = "_ZN4rbmc7kernels47_GLOBAL__N__c4cf9627_14_draw_inputs_cu_2b1eebf418draw_inputs_kernelEPKNS_13SamplingModelEPKmmiPdS7_Py"
