@@ -33,13 +33,19 @@ struct OutputTimes {
   }
 };
 
+// How far from a step's end t1 an output time still lies on it: a few ulps, as k Δt against n h.
+template <class Scalar>
+RBMC_HD_INLINE Scalar on_end_tolerance(Scalar t1) {
+  return Scalar(4) * Eigen::NumTraits<Scalar>::epsilon() * (t1 < Scalar(0) ? -t1 : t1);
+}
+
 // The output times that a step ending at t1 covers, from the first not yet taken (next): take(k,
-// t_k, on_end) for each, where on_end says that t_k lies on the step's end (to a few ulps, as
-// k Δt against n h) and so takes the end state itself, not the interpolant. Returns the first
-// time not covered. Every sink of states at the output times steps through them here.
+// t_k, on_end) for each, where on_end says that t_k lies on the step's end (on_end_tolerance)
+// and so takes the end state itself, not the interpolant. Returns the first time not covered.
+// Every sink of states at the output times steps through them here.
 template <class Scalar, class Take>
 RBMC_HD_INLINE int take_output_times(const OutputTimes<Scalar>& times, int next, Scalar t1, Take&& take) {
-  const Scalar ulps = Scalar(4) * Eigen::NumTraits<Scalar>::epsilon() * (t1 < Scalar(0) ? -t1 : t1);
+  const Scalar ulps = on_end_tolerance(t1);
   for (; next < times.n && times.at(next) <= t1 + ulps; ++next) {
     const Scalar t = times.at(next);
     take(next, t, t >= t1 - ulps);
@@ -51,8 +57,7 @@ RBMC_HD_INLINE int take_output_times(const OutputTimes<Scalar>& times, int next,
 // (take_output_times' on_end): only such a time needs the step's interpolant.
 template <class Scalar>
 RBMC_HD_INLINE bool covers_time_before_end(const OutputTimes<Scalar>& times, int next, Scalar t1) {
-  const Scalar ulps = Scalar(4) * Eigen::NumTraits<Scalar>::epsilon() * (t1 < Scalar(0) ? -t1 : t1);
-  return next < times.n && times.at(next) < t1 - ulps;
+  return next < times.n && times.at(next) < t1 - on_end_tolerance(t1);
 }
 
 // Columns per output time in the trajectory buffer: the state's 13 values (state_offset).
