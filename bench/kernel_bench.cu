@@ -19,8 +19,9 @@ namespace rbmc::bench {
 namespace {
 
 // One workload of the table: the free body with one load, constraint, integrator or event added.
-enum class Workload { free_body, pivot, planar, point_force, spring, damping, central_body, dopri5, splitting,
-                      euler_zxz, events };
+enum class Workload {
+  free_body, pivot, planar, point_force, spring, spring_general, damping, central_body, dopri5, splitting, euler_zxz, events
+};
 const char* name_of(Workload w) {
   switch (w) {
     case Workload::free_body: return "free body (uniform gravity), RK4";
@@ -28,6 +29,7 @@ const char* name_of(Workload w) {
     case Workload::planar: return "planar, RK4";
     case Workload::point_force: return "point force (body frame), RK4";
     case Workload::spring: return "spring-damper, RK4";
+    case Workload::spring_general: return "spring-damper, RK4, the general kernel (constraint dispatch)";
     case Workload::damping: return "linear and quadratic damping, RK4";
     case Workload::central_body: return "central body's gravity gradient, RK4";
     case Workload::dopri5: return "free body, dopri5 (per accepted step)";
@@ -61,6 +63,7 @@ double median_seconds(std::size_t n, std::int64_t steps, int repetitions, Worklo
       loads.point_forces[0] = {Vec3<Scalar>(Scalar(0.05), 0, 0), Vec3<Scalar>(0, Scalar(0.1), 0), LoadFrame::body};
       break;
     case Workload::spring:
+    case Workload::spring_general:
       loads.n_springs = 1;
       loads.springs[0] = {Vec3<Scalar>(Scalar(0.05), 0, 0), Vec3<Scalar>(0, 0, 1), Scalar(40), Scalar(0.5), Scalar(0.2)};
       break;
@@ -114,8 +117,14 @@ double median_seconds(std::size_t n, std::int64_t steps, int repetitions, Worklo
   std::vector<double> seconds;
   for (int r = 0; r <= repetitions; ++r) {  // the first launch warms up and is not counted
     RBMC_CUDA_CHECK(cudaEventRecord(start));
-    RBMC_CUDA_CHECK(kernels::launch_run_batch<Scalar>(d_in.data(), d_out.data(), nullptr, d_status.data(), n, shared,
-                                                      how, nullptr));
+    // spring_general: the kernel a run without a constraint took before UnconstrainedRk4Kinds, to
+    // compare the two in one run.
+    if (w == Workload::spring_general)
+      RBMC_CUDA_CHECK((kernels::launch_run_batch_for<Scalar, SampleKinds<StepperKind::rk4, false>>(
+          d_in.data(), d_out.data(), nullptr, d_status.data(), n, shared, how, nullptr, 0, n)));
+    else
+      RBMC_CUDA_CHECK(kernels::launch_run_batch<Scalar>(d_in.data(), d_out.data(), nullptr, d_status.data(), n, shared,
+                                                        how, nullptr));
     RBMC_CUDA_CHECK(cudaEventRecord(stop));
     RBMC_CUDA_CHECK(cudaEventSynchronize(stop));
     float ms = 0;
@@ -145,7 +154,7 @@ int main(int argc, char** argv) {
   std::printf("| workload | precision | kernel time (s) | body-steps/s |\n| --- | --- | --- | --- |\n");
   using rbmc::bench::Workload;
   for (const Workload w : {Workload::free_body, Workload::pivot, Workload::planar, Workload::point_force, Workload::spring,
-                           Workload::damping, Workload::central_body, Workload::dopri5, Workload::splitting,
+                           Workload::spring_general, Workload::damping, Workload::central_body, Workload::dopri5, Workload::splitting,
                            Workload::euler_zxz, Workload::events}) {
     double steps64 = 0, steps32 = 0;
     const double t64 = rbmc::bench::median_seconds<double>(n, steps, repetitions, w, steps64);
