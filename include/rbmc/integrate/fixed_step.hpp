@@ -10,7 +10,8 @@
 //   kUsesStartRate            whether step() needs the rate at the step's start (RK4's first stage);
 //                             when it does, the loop evaluates the rate at every step's end and
 //                             hands it to the next step, so it is computed once; when it does
-//                             not, the rates are evaluated only for a step that interpolates;
+//                             not, the host evaluates the rates only for a step that
+//                             interpolates (kRatesAtEveryStep);
 //   start(x0) -> status       ok, or why the sample cannot start;
 //   state()                   the state at the current step's start;
 //   step(k0, h, next) -> status   the next state, or why it is not usable;
@@ -149,6 +150,17 @@ struct EulerZxzRk4Stepper {
 template <class Events>
 inline constexpr bool kDeclaresEvents = !std::is_same_v<Events, NoEvents>;
 
+// Whether the loop evaluates the rates at each step's ends whenever it closes steps, for a stepper
+// that needs none of its own. The host evaluates them only for a step that interpolates. The
+// device evaluates them at every step, as before: two more right-hand sides inlined in
+// close_fixed_step made nvcc keep the float splitting kernel's wrench a call, its stack frame
+// 32 → 264 bytes (sm_90, bench/RESULTS.md, fourteenth session).
+#if defined(__CUDA_ARCH__)
+inline constexpr bool kRatesAtEveryStep = true;
+#else
+inline constexpr bool kRatesAtEveryStep = false;
+#endif
+
 // The end of one fixed step from x to next: events and output times on the step's cubic Hermite
 // interpolant through the two states and their rates. kEndRatesGiven: the loop has the rates k0
 // and k1 at the step's ends (RK4 needs them anyway, and with events every step interpolates);
@@ -163,7 +175,7 @@ RBMC_HD_KERNEL_INLINE bool close_fixed_step(const Rate& rate, Events& events, Si
   const Scalar t1 = Scalar(step + 1) * h;
   // Without events most steps need no interpolant: every output time they cover lies on their
   // end, where the sink takes the end state (the main job's, 0.1 s apart on steps of 5 ms, all
-  // do). Then the host packs no copies and the splitting evaluates no rates.
+  // do). Then the host packs no copies and evaluates no rates for the splitting.
   if constexpr (!kDeclaresEvents<Events>) {
     if (!sink.interpolates(t1)) {
       sink.step(NoInterpolant{}, t1, next);
@@ -211,7 +223,7 @@ RBMC_HD_KERNEL_INLINE IntegrationEnd<Scalar> integrate_fixed_step(Stepper& stepp
   // the interpolant of every step of a run with events: the rate at the last step's end, computed
   // once. Whether the loop closes steps can only turn off (the sink fills up), so k0 is current
   // whenever it is used.
-  constexpr bool kRates = Stepper::kUsesStartRate || kDeclaresEvents<Events>;
+  constexpr bool kRates = Stepper::kUsesStartRate || kDeclaresEvents<Events> || kRatesAtEveryStep;
   RigidBodyStateRate<Scalar> k0{};
   if (Stepper::kUsesStartRate || (kRates && (events.any() || sink.active()))) k0 = rate(stepper.state());
   for (std::int64_t step = 0; step < how.n_steps; ++step) {
