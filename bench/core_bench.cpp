@@ -114,10 +114,11 @@ void rk4_lanes_bench(benchmark::State& state, LaneIsa isa, BenchModel model, boo
     shared.output_times.interval = Scalar(20 * kStep);
   }
   std::vector<double> trajectory(outputs ? n * std::size_t(shared.output_times.n) * kTrajectoryColumns : 0);
-  double* kept = outputs ? trajectory.data() : nullptr;
+  const std::size_t block = std::size_t(shared.output_times.n) * kTrajectoryColumns;  // a sample's states
   for (auto _ : state) {
     for (std::size_t first = 0; first < n; first += std::size_t(lanes.width))
-      if (!group(inputs.data(), results.data(), kept, status.data(), n, first, shared, how))
+      if (!group(inputs.data(), results.data(), outputs ? trajectory.data() + first * block : nullptr, status.data(), n,
+                 first, shared, how))
         state.SkipWithError("a group left the lanes");
     benchmark::DoNotOptimize(results.data());
   }

@@ -48,6 +48,9 @@ struct BatchIntegration {
   SharedModel<double> shared;
   bool statistics = false;   // moments (and quantity values) at the output times
   bool keep_states = false;  // states at the output times, for trajectories the file keeps
+  // With keep_states, set batch by batch where the rows gather_trajectories will ask for are
+  // known before integration (ascending): a backend may keep only theirs. Null: any row's.
+  const std::vector<std::uint32_t>* state_rows = nullptr;
   std::vector<Quaternion<double>> nominal_attitudes;  // (output times)
   // When set and true, the backend abandons the batch in flight within a fraction of a second
   // (between samples on the CPU, between launches of a part of the batch on the GPU) by throwing

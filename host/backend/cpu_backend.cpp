@@ -4,16 +4,17 @@
 #include <chrono>
 #include <fstream>
 #include <memory>
+#include <mutex>
 #include <stdexcept>
 #include <type_traits>
 
 #include "host/backend/backend.hpp"
 #include "host/backend/cpu_lanes.hpp"
 #include "host/stats/column_moments.hpp"
-#include "rbmc/simd/rk4_lanes.hpp"
 #include "host/util/parallel_for.hpp"
 #include "rbmc/sample/run_sample.hpp"
 #include "rbmc/sample/sample_layout.hpp"
+#include "rbmc/simd/rk4_lanes.hpp"
 #include "rbmc/stats/output_quantities.hpp"
 
 namespace rbmc {
@@ -60,25 +61,40 @@ class CpuBackend final : public Backend {
     inputs_ = inputs;
     n_ = n;
     const int n_times = shared_.output_times.n;
-    const bool states = n_times > 0 && (how.statistics || how.keep_states);
-    // States at the output times, sample by sample (TrajectoryLayout::by_sample: the integration's
-    // stores stay in the sample's own pages); every entry is written.
-    trajectory_.resize(states ? n * kTrajectoryColumns * std::size_t(n_times) : 0);
-    double* trajectory = states ? trajectory_.data() : nullptr;
+    const std::size_t block = std::size_t(n_times) * kTrajectoryColumns;  // one sample's states
     // Each sample's quantities at the output times, computed as soon as its group is integrated,
     // while its states are still in cache (reading them back batch-wide afterwards ran at memory
     // speed). Their thread time is moved from the integrate stage to the statistics stage below.
     const bool quantities = n_times > 0 && how.statistics;
+    const bool keep = n_times > 0 && how.keep_states;
+    // States at the output times, sample by sample (TrajectoryLayout::by_sample: the integration's
+    // stores stay in the sample's own pages). Every row's in the batch's buffer where any row may
+    // be gathered; otherwise only those of the rows named in advance (how.state_rows), and every
+    // group's pass through a buffer of its thread's own that stays in the core's cache while their
+    // quantities are computed. The main job's batch-wide buffer, 129 MB of 8,192 samples' states
+    // of which the file keeps 20, cost its integration about a tenth (bench/RESULTS.md,
+    // 2026-11-26, fifteenth session).
+    every_row_kept_ = keep && (how.state_rows == nullptr || how.state_rows->size() == n);
+    kept_rows_.clear();
+    if (keep && !every_row_kept_) {
+      kept_rows_ = *how.state_rows;
+      if (!std::is_sorted(kept_rows_.begin(), kept_rows_.end()) || (!kept_rows_.empty() && kept_rows_.back() >= n))
+        throw std::logic_error("integrate: BatchIntegration::state_rows must be ascending rows of the batch");
+    }
+    trajectory_.resize((every_row_kept_ ? n : kept_rows_.size()) * block);  // every entry is written
+    const bool passing_states = !every_row_kept_ && (quantities || !kept_rows_.empty());
     quantities_ready_ = false;
     if (quantities) prepare_quantities(how, n);
     std::atomic<std::int64_t> quantity_nanoseconds{0};
     // The per-sample function compiled for the run's kinds (sample_kinds.hpp).
     with_sample_kinds(choose_sample_kinds(shared_, settings), [&](auto kinds) {
       using Kinds = decltype(kinds);
-      const auto one_by_one = [&](std::size_t begin, std::size_t end) {
+      // Samples [begin, end), their states from `states` on (sample begin's block), or none.
+      const auto one_by_one = [&](std::size_t begin, std::size_t end, double* states) {
         for (std::size_t i = begin; i < end; ++i)
           run_sample_in_batch<Scalar, Kinds, TrajectoryLayout::by_sample, ModelValuesAccess::copied>(
-              inputs, outputs, trajectory, status, n, i, shared_, settings);
+              inputs, outputs, states != nullptr ? states + (i - begin) * block : nullptr, status, n, i, shared_,
+              settings);
       };
       // RK4 in SIMD lanes (cpu_lanes.hpp) where the kind allows, a group of `width` samples at a
       // time; a group the lanes give back, and the samples short of a whole group, one by one.
@@ -90,21 +106,32 @@ class CpuBackend final : public Backend {
       const std::size_t width = group != nullptr ? std::size_t(rk4_lanes_.width) : std::size_t(1);
       // Threads claim whole groups, so that only the batch's last group can fall short of a width.
       parallel_for((n + width - 1) / width, threads_, [&](std::size_t first_group, std::size_t end_group) {
-        std::size_t unreduced = first_group * width;  // the first sample whose quantities are still to compute
+        // The states of samples [unreduced, ...): their quantities are still to compute, and those
+        // passing through the thread's buffer still to copy where the file keeps them.
+        std::size_t unreduced = first_group * width;
+        PassingStates passing(passing_states ? this : nullptr, (kQuantityBlock + width) * block);
+        const auto states_of = [&](std::size_t i) -> double* {
+          if (every_row_kept_) return trajectory_.data() + i * block;
+          return passing_states ? passing.data() + (i - unreduced) * block : nullptr;
+        };
         for (std::size_t g = first_group; g < end_group; ++g) {
           // One relaxed load a group: a request to stop is seen within one group's integration.
           if (how.stop != nullptr && how.stop->load(std::memory_order_relaxed)) throw BatchAbandoned();
           const std::size_t i = g * width, group_end = std::min(n, i + width);
-          if (group_end - i < width || width == 1 ||
-              !group(inputs, outputs, trajectory, status, n, i, shared_, settings))
-            one_by_one(i, group_end);
-          if (quantities && (group_end - unreduced >= kQuantityBlock || g + 1 == end_group)) {
-            const auto start = std::chrono::steady_clock::now();
-            compute_quantities(unreduced, group_end);
+          double* const states = states_of(i);
+          if (group_end - i < width || width == 1 || !group(inputs, outputs, states, status, n, i, shared_, settings))
+            one_by_one(i, group_end, states);
+          if ((quantities || passing_states) && (group_end - unreduced >= kQuantityBlock || g + 1 == end_group)) {
+            if (quantities) {
+              const auto start = std::chrono::steady_clock::now();
+              compute_quantities(unreduced, group_end, states_of(unreduced));
+              quantity_nanoseconds.fetch_add(
+                  std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start)
+                      .count(),
+                  std::memory_order_relaxed);
+            }
+            if (passing_states) keep_passing_states(unreduced, group_end, passing.data(), block);
             unreduced = group_end;
-            quantity_nanoseconds.fetch_add(
-                std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count(),
-                std::memory_order_relaxed);
           }
           if (how.progress != nullptr) how.progress->fetch_add(group_end - i, std::memory_order_relaxed);
         }
@@ -151,12 +178,23 @@ class CpuBackend final : public Backend {
   void gather_trajectories(const std::vector<std::uint32_t>& rows, std::vector<double>& trajectories,
                            StageTimings& timings) override {
     const StageClock clock(&timings, Stage::gather);
-    // The states lie sample by sample: a kept row is one contiguous block.
+    // The states lie sample by sample: a kept row is one contiguous block, at the row's place, or
+    // at its place among the rows named in advance.
     const std::size_t block = std::size_t(shared_.output_times.n) * kTrajectoryColumns;
+    std::vector<std::size_t> at(rows.size());
+    for (std::size_t r = 0; r < rows.size(); ++r) {
+      at[r] = rows[r];
+      if (every_row_kept_) continue;
+      const auto found = std::lower_bound(kept_rows_.begin(), kept_rows_.end(), rows[r]);
+      if (found == kept_rows_.end() || *found != rows[r])
+        throw std::logic_error("gather_trajectories: row " + std::to_string(rows[r]) +
+                               "'s states were not kept (BatchIntegration::state_rows)");
+      at[r] = std::size_t(found - kept_rows_.begin());
+    }
     trajectories.resize(rows.size() * block);
     parallel_for(rows.size(), threads_, [&](std::size_t begin, std::size_t end) {
       for (std::size_t r = begin; r < end; ++r)
-        std::copy_n(trajectory_.begin() + std::ptrdiff_t(rows[r] * block), block,
+        std::copy_n(trajectory_.begin() + std::ptrdiff_t(at[r] * block), block,
                     trajectories.begin() + std::ptrdiff_t(r * block));
     });
   }
@@ -170,18 +208,58 @@ class CpuBackend final : public Backend {
     quantities_.resize(n * std::size_t(shared_.output_times.n) * quantity::count);
   }
 
-  // Samples [first, end)'s quantities at every output time, from their states in trajectory_
-  // (sample by sample), into quantities_ column by column ((times × quantity::count, n)): a lane
-  // group at a time while the lanes take them (the same values bit for bit), the rest sample by
-  // sample, time by time, so that each column's values of the block are written together.
-  void compute_quantities(std::size_t first, std::size_t end) {
+  // A buffer of states for one thread's groups, taken from the backend's and given back when it
+  // goes (their pages are touched once a run, not once a batch); none for a null backend.
+  class PassingStates {
+   public:
+    PassingStates(CpuBackend* backend, std::size_t size) : backend_(backend) {
+      if (backend_ == nullptr) return;
+      {
+        const std::lock_guard<std::mutex> lock(backend_->passing_mutex_);
+        if (!backend_->passing_.empty()) {
+          buffer_ = std::move(backend_->passing_.back());
+          backend_->passing_.pop_back();
+        }
+      }
+      buffer_.resize(size);
+    }
+    ~PassingStates() {
+      if (backend_ == nullptr) return;
+      const std::lock_guard<std::mutex> lock(backend_->passing_mutex_);
+      backend_->passing_.push_back(std::move(buffer_));
+    }
+    PassingStates(const PassingStates&) = delete;
+    PassingStates& operator=(const PassingStates&) = delete;
+    double* data() { return buffer_.data(); }
+
+   private:
+    CpuBackend* backend_;
+    std::vector<double> buffer_;
+  };
+
+  // The states of samples [first, end), from `states` on (sample first's block), copied to their
+  // places in trajectory_ where the rows named in advance hold them.
+  void keep_passing_states(std::size_t first, std::size_t end, const double* states, std::size_t block) {
+    auto row = std::lower_bound(kept_rows_.begin(), kept_rows_.end(), std::uint32_t(first));
+    for (; row != kept_rows_.end() && *row < end; ++row)
+      std::copy_n(states + (*row - first) * block, block,
+                  trajectory_.begin() + std::ptrdiff_t(std::size_t(row - kept_rows_.begin()) * block));
+  }
+
+  // Samples [first, end)'s quantities at every output time, from their states (sample by sample,
+  // from `states` on: sample first's block), into quantities_ column by column ((times ×
+  // quantity::count, n)): a lane group at a time while the lanes take them (the same values bit
+  // for bit), the rest sample by sample, time by time, so that each column's values of the block
+  // are written together.
+  void compute_quantities(std::size_t first, std::size_t end, const double* states) {
     const int n_times = shared_.output_times.n;
     const std::size_t n = n_, state_block = std::size_t(n_times) * kTrajectoryColumns;
     const std::size_t width = std::size_t(rk4_lanes_.width);
+    const std::size_t states_first = first;  // whose block `states` starts at
     if (rk4_lanes_.quantities != nullptr)
       while (end - first >= width &&
-             rk4_lanes_.quantities(inputs_, trajectory_.data(), n, first, shared_, nominal_.data(), quantities_.data(),
-                                 kept_columns_))
+             rk4_lanes_.quantities(inputs_, states + (first - states_first) * state_block, n, first, shared_,
+                                   nominal_.data(), quantities_.data(), kept_columns_))
         first += width;
     for (std::size_t from = first; from < end; from += kQuantityBlock) {
       const std::size_t count = std::min(kQuantityBlock, end - from);
@@ -194,7 +272,7 @@ class CpuBackend final : public Backend {
         for (std::size_t j = 0; j < count; ++j) {
           const std::size_t i = from + j;
           StateVector<Scalar> y;
-          const double* x = &trajectory_[i * state_block + std::size_t(k) * kTrajectoryColumns];
+          const double* x = states + (i - states_first) * state_block + std::size_t(k) * kTrajectoryColumns;
           for (int c = 0; c < kTrajectoryColumns; ++c) y(c) = Scalar(x[c]);
           Scalar q[quantity::count];
           sample_quantities_at(shared_.loads, own_values_in_batch(shared_.parameters, inputs_, n, i), model[j], unpack(y),
@@ -218,7 +296,13 @@ class CpuBackend final : public Backend {
   LaneIsa lane_isa_;
   Rk4Lanes<Scalar> rk4_lanes_;
   std::size_t n_ = 0;
+  // The kept states, sample by sample: every row's (every_row_kept_), or those of kept_rows_, in
+  // their order ((rows, output times, 13)).
   std::vector<double> trajectory_;
+  bool every_row_kept_ = false;
+  std::vector<std::uint32_t> kept_rows_;
+  std::vector<std::vector<double>> passing_;  // PassingStates' buffers, between batches
+  std::mutex passing_mutex_;
   QuantityValues quantities_;  // (times × quantity::count, n): each thread writes its own samples
   std::vector<Quaternion<Scalar>> nominal_;  // (output times)
   QuantityColumns kept_columns_ = kAllQuantityColumns;  // the columns the lanes store (the statistics read no others)

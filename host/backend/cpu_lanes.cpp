@@ -25,44 +25,46 @@ namespace {
 
 #if defined(RBMC_X86_LANES)
 template <class Scalar, int W, class Kinds>
-__attribute__((flatten)) bool group_sse2(const double* inputs, double* outputs, double* trajectory,
+__attribute__((flatten)) bool group_sse2(const double* inputs, double* outputs, double* group_states,
                                          std::uint8_t* status, std::size_t n, std::size_t first,
                                          const SharedModel<Scalar>& shared, const IntegrationSettings<Scalar>& how) {
-  return run_rk4_lanes<Scalar, W, Kinds>(inputs, outputs, trajectory, status, n, first, shared, how);
+  return run_rk4_lanes<Scalar, W, Kinds>(inputs, outputs, group_states, status, n, first, shared, how);
 }
 template <class Scalar, int W, class Kinds>
-__attribute__((target("avx2"), flatten)) bool group_avx2(const double* inputs, double* outputs, double* trajectory,
+__attribute__((target("avx2"), flatten)) bool group_avx2(const double* inputs, double* outputs, double* group_states,
                                                          std::uint8_t* status, std::size_t n, std::size_t first,
                                                          const SharedModel<Scalar>& shared,
                                                          const IntegrationSettings<Scalar>& how) {
-  return run_rk4_lanes<Scalar, W, Kinds>(inputs, outputs, trajectory, status, n, first, shared, how);
+  return run_rk4_lanes<Scalar, W, Kinds>(inputs, outputs, group_states, status, n, first, shared, how);
 }
 template <class Scalar, int W, class Kinds>
-__attribute__((target("avx512f,avx512dq"), flatten)) bool group_avx512(
-    const double* inputs, double* outputs, double* trajectory, std::uint8_t* status, std::size_t n, std::size_t first,
-    const SharedModel<Scalar>& shared, const IntegrationSettings<Scalar>& how) {
-  return run_rk4_lanes<Scalar, W, Kinds>(inputs, outputs, trajectory, status, n, first, shared, how);
+__attribute__((target("avx512f,avx512dq"), flatten)) bool group_avx512(const double* inputs, double* outputs,
+                                                                       double* group_states, std::uint8_t* status,
+                                                                       std::size_t n, std::size_t first,
+                                                                       const SharedModel<Scalar>& shared,
+                                                                       const IntegrationSettings<Scalar>& how) {
+  return run_rk4_lanes<Scalar, W, Kinds>(inputs, outputs, group_states, status, n, first, shared, how);
 }
 template <class Scalar, int W>
-__attribute__((flatten)) bool quantities_sse2(const double* inputs, const double* trajectory, std::size_t n,
+__attribute__((flatten)) bool quantities_sse2(const double* inputs, const double* group_states, std::size_t n,
                                               std::size_t first, const SharedModel<Scalar>& shared,
                                               const Quaternion<Scalar>* nominal_q, double* quantities,
                                               QuantityColumns kept) {
-  return lane_quantities<Scalar, W>(inputs, trajectory, n, first, shared, nominal_q, quantities, kept);
+  return lane_quantities<Scalar, W>(inputs, group_states, n, first, shared, nominal_q, quantities, kept);
 }
 template <class Scalar, int W>
-__attribute__((target("avx2"), flatten)) bool quantities_avx2(const double* inputs, const double* trajectory,
+__attribute__((target("avx2"), flatten)) bool quantities_avx2(const double* inputs, const double* group_states,
                                                               std::size_t n, std::size_t first,
                                                               const SharedModel<Scalar>& shared,
                                                               const Quaternion<Scalar>* nominal_q, double* quantities,
                                                               QuantityColumns kept) {
-  return lane_quantities<Scalar, W>(inputs, trajectory, n, first, shared, nominal_q, quantities, kept);
+  return lane_quantities<Scalar, W>(inputs, group_states, n, first, shared, nominal_q, quantities, kept);
 }
 template <class Scalar, int W>
 __attribute__((target("avx512f,avx512dq"), flatten)) bool quantities_avx512(
-    const double* inputs, const double* trajectory, std::size_t n, std::size_t first, const SharedModel<Scalar>& shared,
-    const Quaternion<Scalar>* nominal_q, double* quantities, QuantityColumns kept) {
-  return lane_quantities<Scalar, W>(inputs, trajectory, n, first, shared, nominal_q, quantities, kept);
+    const double* inputs, const double* group_states, std::size_t n, std::size_t first,
+    const SharedModel<Scalar>& shared, const Quaternion<Scalar>* nominal_q, double* quantities, QuantityColumns kept) {
+  return lane_quantities<Scalar, W>(inputs, group_states, n, first, shared, nominal_q, quantities, kept);
 }
 #endif
 

@@ -33,19 +33,20 @@ bool lane_isa_supported(LaneIsa isa);
 LaneIsa chosen_lane_isa();
 
 // Integrates samples first, ..., first + width − 1 of a batch together, or returns false when
-// the group must go sample by sample (rk4_lanes.hpp); trajectory by sample, or null.
+// the group must go sample by sample (rk4_lanes.hpp); their states into group_states (sample
+// first's block, then the others', by sample), or nowhere when null.
 template <class Scalar>
-using LaneGroupFunction = bool (*)(const double* inputs, double* outputs, double* trajectory, std::uint8_t* status,
+using LaneGroupFunction = bool (*)(const double* inputs, double* outputs, double* group_states, std::uint8_t* status,
                                    std::size_t n, std::size_t first, const SharedModel<Scalar>& shared,
                                    const IntegrationSettings<Scalar>& how);
 
 // Computes samples first, ..., first + width − 1's quantities at every output time from their
-// states (rbmc/simd/lane_quantities.hpp), only the columns in `kept`, or returns false when the
-// group must go sample by sample; any kind of run.
+// states in group_states (as LaneGroupFunction stores them; rbmc/simd/lane_quantities.hpp), only
+// the columns in `kept`, or returns false when the group must go sample by sample; any kind of run.
 template <class Scalar>
-using LaneQuantitiesFunction = bool (*)(const double* inputs, const double* trajectory, std::size_t n, std::size_t first,
-                                        const SharedModel<Scalar>& shared, const Quaternion<Scalar>* nominal_q,
-                                        double* quantities, QuantityColumns kept);
+using LaneQuantitiesFunction = bool (*)(const double* inputs, const double* group_states, std::size_t n,
+                                        std::size_t first, const SharedModel<Scalar>& shared,
+                                        const Quaternion<Scalar>* nominal_q, double* quantities, QuantityColumns kept);
 
 template <class Scalar>
 struct Rk4Lanes {

@@ -50,6 +50,7 @@ struct HostBatch {
   // columns' values ((kept columns, quantile rows), RunStatistics::kept_values).
   std::vector<double> journal_quantities;
   std::vector<std::uint32_t> kept;    // the rows whose trajectories the file keeps, ascending
+  std::vector<std::uint32_t> named;   // those rows, known before integration (TrajectorySelector::rows_by_index)
   std::vector<double> trajectories;   // (kept, output times, 13)
 
   void resize(std::size_t n, int n_model_parameters, int n_param_values, int n_events) {
@@ -108,12 +109,33 @@ class TrajectorySelector {
   // The most trajectories a batch of n can keep (the rule's limit over the whole run bounds it).
   std::uint64_t most_kept(std::uint64_t n) const { return active_ ? (rule_.limit > 0 ? std::min(rule_.limit, n) : n) : 0; }
 
+  // The rows of a batch of n whose trajectories the file keeps, ascending, by the samples' global
+  // indices and their outcomes; counted towards the rule's limit.
   std::vector<std::uint32_t> select(const std::uint64_t* index, const double* outputs, const std::uint8_t* status,
                                     std::size_t n) {
+    std::vector<std::uint32_t> rows = rows_kept(index, outputs, status, n);
+    taken_ += rows.size();
+    return rows;
+  }
+
+  // The rows select() will choose, known before the batch is integrated where the rule names its
+  // samples by index alone (all, every, samples): into rows, and true. False where it looks at
+  // their outcomes (status, event, final).
+  bool rows_by_index(const std::uint64_t* index, std::size_t n, std::vector<std::uint32_t>& rows) const {
+    using Kind = TrajectoryRetention::Kind;
+    if (rule_.kind == Kind::status || rule_.kind == Kind::event || rule_.kind == Kind::final) return false;
+    rows = rows_kept(index, nullptr, nullptr, n);
+    return true;
+  }
+
+ private:
+  // outputs and status are read only by the rules on outcomes.
+  std::vector<std::uint32_t> rows_kept(const std::uint64_t* index, const double* outputs, const std::uint8_t* status,
+                                       std::size_t n) const {
     using Kind = TrajectoryRetention::Kind;
     std::vector<std::uint32_t> rows;
     for (std::size_t i = 0; i < n; ++i) {
-      if (rule_.limit > 0 && taken_ >= rule_.limit) break;
+      if (rule_.limit > 0 && taken_ + rows.size() >= rule_.limit) break;
       bool keep = true;
       switch (rule_.kind) {
         case Kind::all: break;
@@ -130,14 +152,11 @@ class TrajectorySelector {
           break;
         }
       }
-      if (!keep) continue;
-      rows.push_back(std::uint32_t(i));
-      ++taken_;
+      if (keep) rows.push_back(std::uint32_t(i));
     }
     return rows;
   }
 
- private:
   TrajectoryRetention rule_;
   bool active_;
   std::uint64_t taken_ = 0;
@@ -254,7 +273,7 @@ void count_batch(const HostBatch& batch, std::size_t n, std::uint64_t redrawn, R
 // the backend offers primitives and never calls back into them.
 struct BatchStages {
   const SamplingPlan& plan;
-  const BatchIntegration& how;
+  BatchIntegration& how;                  // the run's; its state_rows set batch by batch
   const DrawnColumnsWanted drawn_wanted;  // the drawn columns the file keeps a dataset of
   const unsigned threads;
   Backend& backend;
@@ -278,8 +297,13 @@ struct BatchStages {
 
   // Stage integrate, and the transfers around it. Throws BatchAbandoned on a request to stop
   // (BatchIntegration::stop): the batch's outputs are then undefined.
+  // Where the rule names the kept trajectories' samples by index, the backend is told their rows,
+  // and may keep only their states (BatchIntegration::state_rows).
   void integrate(HostBatch& batch, std::size_t n, StageTimings& timings) const {
+    const bool named = selector.active() && selector.rows_by_index(batch.index.data(), n, batch.named);
+    how.state_rows = named ? &batch.named : nullptr;
     backend.integrate(batch.inputs.data(), batch.outputs.data(), batch.status.data(), n, how, timings);
+    how.state_rows = nullptr;
   }
 
   // Stage statistics: the batch's quantities reduced by the backend and merged into the run's. A

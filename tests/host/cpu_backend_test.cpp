@@ -1,11 +1,14 @@
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 #include "host/backend/backend.hpp"
-#include "host/sampling/sampling_plan.hpp"
-#include "rbmc/sample/sample_layout.hpp"
+#include "host/backend/cpu_lanes.hpp"
 #include "host/io/results_reader.hpp"
 #include "host/run/run_driver.hpp"
+#include "host/sampling/sampling_plan.hpp"
 #include "rbmc/dynamics/invariants.hpp"
+#include "rbmc/sample/sample_layout.hpp"
 #include "test_scenarios.hpp"
 
 namespace rbmc {
@@ -107,6 +110,82 @@ TEST(CpuBackend, AStopRequestAbandonsTheBatch) {
     backend->integrate(inputs.data(), outputs.data(), status.data(), 64, how, timings);
     EXPECT_GT(timings[Stage::integrate], 0.0);
     for (std::uint8_t code : status) EXPECT_EQ(code, std::uint8_t(SampleStatus::ok));
+  }
+}
+
+// Where the rows whose trajectories the file keeps are named before integration
+// (BatchIntegration::state_rows: the rules by index), the backend keeps only their states, and
+// every group's pass through a buffer of its thread's own while their quantities are computed:
+// the gathered states and the quantities are those of a run that keeps every row's sample by
+// sample (no lanes), bit for bit, in lanes or not, in both precisions. A row not named is refused.
+TEST(CpuBackend, StatesOfRowsNamedInAdvanceAreThoseOfEveryRow) {
+  // Not a whole number of lane groups (the last samples go one by one), and on one thread and on
+  // three, so that the groups whose quantities are computed together are several and whole
+  // (kQuantityBlock) or cut short by the threads' chunks.
+  constexpr std::size_t n = 1001;
+  const Scenario s =
+      parse_scenario(test::valid_scenario_text(int(n), 1.0, 0.01) + "\n[output]\ninterval = 0.1\n", "box.toml");
+  ASSERT_EQ(s.output_times.n, 11);
+  const SamplingPlan plan(s);
+  std::vector<double> inputs(n * std::size_t(input_column_count(0)));
+  for (std::size_t i = 0; i < n; ++i) {
+    SampleInputs<double> in;
+    std::vector<double> params(std::size_t(plan.n_parameter_values()) + 1);
+    plan.sample(i, in, params.data());
+    store_sample_inputs(inputs.data(), n, i, in, 0);
+  }
+  const std::vector<std::uint32_t> named = {0, 5, 37, 38, 96, 99, 517, 1000};
+  for (const Precision precision : {Precision::float64, Precision::float32}) {
+    // Integrates the batch keeping the named rows' states, or every row's (null), with or
+    // without statistics: the named rows' states, and the quantities.
+    const auto run = [&](Backend* backend, const std::vector<std::uint32_t>* state_rows, bool statistics,
+                         std::vector<double>& states, QuantityValues& quantities) {
+      BatchIntegration how(s.integration(), s.shared_model());
+      how.statistics = statistics;
+      how.keep_states = true;
+      how.state_rows = state_rows;
+      how.nominal_attitudes.assign(std::size_t(s.output_times.n), Quaternion<double>::identity());
+      std::vector<double> outputs(n * std::size_t(output_column_count(0)));
+      std::vector<std::uint8_t> status(n);
+      StageTimings timings;
+      backend->integrate(inputs.data(), outputs.data(), status.data(), n, how, timings);
+      backend->gather_trajectories(named, states, timings);
+      if (!statistics) return;
+      std::vector<std::uint32_t> every_row(n);
+      for (std::size_t i = 0; i < n; ++i) every_row[i] = std::uint32_t(i);
+      std::vector<Moments> moments;
+      backend->reduce_statistics(how, every_row, moments, quantities, timings);
+    };
+    std::vector<double> every_states;
+    QuantityValues every_quantities;
+    run(make_cpu_backend(precision, 1, LaneIsa::off).get(), nullptr, true, every_states, every_quantities);
+    for (const LaneIsa isa : {chosen_lane_isa(), LaneIsa::off})
+      for (const unsigned threads : {1u, 3u}) {
+        SCOPED_TRACE(std::string(precision_name(precision)) + ", " + lane_isa_name(isa) + " lanes, " +
+                     std::to_string(threads) + " threads");
+        const std::unique_ptr<Backend> backend = make_cpu_backend(precision, threads, isa);
+        std::vector<double> named_states, kept_only_states;
+        QuantityValues named_quantities, none;
+        run(backend.get(), &named, true, named_states, named_quantities);
+        ASSERT_EQ(every_states.size(), named.size() * 11 * kTrajectoryColumns);
+        ASSERT_EQ(named_states.size(), every_states.size());
+        EXPECT_EQ(std::memcmp(named_states.data(), every_states.data(), every_states.size() * sizeof(double)), 0);
+        ASSERT_EQ(named_quantities.size(), n * 11 * std::size_t(quantity::count));
+        ASSERT_EQ(every_quantities.size(), named_quantities.size());
+        EXPECT_EQ(
+            std::memcmp(named_quantities.data(), every_quantities.data(), every_quantities.size() * sizeof(double)), 0);
+        // Without statistics the groups pass their states through the thread's buffer all the same.
+        run(backend.get(), &named, false, kept_only_states, none);
+        ASSERT_EQ(kept_only_states.size(), every_states.size());
+        EXPECT_EQ(std::memcmp(kept_only_states.data(), every_states.data(), every_states.size() * sizeof(double)), 0);
+        // The states differ from row to row: a copy from the wrong row would show.
+        EXPECT_NE(std::memcmp(every_states.data(), every_states.data() + 11 * kTrajectoryColumns,
+                              11 * kTrajectoryColumns * sizeof(double)),
+                  0);
+        std::vector<double> unused;
+        StageTimings timings;
+        EXPECT_THROW(backend->gather_trajectories({0, 6}, unused, timings), std::logic_error);
+      }
   }
 }
 

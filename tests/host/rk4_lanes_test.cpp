@@ -337,9 +337,10 @@ TEST_P(Rk4Lanes, TakeWholeGroupsAndGiveBackTheOnesTheyCannot) {
     const std::vector<double> states(n * std::size_t(n_times) * kTrajectoryColumns, 0.5);
     const std::vector<Quaternion<Scalar>> nominal(std::size_t(n_times), Quaternion<Scalar>::identity());
     std::vector<double> quantities(n * std::size_t(n_times) * quantity::count);
+    const std::size_t block = std::size_t(n_times) * kTrajectoryColumns;  // a sample's states
     const auto quantities_of = [&](std::size_t first) {
-      return lanes.quantities(inputs.data(), states.data(), n, first, shared, nominal.data(), quantities.data(),
-                              kAllQuantityColumns);
+      return lanes.quantities(inputs.data(), states.data() + first * block, n, first, shared, nominal.data(),
+                              quantities.data(), kAllQuantityColumns);
     };
     EXPECT_TRUE(quantities_of(48));
     // With fewer columns kept ([output] statistics), those are the same values and the others
@@ -347,7 +348,8 @@ TEST_P(Rk4Lanes, TakeWholeGroupsAndGiveBackTheOnesTheyCannot) {
     const std::vector<double> every = quantities;
     std::vector<double> some(quantities.size(), 7.0);
     const QuantityColumns kept = quantity_columns_of((1u << 1) | (1u << 3));  // velocity, attitude_angle
-    ASSERT_TRUE(lanes.quantities(inputs.data(), states.data(), n, 48, shared, nominal.data(), some.data(), kept));
+    ASSERT_TRUE(
+        lanes.quantities(inputs.data(), states.data() + 48 * block, n, 48, shared, nominal.data(), some.data(), kept));
     for (std::size_t j = 0; j < some.size(); ++j) {
       const std::size_t sample = j % n;
       const int c = int((j / n) % quantity::count);

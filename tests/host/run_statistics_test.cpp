@@ -525,6 +525,39 @@ TEST(TrajectoryRetention, EachRuleKeepsItsSamples) {
   EXPECT_TRUE(kept("{ status = \"terminal_event\" }").empty());
   EXPECT_EQ(kept("{ status = \"ok\" }").size(), 1500u);
   (void)vz;
+  // A rule by index names its rows before they are integrated, and the CPU backend then keeps only
+  // their states (BatchIntegration::state_rows); a rule on outcomes, or "all", keeps every row's.
+  // The same samples' trajectories either way, bit for bit, in batches of 256 samples.
+  const auto trajectories_of = [&](const std::string& path, const std::vector<std::uint64_t>& samples) {
+    const ResultsReader r(path);
+    const auto index = r.uint64s("trajectories/sample_index").data;
+    std::vector<double> values;
+    for (const char* name : {"position", "orientation", "velocity", "angular_velocity"}) {
+      const Array<double> a = r.doubles(std::string("trajectories/") + name);
+      const std::size_t per_sample = a.data.size() / a.shape.front();
+      for (std::uint64_t sample : samples) {
+        const auto at = std::find(index.begin(), index.end(), sample);
+        EXPECT_NE(at, index.end()) << path << " keeps no trajectory of sample " << sample;
+        if (at == index.end()) return values;
+        const auto from = a.data.begin() + std::ptrdiff_t(std::size_t(at - index.begin()) * per_sample);
+        values.insert(values.end(), from, from + std::ptrdiff_t(per_sample));
+      }
+    }
+    return values;
+  };
+  const std::vector<std::uint64_t> listed = {3, 700, 1499};
+  const std::vector<double> by_index = trajectories_of(
+      run(dir, "l.h5", "[output]\ninterval = 0.5\ntrajectories = { samples = [1499, 3, 700] }\n", 256), listed);
+  const std::vector<double> every_row = trajectories_of(all, listed);
+  ASSERT_EQ(by_index.size(), every_row.size());
+  EXPECT_EQ(std::memcmp(by_index.data(), every_row.data(), by_index.size() * sizeof(double)), 0);
+  const std::vector<std::uint64_t> first = {0, 1, 2, 3};
+  const std::vector<double> limited =
+      trajectories_of(run(dir, "f.h5", "[output]\ninterval = 0.5\ntrajectories = { limit = 4 }\n", 256), first);
+  const std::vector<double> limited_by_outcome = trajectories_of(
+      run(dir, "s.h5", "[output]\ninterval = 0.5\ntrajectories = { status = \"ok\", limit = 4 }\n", 256), first);
+  ASSERT_EQ(limited.size(), limited_by_outcome.size());
+  EXPECT_EQ(std::memcmp(limited.data(), limited_by_outcome.data(), limited.size() * sizeof(double)), 0);
   // "none": no trajectories at all, statistics still there.
   const std::string none = run(dir, "n.h5", "[output]\ninterval = 0.5\ntrajectories = \"none\"\n");
   const ResultsReader n(none);

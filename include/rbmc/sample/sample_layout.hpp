@@ -209,7 +209,8 @@ enum class ModelValuesAccess { read_in_place, copied };
 
 // Loads sample i, integrates it and stores its result: the whole per-sample path of a batch.
 // trajectory, when not null, receives the states at the output times, in the given layout (a
-// compile-time choice: the GPU's kernels carry nothing of the CPU's).
+// compile-time choice: the GPU's kernels carry nothing of the CPU's): by column, the batch's
+// buffer; by sample, the sample's own block, wherever its caller keeps it.
 // Kinds: the run's SampleKinds (choose_sample_kinds), or RuntimeKinds to choose them here.
 template <class Scalar, class Kinds = RuntimeKinds, TrajectoryLayout Layout = TrajectoryLayout::by_column,
           ModelValuesAccess Access = ModelValuesAccess::read_in_place, class StoredIn, class StoredOut>
@@ -227,7 +228,6 @@ RBMC_HD_KERNEL_INLINE void run_sample_in_batch(const StoredIn* inputs, StoredOut
     // By sample: the sample's own block, written as a one-sample batch.
     std::size_t sink_n = n, sink_i = i;
     if constexpr (Layout == TrajectoryLayout::by_sample) {
-      if (trajectory != nullptr) trajectory += i * std::size_t(shared.output_times.n) * kTrajectoryColumns;
       sink_n = 1;
       sink_i = 0;
     }

@@ -46,13 +46,14 @@ inline void mark_overflowed_quantities(const RigidBodyState<Lanes<S, W>>& x, Lan
 }
 
 // Samples first, ..., first + W − 1 of a batch of n: their inputs (sample_layout.hpp), their
-// states at the output times in a by-sample trajectory buffer (TrajectoryLayout::by_sample), the
+// states at the output times in group_states (sample first's block, then the others',
+// TrajectoryLayout::by_sample), the
 // nominal attitude at each output time, into quantities ((times × quantity::count, n)): the
 // columns in `kept` (quantity_columns_of the run's [output] statistics), the others untouched.
 // Returns false, having written nothing, where the lanes cannot take the group (its bodies
 // disagree on their centre of mass lying at the origin, a branch of the kinetic energy).
 template <class Scalar, int W>
-inline bool lane_quantities(const double* inputs, const double* trajectory, std::size_t n, std::size_t first,
+inline bool lane_quantities(const double* inputs, const double* group_states, std::size_t n, std::size_t first,
                             const SharedModel<Scalar>& shared, const Quaternion<Scalar>* nominal_q, double* quantities,
                             QuantityColumns kept) {
   using L = Lanes<Scalar, W>;
@@ -87,7 +88,7 @@ inline bool lane_quantities(const double* inputs, const double* trajectory, std:
   for (int k0 = 0; k0 < n_times; k0 += kChunk) {
     const int chunk = n_times - k0 < kChunk ? n_times - k0 : kChunk;
     for (int lane = 0; lane < W; ++lane) {
-      const double* x = trajectory + (first + std::size_t(lane)) * block + std::size_t(k0) * kTrajectoryColumns;
+      const double* x = group_states + std::size_t(lane) * block + std::size_t(k0) * kTrajectoryColumns;
       for (int j = 0; j < chunk; ++j)
         for (int c = 0; c < kTrajectoryColumns; ++c) lanes_of[j][c][lane] = Scalar(x[j * kTrajectoryColumns + c]);
     }

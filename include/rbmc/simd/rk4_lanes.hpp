@@ -136,12 +136,14 @@ inline void set_lane(FreeBodyModel<Lanes<S, W>>& m, int lane, const FreeBodyMode
   if (lane == 0) m.com_at_origin = one.com_at_origin;
 }
 
-// Integrates samples first, ..., first + W − 1 of a batch (the layout of sample_layout.hpp,
-// trajectory by sample, or null) in lanes and stores their results. Kinds: FreeBodyRk4Kinds, or
-// RK4 without events (SampleKinds<rk4, false>: any loads and constraint). Returns false, having stored nothing the
-// one-sample path would not overwrite, when the group must go sample by sample.
+// Integrates samples first, ..., first + W − 1 of a batch (the layout of sample_layout.hpp) in
+// lanes and stores their results; their states at the output times into group_states (by sample:
+// sample first's block, then the others', TrajectoryLayout::by_sample), or nowhere when null.
+// Kinds: FreeBodyRk4Kinds, or RK4 without events (SampleKinds<rk4, false>: any loads and
+// constraint). Returns false, having stored nothing the one-sample path would not overwrite, when
+// the group must go sample by sample.
 template <class Scalar, int W, class Kinds, class StoredIn, class StoredOut>
-inline bool run_rk4_lanes(const StoredIn* inputs, StoredOut* outputs, StoredOut* trajectory, std::uint8_t* status,
+inline bool run_rk4_lanes(const StoredIn* inputs, StoredOut* outputs, StoredOut* group_states, std::uint8_t* status,
                           std::size_t n, std::size_t first, const SharedModel<Scalar>& shared,
                           const IntegrationSettings<Scalar>& how) {
   static_assert(Kinds::stepper == StepperKind::rk4 && !Kinds::events, "the lanes run RK4 without events");
@@ -190,9 +192,9 @@ inline bool run_rk4_lanes(const StoredIn* inputs, StoredOut* outputs, StoredOut*
   // Stage: integrate, with the one-sample path's stepper and loop (fixed_step.hpp).
   LaneTrajectorySink<Scalar, W, StoredOut> sink{&shared.output_times, {}, 0};
   for (int lane = 0; lane < W; ++lane)
-    sink.data[lane] = trajectory == nullptr ? nullptr
-                                            : trajectory + (first + std::size_t(lane)) *
-                                                               std::size_t(shared.output_times.n) * kTrajectoryColumns;
+    sink.data[lane] = group_states == nullptr
+                          ? nullptr
+                          : group_states + std::size_t(lane) * std::size_t(shared.output_times.n) * kTrajectoryColumns;
   // The lanes' own values are in lanes_loads and lanes_constraint already: nothing to look up.
   using Rate = LaneRate<L, Kinds::free_body>;
   const LoadSet<Scalar>& loads0 = loads[0];
