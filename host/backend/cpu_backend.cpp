@@ -72,7 +72,7 @@ class CpuBackend final : public Backend {
     // be gathered; otherwise only those of the rows named in advance (how.state_rows), and every
     // group's pass through a buffer of its thread's own that stays in the core's cache while their
     // quantities are computed. The main job's batch-wide buffer, 129 MB of 8,192 samples' states
-    // of which the file keeps 20, cost its integration about a tenth (bench/RESULTS.md,
+    // of which the file keeps 20, cost its 2.5 s integration 0.1–0.2 s (bench/RESULTS.md,
     // 2026-11-26, fifteenth session).
     every_row_kept_ = keep && (how.state_rows == nullptr || how.state_rows->size() == n);
     kept_rows_.clear();
