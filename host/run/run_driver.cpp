@@ -301,9 +301,13 @@ struct BatchStages {
   // and may keep only their states (BatchIntegration::state_rows).
   void integrate(HostBatch& batch, std::size_t n, StageTimings& timings) const {
     const bool named = selector.active() && selector.rows_by_index(batch.index.data(), n, batch.named);
+    // Cleared however integrate ends (an abandoned batch throws): the rows are this batch's.
+    struct ClearedAfter {
+      BatchIntegration& how;
+      ~ClearedAfter() { how.state_rows = nullptr; }
+    } cleared{how};
     how.state_rows = named ? &batch.named : nullptr;
     backend.integrate(batch.inputs.data(), batch.outputs.data(), batch.status.data(), n, how, timings);
-    how.state_rows = nullptr;
   }
 
   // Stage statistics: the batch's quantities reduced by the backend and merged into the run's. A
