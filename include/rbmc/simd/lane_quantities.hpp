@@ -47,11 +47,11 @@ inline void mark_overflowed_quantities(const RigidBodyState<Lanes<S, W>>& x, Lan
 
 // Samples first, ..., first + W − 1 of a batch of n: their inputs (sample_layout.hpp), their
 // states at the output times in group_states (sample first's block, then the others',
-// TrajectoryLayout::by_sample), the
-// nominal attitude at each output time, into quantities ((times × quantity::count, n)): the
-// columns in `kept` (quantity_columns_of the run's [output] statistics), the others untouched.
-// Returns false, having written nothing, where the lanes cannot take the group (its bodies
-// disagree on their centre of mass lying at the origin, a branch of the kinetic energy).
+// TrajectoryLayout::by_sample), the nominal attitude at each output time, into quantities
+// ((times × quantity::count, n)): the columns in `kept` (quantity_columns_of the run's [output]
+// statistics), the others untouched. Returns false, having written nothing, where the lanes
+// cannot take the group (its bodies disagree on their centre of mass lying at the origin, a branch
+// of the kinetic energy).
 template <class Scalar, int W>
 inline bool lane_quantities(const double* inputs, const double* group_states, std::size_t n, std::size_t first,
                             const SharedModel<Scalar>& shared, const Quaternion<Scalar>* nominal_q, double* quantities,
