@@ -281,6 +281,10 @@ struct BatchStages {
   TrajectorySelector& selector;
   SerialWorker& merging;         // the compacted statistics' merges, in batch order
   StageTimings& merge_seconds;   // their time, on that thread
+  // Sketched quantiles take each batch's values in the statistics stage and need them no more
+  // (the journal saves the sketches instead): one buffer for every batch's, swapped with the
+  // backend's (119 MB a batch for the main job: a third buffer's pages, faulted in once a run).
+  QuantityValues& sketched_quantities;
 
   // Stage sample: rows [0, n) drawn as samples index[0, n), where the backend integrates (the GPU
   // keeps its draws for its kernel and sends back only the columns the file keeps) or else on the
@@ -330,9 +334,11 @@ struct BatchStages {
       return true;
     }
     const std::vector<std::uint32_t> rows = statistics.quantile_rows(n);
-    backend.reduce_statistics(how, rows, batch.moments, batch.quantities, timings);
+    // Exact quantiles' values stay with the batch, for its journal record on the writer's thread.
+    QuantityValues& values = statistics.exact() ? batch.quantities : sketched_quantities;
+    backend.reduce_statistics(how, rows, batch.moments, values, timings);
     const StageClock clock(&timings, Stage::statistics);
-    statistics.add(batch.moments, batch.quantities, rows.size());
+    statistics.add(batch.moments, values, rows.size());
     return false;
   }
 
@@ -585,6 +591,7 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
   // and integrated (one HDF5 call at a time all the same: the main thread makes none meanwhile).
   // Each thread times its own stages.
   std::array<HostBatch, 2> batches;
+  QuantityValues sketched_quantities;  // BatchStages::sketched_quantities
   // The stages every batch goes through (BatchStages), the write on the writer's thread below.
   const std::vector<SampleDataset> kept_datasets = sample_datasets(scenario);
   StageTimings driver_seconds, writer_seconds, merge_seconds;
@@ -597,7 +604,7 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
   const BatchStages stages{plan, how,
                            DrawnColumnsWanted{keeps_any(kept_datasets, {SampleSource::inputs, SampleSource::inertia}),
                                               keeps_any(kept_datasets, {SampleSource::params})},
-                           threads, *backend, statistics, selector, merging, merge_seconds};
+                           threads, *backend, statistics, selector, merging, merge_seconds, sketched_quantities};
   const auto wait_for_writing = [&] {  // rethrows the writer's error here
     const StageClock clock(&driver_seconds, Stage::idle);
     writing.wait();

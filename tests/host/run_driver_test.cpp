@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <set>
 #include <stdexcept>
 
 #include <gtest/gtest.h>
@@ -256,6 +257,64 @@ class CompactingCpuBackend final : public Backend {
   std::vector<Sent>& sent_;
   std::size_t n_ = 0;
 };
+
+// The CPU backend, noting the buffer the driver hands to reduce_statistics for each batch's values.
+class BufferNotingCpuBackend final : public Backend {
+ public:
+  explicit BufferNotingCpuBackend(std::vector<const double*>& handed) : cpu_(make_cpu_backend(Precision::float64, 2)), handed_(handed) {}
+  std::string name() const override { return cpu_->name(); }
+  std::string device() const override { return cpu_->device(); }
+  std::size_t max_batch_size(const BatchIntegration& how) const override { return cpu_->max_batch_size(how); }
+  void integrate(const double* inputs, double* outputs, std::uint8_t* status, std::size_t n, const BatchIntegration& how,
+                 StageTimings& timings) override {
+    cpu_->integrate(inputs, outputs, status, n, how, timings);
+  }
+  void reduce_statistics(const BatchIntegration& how, const std::vector<std::uint32_t>& rows, std::vector<Moments>& moments,
+                         QuantityValues& values, StageTimings& timings) override {
+    handed_.push_back(values.data());
+    cpu_->reduce_statistics(how, rows, moments, values, timings);
+  }
+  void gather_trajectories(const std::vector<std::uint32_t>& rows, std::vector<double>& trajectories,
+                           StageTimings& timings) override {
+    cpu_->gather_trajectories(rows, trajectories, timings);
+  }
+
+ private:
+  std::unique_ptr<Backend> cpu_;
+  std::vector<const double*>& handed_;
+};
+
+// A batch's quantity values are the backend's until the statistics stage swaps them with a buffer
+// of the driver's. Sketched quantiles need them no more once added: the driver holds one buffer
+// for every batch's, so that the run's values pass through two buffers, not three (the main job's
+// are 119 MB each). Exact quantiles keep each batch's with the batch for its journal record on the
+// writer's thread: three. The statistics are the same bits either way.
+TEST(RunDriver, SketchedStatisticsPassThroughTwoBuffers) {
+  test::TempDir dir;
+  for (const bool sketched : {true, false}) {
+    SCOPED_TRACE(sketched ? "sketched" : "exact");
+    // 1,000 samples × 21 times × 12 quantities × 8 bytes = 2 MB: sketched within 1 MiB.
+    std::string text = test::valid_scenario_text(1000, 0.5, 0.01) + "[output]\ninterval = 0.025\n";
+    if (sketched) text += "quantile_memory_mb = 1\n";
+    const Scenario s = parse_scenario(text, "box.toml");
+    std::vector<const double*> handed;
+    RunOptions o = cpu_options(dir.file("noted.h5"), 2, 100);
+    o.overwrite = true;
+    o.make_backend = [&handed] { return std::make_unique<BufferNotingCpuBackend>(handed); };
+    run_scenario(s, o);
+    RunOptions plain = cpu_options(dir.file("plain.h5"), 2, 100);
+    plain.overwrite = true;
+    run_scenario(s, plain);
+    ASSERT_EQ(handed.size(), 10u);  // one a batch
+    std::set<const double*> buffers(handed.begin(), handed.end());
+    buffers.erase(nullptr);  // the driver's, before the first batch's values
+    EXPECT_EQ(buffers.size(), sketched ? 2u : 3u);
+    const ResultsReader a(dir.file("noted.h5")), b(dir.file("plain.h5"));
+    EXPECT_EQ(a.string_attribute("statistics", "quantile_method").find("sketch") != std::string::npos, sketched);
+    for (const char* d : {"statistics/angular_velocity/quantiles", "statistics/angular_velocity/mean"})
+      EXPECT_EQ(a.doubles(d).data, b.doubles(d).data) << d;
+  }
+}
 
 // A backend that compacts its columns (as the GPU does) has each batch's merged into the run's
 // statistics on a thread of their own while the next batch is drawn and integrated. The file's
