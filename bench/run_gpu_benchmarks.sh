@@ -116,8 +116,10 @@ for c in configs/*.toml; do
   stage_run 45 "bare-$name" "$logs/bare-$name.toml" --samples $samples
 done
 
-echo "== issue 12: tossed_box, N = 10^6, every trajectory kept =="
+echo "== issue 12: tossed_box, N = 10^6, every trajectory kept: deflated, then stored as they are =="
 stage_run 120 tossed_box configs/tossed_box.toml --samples 1000000
+{ cat configs/tossed_box.toml; echo 'compression = "none"'; } >"$logs/tossed_stored.toml"  # [output] is last
+stage_run 120 tossed_box_uncompressed "$logs/tossed_stored.toml" --samples 1000000
 
 echo "== the CPU backend on this machine: the default scenario, N = 10^5, 1 and all threads =="
 backend=cpu stage_run 60 cpu_tumbling_box_all_threads configs/tumbling_box.toml --samples 100000

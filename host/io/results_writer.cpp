@@ -470,9 +470,11 @@ void ResultsWriter::create_trajectory_part(const TrajectoryPart& part, hsize_t n
     h5::Handle space(H5Screate_simple(3, dims, max_dims), H5Sclose, "dataspace for " + name);
     h5::Handle plist(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, "H5Pcreate");
     h5::check_status(H5Pset_chunk(plist.get(), 3, chunk.data()), "H5Pset_chunk");
-    // The filters the chunks were compressed with, declared for every reader.
-    h5::check_status(H5Pset_shuffle(plist.get()), "H5Pset_shuffle");
-    h5::check_status(H5Pset_deflate(plist.get(), TrajectoryChunks::kDeflateLevel), "H5Pset_deflate");
+    // The filters the chunks were compressed with, declared for every reader (none: stored as they are).
+    if (scenario_->output.compression == OutputSettings::Compression::deflate) {
+      h5::check_status(H5Pset_shuffle(plist.get()), "H5Pset_shuffle");
+      h5::check_status(H5Pset_deflate(plist.get(), TrajectoryChunks::kDeflateLevel), "H5Pset_deflate");
+    }
     h5::Handle ds(H5Dcreate2(file_.get(), name.c_str(), stored_type(StoredType::real), space.get(), H5P_DEFAULT,
                              plist.get(), H5P_DEFAULT),
                   H5Dclose, "creating dataset " + name);
@@ -482,7 +484,8 @@ void ResultsWriter::create_trajectory_part(const TrajectoryPart& part, hsize_t n
   }
   if (collective_) return;  // HDF5 compresses them, on every process (write_trajectories_collectively)
   const bool float32 = scenario_->output.storage == OutputSettings::Storage::float32;
-  trajectory_chunks_.emplace_back(dataset(name).id.get(), name, n_times, dim, float32, rows_in_file);
+  const bool deflate = scenario_->output.compression == OutputSettings::Compression::deflate;
+  trajectory_chunks_.emplace_back(dataset(name).id.get(), name, n_times, dim, float32, deflate, rows_in_file);
 }
 
 void ResultsWriter::write_batch(const BatchView& b, StageTimings& timings) {

@@ -66,12 +66,13 @@ std::array<hsize_t, 3> trajectory_chunk_shape(hsize_t n_times, hsize_t dim) {
 }
 
 TrajectoryChunks::TrajectoryChunks(hid_t dataset, std::string name, hsize_t n_times, hsize_t dim, bool float32,
-                                   hsize_t rows_in_file)
+                                   bool deflate, hsize_t rows_in_file)
     : dataset_(dataset),
       name_(std::move(name)),
       n_times_(n_times),
       dim_(dim),
       float32_(float32),
+      deflate_(deflate),
       chunk_(trajectory_chunk_shape(n_times, dim)),
       rows_(rows_in_file),
       pending_first_(rows_in_file - rows_in_file % chunk_[0]) {
@@ -169,7 +170,7 @@ void TrajectoryChunks::store_chunks(std::size_t n_rows, const TrajectoryRows& mo
             }
           }
         }
-      compressed[job] = shuffle_and_deflate(raw.data(), raw.size(), element, kDeflateLevel);
+      compressed[job] = deflate_ ? shuffle_and_deflate(raw.data(), raw.size(), element, kDeflateLevel) : raw;
       {
         const std::lock_guard<std::mutex> lock(mutex);
         ready[job].store(true);

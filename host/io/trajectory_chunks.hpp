@@ -38,7 +38,8 @@ struct TrajectoryRows {
 };
 
 // Appends rows of one (kept, n_times, dim) dataset created with trajectory_chunk_shape chunks,
-// H5Pset_shuffle and H5Pset_deflate(kDeflateLevel), stored as float64 or float32.
+// H5Pset_shuffle and H5Pset_deflate(kDeflateLevel) (deflate) or no filter, stored as float64 or
+// float32.
 class TrajectoryChunks {
  public:
   // Level 1: on tossed_box's trajectories, 186 MB/s a thread at a ratio of 0.560, against level
@@ -48,7 +49,10 @@ class TrajectoryChunks {
 
   // rows_in_file: rows the dataset already holds (a resumed run); the last, partly filled chunk's
   // rows are read back so that it is completed and rewritten.
-  TrajectoryChunks(hid_t dataset, std::string name, hsize_t n_times, hsize_t dim, bool float32, hsize_t rows_in_file);
+  // deflate: the dataset declares the shuffle and deflate filters, and the chunks are compressed;
+  // else they are stored as they are.
+  TrajectoryChunks(hid_t dataset, std::string name, hsize_t n_times, hsize_t dim, bool float32, bool deflate,
+                   hsize_t rows_in_file);
 
   // Adds the rows. Extends the dataset; compresses the chunks they fill on `threads` threads
   // straight from `rows` and stores each as soon as it is compressed, while the others compress.
@@ -69,6 +73,7 @@ class TrajectoryChunks {
   std::string name_;
   hsize_t n_times_, dim_;
   bool float32_;
+  bool deflate_;
   std::array<hsize_t, 3> chunk_;
   hsize_t rows_ = 0;              // rows in the dataset
   hsize_t pending_first_ = 0;     // the first row of pending_ (a multiple of chunk_[0])

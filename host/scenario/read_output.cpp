@@ -217,6 +217,7 @@ void read_output(TableReader& r, Scenario& s) {
   const toml::node* memory = r.find("quantile_memory_mb");
   const toml::node* samples = r.find("samples");
   const toml::node* storage = r.find("storage");
+  const toml::node* compression = r.find("compression");
   r.reject_unknown_keys();  // a misspelt key says so before "interval is required" would
   if (samples != nullptr) {
     const toml::array* a = samples->as_array();
@@ -232,6 +233,11 @@ void read_output(TableReader& r, Scenario& s) {
     const std::optional<std::string> v = storage->value<std::string>();
     if (v == "float32") s.output.storage = OutputSettings::Storage::float32;
     else if (v != "float64") r.fail_at(*storage, "storage", "must be \"float64\" (the default) or \"float32\"");
+  }
+  if (compression != nullptr) {
+    const std::optional<std::string> v = compression->value<std::string>();
+    if (v == "none") s.output.compression = OutputSettings::Compression::none;
+    else if (v != "deflate") r.fail_at(*compression, "compression", "must be \"deflate\" (the default) or \"none\"");
   }
   if (trajectories != nullptr) read_retention(r, *trajectories, s);
   if (statistics != nullptr) read_statistics_quantities(r, *statistics, s.output);
@@ -261,7 +267,7 @@ void read_output(TableReader& r, Scenario& s) {
       if (o.n > 0 && !(v > o.list[o.n - 1])) r.fail_at(t, "times", "must be strictly ascending");
       o.list[o.n++] = v;
     }
-  } else if (trajectories != nullptr || statistics != nullptr || memory != nullptr ||
+  } else if (trajectories != nullptr || statistics != nullptr || memory != nullptr || compression != nullptr ||
              (samples == nullptr && storage == nullptr)) {
     // An [output] of only samples and storage chooses what the file keeps of the final states.
     r.fail_here("interval", "is required (or times)");

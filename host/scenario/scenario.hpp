@@ -166,6 +166,9 @@ struct OutputSettings {
   std::vector<std::pair<int, int>> sample_dataset_positions;  // (line, column)
   // [output] storage: how real per-sample and trajectory values are stored.
   enum class Storage { float64, float32 } storage = Storage::float64;
+  // [output] compression: the kept trajectories' chunks shuffled and deflated (HDF5's filters), or
+  // stored as they are, where the disk writes faster than the cores compress.
+  enum class Compression { deflate, none } compression = Compression::deflate;
 };
 
 // The most samples one run takes: 2^40 (a million times a million). Beyond it index arithmetic

@@ -613,6 +613,29 @@ TEST(ParseScenarioOutput, SamplesAndStorage) {
   EXPECT_EQ(key_of("samples = [\"status\"]\nstatistics = false\n"), "output.interval");
 }
 
+// [output] compression: the kept trajectories deflated (the default) or stored as they are; any
+// other value is refused at its line, naming the two; it concerns trajectories, so it needs output
+// times like them.
+TEST(ParseScenarioOutput, TrajectoryCompression) {
+  const std::string times = with_run("") + "[output]\ninterval = 0.5\n";
+  EXPECT_EQ(parse_scenario(times, "o.toml").output.compression, OutputSettings::Compression::deflate);
+  EXPECT_EQ(parse_scenario(times + "compression = \"deflate\"\n", "o.toml").output.compression,
+            OutputSettings::Compression::deflate);
+  EXPECT_EQ(parse_scenario(times + "compression = \"none\"\n", "o.toml").output.compression,
+            OutputSettings::Compression::none);
+  try {
+    parse_scenario(times + "\ncompression = \"lz4\"\n", "o.toml");
+    FAIL() << "accepted an unknown compression";
+  } catch (const ScenarioError& e) {
+    EXPECT_EQ(e.key_path(), "output.compression");
+    EXPECT_NE(std::string(e.what()).find("o.toml:"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("\"none\""), std::string::npos);
+  }
+  const auto key_of = [](const std::string& output) { return error_key_of(with_run("") + "[output]\n" + output); };
+  EXPECT_EQ(key_of("interval = 0.5\ncompression = 0\n"), "output.compression");
+  EXPECT_EQ(key_of("compression = \"none\"\n"), "output.interval");
+}
+
 // [output] statistics is true, false, or the quantities whose statistics the file keeps; a name
 // that is not a quantity is refused at its own line with the valid names, as are a repeated name,
 // an empty list and a string where a list belongs.

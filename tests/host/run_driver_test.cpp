@@ -1008,6 +1008,45 @@ TEST(RunDriverOutput, CompressedTrajectoriesDoNotDependOnBatchesOrThreads) {
   EXPECT_EQ(H5Pget_filter2(plist.get(), 1, &flags, &n, nullptr, 0, nullptr, nullptr), H5Z_FILTER_DEFLATE);
 }
 
+// [output] compression = "none" stores the trajectories' chunks as they are: the same values bit
+// for bit as deflated ones, in both storages, resumed after an interruption too, in datasets that
+// declare no filter and take every byte of their chunks; the file is then larger.
+TEST(RunDriverOutput, UncompressedTrajectoriesHoldTheSameValues) {
+  test::TempDir dir;
+  const std::string text = test::valid_scenario_text(800, 0.5, 0.01) + "[output]\ninterval = 0.01\n";
+  const char* parts[] = {"trajectories/position", "trajectories/orientation", "trajectories/velocity",
+                         "trajectories/angular_velocity"};
+  for (const std::string storage : {"", "storage = \"float32\"\n"}) {
+    SCOPED_TRACE(storage.empty() ? "float64" : "float32");
+    const Scenario deflated = parse_scenario(text + storage, "t.toml");
+    const Scenario stored = parse_scenario(text + storage + "compression = \"none\"\n", "t.toml");
+    RunOptions a = cpu_options(dir.file("deflated.h5"), 2, 300), b = cpu_options(dir.file("stored.h5"), 2, 300);
+    a.overwrite = b.overwrite = true;
+    run_scenario(deflated, a);
+    b.after_batch = [](std::uint64_t rows) {
+      if (rows == 300) interrupt_requested() = true;
+    };
+    EXPECT_THROW(run_scenario(stored, b), Interrupted);
+    interrupt_requested() = false;
+    b.after_batch = nullptr;
+    b.resume = true;
+    run_scenario(stored, b);
+    const ResultsReader x(dir.file("deflated.h5")), y(dir.file("stored.h5"));
+    for (const char* d : parts) EXPECT_EQ(x.doubles(d).data, y.doubles(d).data) << d;
+    h5::initialize();
+    h5::Handle file(H5Fopen(dir.file("stored.h5").c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose, "open");
+    h5::Handle ds(H5Dopen2(file.get(), "trajectories/velocity", H5P_DEFAULT), H5Dclose, "open velocity");
+    h5::Handle plist(H5Dget_create_plist(ds.get()), H5Pclose, "plist");
+    EXPECT_EQ(H5Pget_nfilters(plist.get()), 0);
+    hsize_t chunk[3];
+    ASSERT_EQ(H5Pget_chunk(plist.get(), 3, chunk), 3);
+    const hsize_t element = storage.empty() ? 8 : 4;  // 800 rows, 51 times: whole chunks of each
+    const hsize_t chunks = (800 + chunk[0] - 1) / chunk[0] * ((51 + chunk[1] - 1) / chunk[1]);
+    EXPECT_EQ(H5Dget_storage_size(ds.get()), chunks * chunk[0] * chunk[1] * chunk[2] * element);
+    EXPECT_GT(fs::file_size(dir.file("stored.h5")), fs::file_size(dir.file("deflated.h5")));
+  }
+}
+
 // [output] samples keeps only the datasets named (and index and status); storage = "float32"
 // stores the same numbers rounded to single precision, in half the bytes.
 TEST(RunDriverOutput, SamplesAndFloat32StorageChooseWhatTheFileKeeps) {

@@ -33,14 +33,17 @@ h5::Handle create_file(const test::TempDir& dir) {
   return h5::Handle(H5Fcreate(dir.file("t.h5").c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose, "file");
 }
 
-h5::Handle create_dataset(hid_t file, bool float32) {
+// With deflate, the filters the chunks are compressed with; else none (chunks stored as they are).
+h5::Handle create_dataset(hid_t file, bool float32, bool deflate = true) {
   const std::array<hsize_t, 3> chunk = trajectory_chunk_shape(kTimes, kDim);
   const hsize_t dims[3] = {0, kTimes, kDim}, max_dims[3] = {H5S_UNLIMITED, kTimes, kDim};
   h5::Handle space(H5Screate_simple(3, dims, max_dims), H5Sclose, "space");
   h5::Handle plist(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, "plist");
   h5::check_status(H5Pset_chunk(plist.get(), 3, chunk.data()), "chunk");
-  h5::check_status(H5Pset_shuffle(plist.get()), "shuffle");
-  h5::check_status(H5Pset_deflate(plist.get(), TrajectoryChunks::kDeflateLevel), "deflate");
+  if (deflate) {
+    h5::check_status(H5Pset_shuffle(plist.get()), "shuffle");
+    h5::check_status(H5Pset_deflate(plist.get(), TrajectoryChunks::kDeflateLevel), "deflate");
+  }
   return h5::Handle(H5Dcreate2(file, "t", float32 ? H5T_IEEE_F32LE : H5T_IEEE_F64LE, space.get(), H5P_DEFAULT,
                                plist.get(), H5P_DEFAULT),
                     H5Dclose, "create");
@@ -48,8 +51,10 @@ h5::Handle create_dataset(hid_t file, bool float32) {
 
 // A file holding one trajectory dataset, and the TrajectoryChunks appending to it.
 struct ChunkedDataset {
-  explicit ChunkedDataset(bool float32)
-      : file(create_file(dir)), ds(create_dataset(file.get(), float32)), chunks(ds.get(), "t", kTimes, kDim, float32, 0) {}
+  explicit ChunkedDataset(bool float32, bool deflate = true)
+      : file(create_file(dir)),
+        ds(create_dataset(file.get(), float32, deflate)),
+        chunks(ds.get(), "t", kTimes, kDim, float32, deflate, 0) {}
   test::TempDir dir;
   h5::Handle file, ds;
   TrajectoryChunks chunks;
@@ -68,40 +73,51 @@ std::vector<double> read_all(hid_t dataset, hsize_t* rows) {
 }
 
 // Appended in uneven pieces (none a whole chunk), flushed, appended to again and flushed: HDF5
-// reads back every value bit for bit, in both storage precisions, and the chunk shape keeps to
-// its 256 KiB budget.
+// reads back every value bit for bit, in both storage precisions, compressed or not ([output]
+// compression = "none": the dataset then declares no filter and stores every chunk whole), and
+// the chunk shape keeps to its 256 KiB budget.
 TEST(TrajectoryChunks, HdfFiveReadsBackEveryValueExactly) {
   h5::initialize();
   const std::array<hsize_t, 3> chunk = trajectory_chunk_shape(kTimes, kDim);
   EXPECT_EQ(chunk[1], 32u);
   EXPECT_LE(chunk[0] * chunk[1] * chunk[2], hsize_t(1) << 15);
   EXPECT_GT(chunk[0], 100u);
-  for (const bool float32 : {false, true}) {
-    ChunkedDataset t(float32);
-    TrajectoryChunks& chunks = t.chunks;
-    StageTimings& timings = t.timings;
-    std::size_t written = 0;
-    for (const std::size_t n : {std::size_t(1), std::size_t(300), std::size_t(0), std::size_t(731)}) {
-      const std::vector<double> v = rows_from(written, n);
-      chunks.append(v.data(), n, 3, timings);
-      written += n;
+  for (const bool deflate : {true, false}) {
+    for (const bool float32 : {false, true}) {
+      ChunkedDataset t(float32, deflate);
+      TrajectoryChunks& chunks = t.chunks;
+      StageTimings& timings = t.timings;
+      std::size_t written = 0;
+      for (const std::size_t n : {std::size_t(1), std::size_t(300), std::size_t(0), std::size_t(731)}) {
+        const std::vector<double> v = rows_from(written, n);
+        chunks.append(v.data(), n, 3, timings);
+        written += n;
+      }
+      chunks.flush(3, timings);  // a padded edge chunk
+      const std::vector<double> more = rows_from(written, 57);
+      chunks.append(more.data(), 57, 2, timings);  // the edge chunk is completed and rewritten
+      written += 57;
+      chunks.flush(1, timings);
+      EXPECT_GT(timings[Stage::compress], 0.0);
+      hsize_t rows = 0;
+      const std::vector<double> back = read_all(t.ds.get(), &rows);
+      ASSERT_EQ(rows, written);
+      const std::vector<double> expected = rows_from(0, written);
+      std::size_t mismatches = 0;
+      for (std::size_t i = 0; i < back.size(); ++i) {
+        const double want = float32 ? double(float(expected[i])) : expected[i];
+        if (std::memcmp(&want, &back[i], sizeof(double)) != 0) ++mismatches;
+      }
+      EXPECT_EQ(mismatches, 0u) << (float32 ? "float32" : "float64") << (deflate ? ", deflated" : ", stored");
+      // Stored whole: the chunks holding the rows, every byte; deflated: fewer bytes (the values,
+      // smooth in time, compress).
+      h5::Handle plist(H5Dget_create_plist(t.ds.get()), H5Pclose, "plist");
+      EXPECT_EQ(H5Pget_nfilters(plist.get()), deflate ? 2 : 0);
+      const hsize_t chunk_bytes = chunk[0] * chunk[1] * chunk[2] * (float32 ? 4 : 8);
+      const hsize_t n_chunks = (written + chunk[0] - 1) / chunk[0] * ((kTimes + chunk[1] - 1) / chunk[1]);
+      if (deflate) EXPECT_LT(H5Dget_storage_size(t.ds.get()), n_chunks * chunk_bytes);
+      else EXPECT_EQ(H5Dget_storage_size(t.ds.get()), n_chunks * chunk_bytes);
     }
-    chunks.flush(3, timings);  // a padded edge chunk
-    const std::vector<double> more = rows_from(written, 57);
-    chunks.append(more.data(), 57, 2, timings);  // the edge chunk is completed and rewritten
-    written += 57;
-    chunks.flush(1, timings);
-    EXPECT_GT(timings[Stage::compress], 0.0);
-    hsize_t rows = 0;
-    const std::vector<double> back = read_all(t.ds.get(), &rows);
-    ASSERT_EQ(rows, written);
-    const std::vector<double> expected = rows_from(0, written);
-    std::size_t mismatches = 0;
-    for (std::size_t i = 0; i < back.size(); ++i) {
-      const double want = float32 ? double(float(expected[i])) : expected[i];
-      if (std::memcmp(&want, &back[i], sizeof(double)) != 0) ++mismatches;
-    }
-    EXPECT_EQ(mismatches, 0u) << (float32 ? "float32" : "float64");
   }
 }
 
@@ -143,12 +159,12 @@ TEST(TrajectoryChunks, AppendingToAPartlyFilledChunkKeepsItsRows) {
   StageTimings timings;
   const std::size_t before = trajectory_chunk_shape(kTimes, kDim)[0] + 5;
   {
-    TrajectoryChunks chunks(ds.get(), "t", kTimes, kDim, false, 0);
+    TrajectoryChunks chunks(ds.get(), "t", kTimes, kDim, false, true, 0);
     const std::vector<double> v = rows_from(0, before);
     chunks.append(v.data(), before, 2, timings);
     chunks.flush(2, timings);
   }
-  TrajectoryChunks resumed(ds.get(), "t", kTimes, kDim, false, before);
+  TrajectoryChunks resumed(ds.get(), "t", kTimes, kDim, false, true, before);
   const std::vector<double> v = rows_from(before, 40);
   resumed.append(v.data(), 40, 2, timings);
   resumed.flush(2, timings);
