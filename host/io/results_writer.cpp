@@ -482,7 +482,9 @@ void ResultsWriter::create_trajectory_part(const TrajectoryPart& part, hsize_t n
     write_string_attribute(ds.get(), "description", part.description);
     datasets_.push_back({name, std::move(ds), {n_times, dim}, std::size_t(n_times * dim)});
   }
-  if (collective_) return;  // HDF5 compresses them, on every process (write_trajectories_collectively)
+  // Collectively, HDF5 writes them through the dataset's filters, on every process
+  // (write_trajectories_collectively).
+  if (collective_) return;
   const bool float32 = scenario_->output.storage == OutputSettings::Storage::float32;
   const bool deflate = scenario_->output.compression == OutputSettings::Compression::deflate;
   trajectory_chunks_.emplace_back(dataset(name).id.get(), name, n_times, dim, float32, deflate, rows_in_file);
