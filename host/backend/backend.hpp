@@ -48,9 +48,6 @@ struct BatchIntegration {
   SharedModel<double> shared;
   bool statistics = false;   // moments (and quantity values) at the output times
   bool keep_states = false;  // states at the output times, for trajectories the file keeps
-  // With keep_states, set batch by batch where the rows gather_trajectories will ask for are
-  // known before integration (ascending): a backend may keep only theirs. Null: any row's.
-  const std::vector<std::uint32_t>* state_rows = nullptr;
   std::vector<Quaternion<double>> nominal_attitudes;  // (output times)
   // When set and true, the backend abandons the batch in flight within a fraction of a second
   // (between samples on the CPU, between launches of a part of the batch on the GPU) by throwing
@@ -61,6 +58,14 @@ struct BatchIntegration {
   // The quantities whose statistics the run keeps ([output] statistics): a backend may leave the
   // other quantities' columns unwritten.
   QuantitySet statistics_quantities = kAllQuantities;
+};
+
+// What the stages after one batch's integration will ask of it, where the driver knows it before
+// integrating (BatchIntegration is the run's, the same for every batch).
+struct BatchNeeds {
+  // With BatchIntegration::keep_states, the rows gather_trajectories will ask for (ascending): a
+  // backend may keep only their states. Null: any row's.
+  const std::vector<std::uint32_t>* state_rows = nullptr;
 };
 
 // What one sample keeps at the output times for the stages after its integration, as doubles:
@@ -115,9 +120,9 @@ class Backend {
   // inputs: input_column_count(how.shared.parameters.n) columns of n doubles; outputs:
   // output_column_count(n events) columns of n doubles; status: n codes. Integrates in the
   // backend's precision. With output times, the states there are kept when how.keep_states or
-  // how.statistics asks for them.
+  // how.statistics asks for them (those of needs.state_rows only, or of any row).
   virtual void integrate(const double* inputs, double* outputs, std::uint8_t* status, std::size_t n,
-                         const BatchIntegration& how, StageTimings& timings) = 0;
+                         const BatchIntegration& how, const BatchNeeds& needs, StageTimings& timings) = 0;
   // The batch's quantities at the output times (how.statistics): moments (output times,
   // quantity::count) over every sample, and the values of the given rows (ascending) for the
   // quantiles, column by column: (output times × quantity::count, rows). `values` may be swapped

@@ -54,7 +54,7 @@ class CpuBackend final : public Backend {
   }
 
   void integrate(const double* inputs, double* outputs, std::uint8_t* status, std::size_t n, const BatchIntegration& how,
-                 StageTimings& timings) override {
+                 const BatchNeeds& needs, StageTimings& timings) override {
     const StageClock clock(&timings, Stage::integrate);
     const IntegrationSettings<Scalar> settings = how.settings.cast<Scalar>();
     shared_ = how.shared.cast<Scalar>();
@@ -69,17 +69,17 @@ class CpuBackend final : public Backend {
     const bool keep = n_times > 0 && how.keep_states;
     // States at the output times, sample by sample (TrajectoryLayout::by_sample: the integration's
     // stores stay in the sample's own pages). Every row's in the batch's buffer where any row may
-    // be gathered; otherwise only those of the rows named in advance (how.state_rows), and every
+    // be gathered; otherwise only those of the rows named in advance (needs.state_rows), and every
     // group's pass through a buffer of its thread's own that stays in the core's cache while their
     // quantities are computed. The main job's batch-wide buffer, 129 MB of 8,192 samples' states
     // of which the file keeps 20, cost its 2.5 s integration 0.1–0.2 s (bench/RESULTS.md,
     // 2026-11-26, fifteenth session).
-    every_row_kept_ = keep && (how.state_rows == nullptr || how.state_rows->size() == n);
+    every_row_kept_ = keep && (needs.state_rows == nullptr || needs.state_rows->size() == n);
     kept_rows_.clear();
     if (keep && !every_row_kept_) {
-      kept_rows_ = *how.state_rows;
+      kept_rows_ = *needs.state_rows;
       if (!std::is_sorted(kept_rows_.begin(), kept_rows_.end()) || (!kept_rows_.empty() && kept_rows_.back() >= n))
-        throw std::logic_error("integrate: BatchIntegration::state_rows must be ascending rows of the batch");
+        throw std::logic_error("integrate: BatchNeeds::state_rows must be ascending rows of the batch");
     }
     trajectory_.resize((every_row_kept_ ? n : kept_rows_.size()) * block);  // every entry is written
     const bool passing_states = !every_row_kept_ && (quantities || !kept_rows_.empty());
@@ -188,7 +188,7 @@ class CpuBackend final : public Backend {
       const auto found = std::lower_bound(kept_rows_.begin(), kept_rows_.end(), rows[r]);
       if (found == kept_rows_.end() || *found != rows[r])
         throw std::logic_error("gather_trajectories: row " + std::to_string(rows[r]) +
-                               "'s states were not kept (BatchIntegration::state_rows)");
+                               "'s states were not kept (BatchNeeds::state_rows)");
       at[r] = std::size_t(found - kept_rows_.begin());
     }
     trajectories.resize(rows.size() * block);

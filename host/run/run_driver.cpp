@@ -273,7 +273,7 @@ void count_batch(const HostBatch& batch, std::size_t n, std::uint64_t redrawn, R
 // the backend offers primitives and never calls back into them.
 struct BatchStages {
   const SamplingPlan& plan;
-  BatchIntegration& how;                  // the run's; its state_rows set batch by batch
+  const BatchIntegration& how;
   const DrawnColumnsWanted drawn_wanted;  // the drawn columns the file keeps a dataset of
   const unsigned threads;
   Backend& backend;
@@ -302,16 +302,11 @@ struct BatchStages {
   // Stage integrate, and the transfers around it. Throws BatchAbandoned on a request to stop
   // (BatchIntegration::stop): the batch's outputs are then undefined.
   // Where the rule names the kept trajectories' samples by index, the backend is told their rows,
-  // and may keep only their states (BatchIntegration::state_rows).
+  // and may keep only their states (BatchNeeds::state_rows).
   void integrate(HostBatch& batch, std::size_t n, StageTimings& timings) const {
     const bool named = selector.active() && selector.rows_by_index(batch.index.data(), n, batch.named);
-    // Cleared however integrate ends (an abandoned batch throws): the rows are this batch's.
-    struct ClearedAfter {
-      BatchIntegration& how;
-      ~ClearedAfter() { how.state_rows = nullptr; }
-    } cleared{how};
-    how.state_rows = named ? &batch.named : nullptr;
-    backend.integrate(batch.inputs.data(), batch.outputs.data(), batch.status.data(), n, how, timings);
+    backend.integrate(batch.inputs.data(), batch.outputs.data(), batch.status.data(), n, how,
+                      BatchNeeds{named ? &batch.named : nullptr}, timings);
   }
 
   // Stage statistics: the batch's quantities reduced by the backend and merged into the run's. A

@@ -98,7 +98,7 @@ TEST(CpuBackend, AStopRequestAbandonsTheBatch) {
     std::vector<double> inputs(64 * std::size_t(input_column_count(0))), outputs(64 * std::size_t(output_column_count(0)));
     std::vector<std::uint8_t> status(64);
     StageTimings timings;
-    EXPECT_THROW(backend->integrate(inputs.data(), outputs.data(), status.data(), 64, how, timings), BatchAbandoned);
+    EXPECT_THROW(backend->integrate(inputs.data(), outputs.data(), status.data(), 64, how, {}, timings), BatchAbandoned);
     stop = false;
     const SamplingPlan plan(s);
     for (std::size_t i = 0; i < 64; ++i) {
@@ -107,14 +107,14 @@ TEST(CpuBackend, AStopRequestAbandonsTheBatch) {
       plan.sample(i, in, params.data());
       store_sample_inputs(inputs.data(), 64, i, in, 0);
     }
-    backend->integrate(inputs.data(), outputs.data(), status.data(), 64, how, timings);
+    backend->integrate(inputs.data(), outputs.data(), status.data(), 64, how, {}, timings);
     EXPECT_GT(timings[Stage::integrate], 0.0);
     for (std::uint8_t code : status) EXPECT_EQ(code, std::uint8_t(SampleStatus::ok));
   }
 }
 
 // Where the rows whose trajectories the file keeps are named before integration
-// (BatchIntegration::state_rows: the rules by index), the backend keeps only their states, and
+// (BatchNeeds::state_rows: the rules by index), the backend keeps only their states, and
 // every group's pass through a buffer of its thread's own while their quantities are computed:
 // the gathered states and the quantities are those of a run that keeps every row's sample by
 // sample (no lanes), bit for bit, in lanes or not, in both precisions. A row not named is refused.
@@ -143,12 +143,11 @@ TEST(CpuBackend, StatesOfRowsNamedInAdvanceAreThoseOfEveryRow) {
       BatchIntegration how(s.integration(), s.shared_model());
       how.statistics = statistics;
       how.keep_states = true;
-      how.state_rows = state_rows;
       how.nominal_attitudes.assign(std::size_t(s.output_times.n), Quaternion<double>::identity());
       std::vector<double> outputs(n * std::size_t(output_column_count(0)));
       std::vector<std::uint8_t> status(n);
       StageTimings timings;
-      backend->integrate(inputs.data(), outputs.data(), status.data(), n, how, timings);
+      backend->integrate(inputs.data(), outputs.data(), status.data(), n, how, BatchNeeds{state_rows}, timings);
       backend->gather_trajectories(named, states, timings);
       if (!statistics) return;
       std::vector<std::uint32_t> every_row(n);

@@ -236,7 +236,7 @@ TEST_P(GpuTest, ColumnsCompactedOnTheDeviceEqualTheCpusReference) {
   std::vector<double> outputs(kSamples * std::size_t(output_column_count(0)));
   std::vector<std::uint8_t> status(kSamples);
   StageTimings timings;
-  backend->integrate(inputs.data(), outputs.data(), status.data(), kSamples, how, timings);
+  backend->integrate(inputs.data(), outputs.data(), status.data(), kSamples, how, {}, timings);
   std::vector<Moments> moments, all_moments;
   QuantityValues compacted, every_value;
   const std::size_t slot = backend->reduce_statistics_compacted(how, request, moments, compacted, timings);
@@ -345,7 +345,7 @@ TEST_P(GpuTest, OnlyTheDrawnColumnsTheFileKeepsCrossBack) {
     std::uint64_t redrawn = 0;
     StageTimings timings{};
     ASSERT_TRUE(backend->draw_inputs(plan, index.data(), n, inputs.data(), params.data(), wanted, redrawn, timings));
-    backend->integrate(inputs.data(), outputs.data(), status.data(), n, how, timings);
+    backend->integrate(inputs.data(), outputs.data(), status.data(), n, how, {}, timings);
   };
   const auto untouched = [](const std::vector<double>& v) {
     return std::all_of(v.begin(), v.end(), [](double x) { return std::isnan(x); });

@@ -243,7 +243,7 @@ Batch integrate(const Scenario& s, const std::vector<double>& inputs, std::size_
   b.outputs.assign(n * std::size_t(output_column_count(0)), -1.0);
   b.status.assign(n, 255);
   StageTimings timings;
-  backend->integrate(b.inputs.data(), b.outputs.data(), b.status.data(), n, how, timings);
+  backend->integrate(b.inputs.data(), b.outputs.data(), b.status.data(), n, how, {}, timings);
   std::vector<std::uint32_t> rows(n);
   for (std::size_t i = 0; i < n; ++i) rows[i] = std::uint32_t(i);
   backend->gather_trajectories(rows, b.trajectories, timings);

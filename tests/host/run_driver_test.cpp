@@ -220,9 +220,9 @@ class CompactingCpuBackend final : public Backend {
   std::string device() const override { return cpu_->device(); }
   std::size_t max_batch_size(const BatchIntegration& how) const override { return cpu_->max_batch_size(how); }
   void integrate(const double* inputs, double* outputs, std::uint8_t* status, std::size_t n, const BatchIntegration& how,
-                 StageTimings& timings) override {
+                 const BatchNeeds& needs, StageTimings& timings) override {
     n_ = n;
-    cpu_->integrate(inputs, outputs, status, n, how, timings);
+    cpu_->integrate(inputs, outputs, status, n, how, needs, timings);
   }
   void reduce_statistics(const BatchIntegration& how, const std::vector<std::uint32_t>& rows, std::vector<Moments>& moments,
                          QuantityValues& values, StageTimings& timings) override {
@@ -266,8 +266,8 @@ class BufferNotingCpuBackend final : public Backend {
   std::string device() const override { return cpu_->device(); }
   std::size_t max_batch_size(const BatchIntegration& how) const override { return cpu_->max_batch_size(how); }
   void integrate(const double* inputs, double* outputs, std::uint8_t* status, std::size_t n, const BatchIntegration& how,
-                 StageTimings& timings) override {
-    cpu_->integrate(inputs, outputs, status, n, how, timings);
+                 const BatchNeeds& needs, StageTimings& timings) override {
+    cpu_->integrate(inputs, outputs, status, n, how, needs, timings);
   }
   void reduce_statistics(const BatchIntegration& how, const std::vector<std::uint32_t>& rows, std::vector<Moments>& moments,
                          QuantityValues& values, StageTimings& timings) override {

@@ -526,7 +526,7 @@ TEST(TrajectoryRetention, EachRuleKeepsItsSamples) {
   EXPECT_EQ(kept("{ status = \"ok\" }").size(), 1500u);
   (void)vz;
   // A rule by index names its rows before they are integrated, and the CPU backend then keeps only
-  // their states (BatchIntegration::state_rows); a rule on outcomes, or "all", keeps every row's.
+  // their states (BatchNeeds::state_rows); a rule on outcomes, or "all", keeps every row's.
   // The same samples' trajectories either way, bit for bit, in batches of 256 samples.
   const auto trajectories_of = [&](const std::string& path, const std::vector<std::uint64_t>& samples) {
     const ResultsReader r(path);
