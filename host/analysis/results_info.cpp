@@ -60,6 +60,8 @@ ResultsInfo read_results_info(const std::string& path) {
     info.n_trajectories = number("n_trajectories");
     info.retained = r.has_attribute("trajectories", "retained") ? r.string_attribute("trajectories", "retained") : "?";
     info.n_output_times = double(r.doubles("trajectories/time").data.size());
+    if (r.has("trajectories/position"))
+      info.trajectory_compression = r.filter_count("trajectories/position") > 0 ? "deflate" : "none";
   }
   info.statistics = r.has("statistics");
   for (const QuantityInfo& q : kStatisticsQuantities)
@@ -128,8 +130,9 @@ void print_results_info(const ResultsInfo& info, std::FILE* out) {
   std::fprintf(out, "\n");
   if (info.n_redrawn > 0) std::fprintf(out, "  redrawn      %.0f bodies (validity policy)\n", info.n_redrawn);
   if (std::isfinite(info.n_output_times))
-    std::fprintf(out, "  trajectories %.0f retained (%s) at %.0f output times\n", info.n_trajectories, info.retained.c_str(),
-                 info.n_output_times);
+    std::fprintf(out, "  trajectories %.0f retained (%s) at %.0f output times%s\n", info.n_trajectories,
+                 info.retained.c_str(), info.n_output_times,
+                 info.trajectory_compression == "none" ? ", stored uncompressed" : "");
   if (info.statistics) {
     std::string names;
     for (const std::string& q : info.statistics_quantities) names += (names.empty() ? "" : ", ") + q;
@@ -166,7 +169,7 @@ void print_results_info_json(const ResultsInfo& info, std::FILE* out) {
   j.end_object();
   j.field("n_redrawn_bodies", info.n_redrawn);
   j.key("trajectories").begin_object().field("n_retained", info.n_trajectories).field("retained", info.retained);
-  j.field("n_output_times", info.n_output_times).end_object();
+  j.field("n_output_times", info.n_output_times).field("compression", info.trajectory_compression).end_object();
   j.field("statistics", info.statistics).field("table_stride", static_cast<unsigned long long>(info.stride));
   j.key("statistics_quantities").begin_array();
   for (const std::string& q : info.statistics_quantities) j.value(q);

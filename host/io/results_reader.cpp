@@ -126,6 +126,14 @@ std::string ResultsReader::string_attribute(const std::string& object, const std
   return end == std::string::npos ? s : s.substr(0, end);
 }
 
+int ResultsReader::filter_count(const std::string& dataset) const {
+  h5::Handle ds(H5Dopen2(file_.get(), dataset.c_str(), H5P_DEFAULT), H5Dclose, "opening " + dataset + " in " + path_);
+  h5::Handle plist(H5Dget_create_plist(ds.get()), H5Pclose, "the creation properties of " + dataset);
+  const int n = H5Pget_nfilters(plist.get());
+  if (n < 0) throw Hdf5Error("reading the filters of " + dataset + " in " + path_ + ": " + h5::last_error_message());
+  return n;
+}
+
 bool ResultsReader::has_attribute(const std::string& object, const std::string& name) const {
   const htri_t e = H5Aexists_by_name(file_.get(), object.empty() ? "/" : object.c_str(), name.c_str(), H5P_DEFAULT);
   if (e < 0) throw Hdf5Error("checking attribute " + name + " in " + path_ + ": " + h5::last_error_message());

@@ -21,6 +21,8 @@ class ResultsReader {
   explicit ResultsReader(const std::string& path);
 
   bool has(const std::string& object_path) const;
+  // The filters a dataset's chunks pass through (shuffle and deflate for compressed ones; 0 for none).
+  int filter_count(const std::string& dataset) const;
   // The names of a group's members, in name order.
   std::vector<std::string> children(const std::string& group) const;
   // A dataset whole, or rows [first, first + count) of its first axis (clipped to its extent).

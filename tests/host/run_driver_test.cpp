@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include "host/analysis/results_info.hpp"
 #include "host/io/h5_handle.hpp"
 #include "host/io/results_reader.hpp"
 #include "host/io/run_journal.hpp"
@@ -1010,7 +1011,8 @@ TEST(RunDriverOutput, CompressedTrajectoriesDoNotDependOnBatchesOrThreads) {
 
 // [output] compression = "none" stores the trajectories' chunks as they are: the same values bit
 // for bit as deflated ones, in both storages, resumed after an interruption too, in datasets that
-// declare no filter and take every byte of their chunks; the file is then larger.
+// declare no filter and take every byte of their chunks; the file is then larger, and rbmc info
+// says which it holds.
 TEST(RunDriverOutput, UncompressedTrajectoriesHoldTheSameValues) {
   test::TempDir dir;
   const std::string text = test::valid_scenario_text(800, 0.5, 0.01) + "[output]\ninterval = 0.01\n";
@@ -1044,7 +1046,14 @@ TEST(RunDriverOutput, UncompressedTrajectoriesHoldTheSameValues) {
     const hsize_t chunks = (800 + chunk[0] - 1) / chunk[0] * ((51 + chunk[1] - 1) / chunk[1]);
     EXPECT_EQ(H5Dget_storage_size(ds.get()), chunks * chunk[0] * chunk[1] * chunk[2] * element);
     EXPECT_GT(fs::file_size(dir.file("stored.h5")), fs::file_size(dir.file("deflated.h5")));
+    // rbmc info says which.
+    EXPECT_EQ(read_results_info(dir.file("stored.h5")).trajectory_compression, "none");
+    EXPECT_EQ(read_results_info(dir.file("deflated.h5")).trajectory_compression, "deflate");
   }
+  const std::string none = test::valid_scenario_text(100, 0.5, 0.01) + "[output]\ninterval = 0.1\ntrajectories = \"none\"\n";
+  RunOptions o = cpu_options(dir.file("none.h5"), 2, 0);
+  run_scenario(parse_scenario(none, "n.toml"), o);
+  EXPECT_EQ(read_results_info(dir.file("none.h5")).trajectory_compression, "");
 }
 
 // [output] samples keeps only the datasets named (and index and status); storage = "float32"
