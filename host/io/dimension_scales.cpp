@@ -54,13 +54,12 @@ hid_t DimensionScales::samples(const std::string& group, unsigned long long n, b
   const std::string path = path_of(group, "sample");
   if (const hid_t there = open_if_there(path); there >= 0) return there;
   const hsize_t dims = extendible ? 0 : n, max_dims = extendible ? H5S_UNLIMITED : n,
-                chunk = std::max<hsize_t>(1, std::min<hsize_t>(extendible ? 16384 : n, 16384));
+                chunk = std::max<hsize_t>(1, std::min<hsize_t>(extendible ? kSampleChunkRows : n, kSampleChunkRows));
   h5::Handle space(H5Screate_simple(1, &dims, &max_dims), H5Sclose, "dataspace for " + path);
   h5::Handle plist(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, "H5Pcreate");
   h5::check_status(H5Pset_chunk(plist.get(), 1, &chunk), "H5Pset_chunk");
-  // Consecutive indices: shuffled and deflated, a group's copy costs next to nothing.
   h5::check_status(H5Pset_shuffle(plist.get()), "H5Pset_shuffle");
-  h5::check_status(H5Pset_deflate(plist.get(), 1), "H5Pset_deflate");
+  h5::check_status(H5Pset_deflate(plist.get(), kSampleDeflateLevel), "H5Pset_deflate");
   h5::Handle ds(H5Dcreate2(file_, path.c_str(), H5T_STD_U64LE, space.get(), H5P_DEFAULT, plist.get(), H5P_DEFAULT),
                 H5Dclose, "creating " + path);
   h5::check_status(H5DSset_scale(ds.get(), "sample"), "making " + path + " a dimension scale");

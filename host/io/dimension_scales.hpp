@@ -20,8 +20,12 @@ class DimensionScales {
   // The scale group/name with these values (times, quantile probabilities), created once.
   hid_t numbers(const std::string& group, const std::string& name, const std::vector<double>& values);
   // The group's `sample` coordinate: each row's global sample index (uint64), n rows or, when
-  // extendible, growing with appended rows; the caller writes its values.
+  // extendible, growing with appended rows; the caller writes its values. Chunks of
+  // kSampleChunkRows rows (fewer when n is), shuffled and deflated at kSampleDeflateLevel:
+  // consecutive indices, so that each group's copy costs next to nothing on disk.
   hid_t samples(const std::string& group, unsigned long long n, bool extendible);
+  static constexpr unsigned long long kSampleChunkRows = 16384;
+  static constexpr int kSampleDeflateLevel = 1;
   // An existing dataset made a scale under its own name (trajectories/time).
   hid_t existing(const std::string& path, const std::string& name);
 

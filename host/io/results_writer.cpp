@@ -513,15 +513,23 @@ void ResultsWriter::write_batch(const BatchView& b, StageTimings& timings) {
       for (std::size_t j = 0; j < n_axes; ++j) coordinates[i * n_axes + j] = double(c[j]);
     }
   }
-  for (const std::string& scale : sample_scales_) write_rows(dataset(scale), H5T_NATIVE_UINT64, b.first, b.n, index.data());
+  write_sample_scales(b.first, b.n, index.data());
   // Every dataset's rows, from the batch's structure-of-arrays columns, as its schema entry says.
   for (const SampleDataset& d : schema_) {
     Dataset& out = dataset(d.path);
     const std::size_t dim = d.row_size();
+    // Rows of a one-value dataset are its column as it lies: written from there, not copied.
+    const double* rows = scratch_.data();
     const auto from_columns = [&](const double* columns) {
+      const double* first_column = columns + std::size_t(d.column) * b.n;
+      if (dim == 1) {
+        rows = first_column;
+        return;
+      }
       scratch_.resize(b.n * dim);
+      rows = scratch_.data();
       for (std::size_t i = 0; i < b.n; ++i)
-        for (std::size_t c = 0; c < dim; ++c) scratch_[i * dim + c] = columns[(std::size_t(d.column) + c) * b.n + i];
+        for (std::size_t c = 0; c < dim; ++c) scratch_[i * dim + c] = first_column[c * b.n + i];
     };
     switch (d.source) {
       case SampleSource::index: write_rows(out, H5T_NATIVE_UINT64, b.first, b.n, index.data()); continue;
@@ -533,22 +541,75 @@ void ResultsWriter::write_batch(const BatchView& b, StageTimings& timings) {
         // The six stored components (xx, yy, zz, xy, xz, yz) back into a full symmetric 3×3.
         static constexpr int kFromSix[9] = {0, 3, 4, 3, 1, 5, 4, 5, 2};
         scratch_.resize(b.n * 9);
+        rows = scratch_.data();
         for (std::size_t i = 0; i < b.n; ++i)
           for (int e = 0; e < 9; ++e) scratch_[i * 9 + e] = b.inputs[(d.column + kFromSix[e]) * b.n + i];
         break;
       }
-      case SampleSource::grid_index: scratch_ = coordinates; break;
+      case SampleSource::grid_index: rows = coordinates.data(); break;
       case SampleSource::grid_value: {
         const GridAxis& axis = design.axes[std::size_t(d.column)];
         scratch_.resize(b.n * dim);
+        rows = scratch_.data();
         for (std::size_t i = 0; i < b.n; ++i)
           for (std::size_t c = 0; c < dim; ++c)
             scratch_[i * dim + c] = axis.values[std::size_t(coordinates[i * n_axes + std::size_t(d.column)])][c];
         break;
       }
     }
-    write_rows(out, H5T_NATIVE_DOUBLE, b.first, b.n, scratch_.data());
+    write_rows(out, H5T_NATIVE_DOUBLE, b.first, b.n, rows);
   }
+}
+
+// Every group's `sample` scale holds the same indices (host/io/dimension_scales.hpp). Deflating
+// them through HDF5's filters, scale by scale, took a fifth of the writer's thread on a run that
+// keeps final states only (bench/RESULTS.md, 2026-11-26, seventeenth session). The chunks the batch
+// fills whole are shuffled and deflated once, as HDF5's filters would, and stored in every scale
+// with H5Dwrite_chunk; any HDF5 reader reads them as before. The rows of chunks the batch fills in
+// part go through HDF5, which merges them with the rows already there; so do collective writes,
+// which HDF5 coordinates across the processes.
+void ResultsWriter::write_sample_scales(std::uint64_t first, std::size_t n, const std::uint64_t* index) {
+  if (collective_) {  // every process writes each scale together, also one with no rows left
+    for (const std::string& scale : sample_scales_) write_rows(dataset(scale), H5T_NATIVE_UINT64, first, n, index);
+    return;
+  }
+  if (sample_scales_.empty() || n == 0) return;
+  // Opened first: dataset() may append to datasets_, which would move the ones already found.
+  for (const std::string& scale : sample_scales_) (void)dataset(scale);
+  std::vector<Dataset*> scales;
+  for (const std::string& scale : sample_scales_) scales.push_back(&dataset(scale));
+  // The chunk's rows and filters, as this file's scales were created (a resumed file's included).
+  hsize_t chunk = 0;
+  bool direct = H5Tequal(H5T_NATIVE_UINT64, H5T_STD_U64LE) > 0;
+  for (Dataset* d : scales) {
+    h5::Handle plist(H5Dget_create_plist(d->id.get()), H5Pclose, "H5Dget_create_plist " + d->name);
+    hsize_t rows = 0;
+    const bool filtered = H5Pget_nfilters(plist.get()) == 2 &&
+                          H5Pget_filter2(plist.get(), 0, nullptr, nullptr, nullptr, 0, nullptr, nullptr) == H5Z_FILTER_SHUFFLE &&
+                          H5Pget_filter2(plist.get(), 1, nullptr, nullptr, nullptr, 0, nullptr, nullptr) == H5Z_FILTER_DEFLATE;
+    if (H5Pget_layout(plist.get()) != H5D_CHUNKED || H5Pget_chunk(plist.get(), 1, &rows) != 1 || !filtered ||
+        (chunk != 0 && rows != chunk))
+      direct = false;
+    chunk = rows;
+  }
+  const std::uint64_t end = first + n;
+  const std::uint64_t whole_first = direct ? (first + chunk - 1) / chunk * chunk : end,
+                      whole_end = direct ? std::max<std::uint64_t>(whole_first, end / chunk * chunk) : end;
+  const auto through_hdf5 = [&](std::uint64_t from, std::uint64_t to) {
+    if (to > from)
+      for (Dataset* d : scales) write_rows(*d, H5T_NATIVE_UINT64, from, std::size_t(to - from), index + (from - first));
+  };
+  through_hdf5(first, std::min(whole_first, end));
+  for (std::uint64_t at = whole_first; at < whole_end; at += chunk) {
+    const std::vector<unsigned char> bytes =
+        shuffle_and_deflate(reinterpret_cast<const unsigned char*>(index + (at - first)), std::size_t(chunk) * 8, 8,
+                            DimensionScales::kSampleDeflateLevel);
+    const hsize_t offset = at;
+    for (Dataset* d : scales)
+      h5::check_status(H5Dwrite_chunk(d->id.get(), H5P_DEFAULT, 0, &offset, bytes.size(), bytes.data()),
+                       "writing a chunk of " + d->name + " to " + temporary_path_);
+  }
+  through_hdf5(whole_end, end);
 }
 
 ResultsWriter::Dataset& ResultsWriter::dataset(const std::string& name) {

@@ -148,6 +148,7 @@ class ResultsWriter {
   hid_t stored_type(StoredType t) const;
   Dataset& dataset(const std::string& name);
   void write_rows(Dataset& d, hid_t memory_type, std::uint64_t first, std::size_t n, const void* rows);
+  void write_sample_scales(std::uint64_t first, std::size_t n, const std::uint64_t* index);
 
   std::string path_, temporary_path_;
   std::uint64_t n_rows_;

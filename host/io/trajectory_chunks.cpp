@@ -47,13 +47,13 @@ std::vector<unsigned char> shuffle_and_deflate(const unsigned char* data, std::s
   }
   std::vector<unsigned char> out(libdeflate_zlib_compress_bound(compressor.c, bytes));
   const std::size_t size = libdeflate_zlib_compress(compressor.c, shuffled.data(), bytes, out.data(), out.size());
-  if (size == 0) throw Hdf5Error("libdeflate failed to compress a trajectory chunk");
+  if (size == 0) throw Hdf5Error("libdeflate failed to compress a chunk");
   out.resize(size);
 #else
   uLongf size = compressBound(uLong(bytes));
   std::vector<unsigned char> out(size);
   if (compress2(out.data(), &size, shuffled.data(), uLong(bytes), level) != Z_OK)
-    throw Hdf5Error("zlib failed to compress a trajectory chunk");
+    throw Hdf5Error("zlib failed to compress a chunk");
   out.resize(size);
 #endif
   return out;

@@ -107,6 +107,57 @@ TEST(ResultsFile, RoundTripsEveryDatasetAndAttribute) {
   EXPECT_EQ(r.string_attribute("samples/initial/angular_velocity", "units"), "rad/s");
 }
 
+// Each group's `sample` scale is written apart from HDF5's filters where a batch fills whole chunks
+// (ResultsWriter::write_sample_scales), through them elsewhere. Batches that start and end inside
+// chunks, one that fills none, and indices that differ from chunk to chunk: every scale must read
+// back, through HDF5's shuffle and deflate filters, as every row's own index. The one-value
+// datasets, written from their columns as they lie, too.
+TEST(ResultsFile, SampleScalesHoldEveryRowsIndexAcrossChunksAndBatches) {
+  test::TempDir dir;
+  const std::uint64_t n_rows = 70000;  // chunks of 16384 rows: four whole, and a part
+  const Scenario s = parse_scenario(test::valid_scenario_text(int(n_rows)), "box.toml");
+  const std::string path = dir.file("out.h5");
+  const int n_params = 1 + 3 + 3 + 3 + 3;
+  const auto index_of = [](std::uint64_t row) { return 3 * row + 7; };
+  {
+    ResultsWriter w(path, false, {"cpu", "test device", "double", &s, n_rows});
+    for (const auto& [first, n] : {std::pair<std::uint64_t, std::size_t>{0, 30000}, {30000, 1000}, {31000, 39000}}) {
+      const Batch b = make_batch(first, n, n_params);
+      std::vector<std::uint64_t> index(n);
+      for (std::size_t i = 0; i < n; ++i) index[i] = index_of(first + i);
+      StageTimings timings;
+      w.write_batch({first, n, b.inputs.data(), b.outputs.data(), b.status.data(), b.params.data(), nullptr, nullptr,
+                     index.data()},
+                    timings);
+    }
+    w.finish(RunTotals{});
+  }
+  const ResultsReader r(path);
+  int scales = 0;
+  for (const char* group : {"samples", "samples/params", "samples/body", "samples/initial", "samples/final"}) {
+    const std::string scale = std::string(group) + "/sample";
+    if (!r.has(scale)) continue;
+    ++scales;
+    EXPECT_EQ(r.filter_count(scale), 2) << scale;  // shuffle and deflate, as declared
+    const auto values = r.uint64s(scale);
+    ASSERT_EQ(values.data.size(), n_rows) << scale;
+    std::uint64_t wrong = 0;
+    for (std::uint64_t k = 0; k < n_rows; ++k) wrong += values.data[k] != index_of(k);
+    EXPECT_EQ(wrong, 0u) << scale;
+  }
+  EXPECT_GE(scales, 4);
+  const auto index = r.uint64s("samples/index");
+  const auto mass = r.doubles("samples/body/mass");
+  const auto time = r.doubles("samples/final/time");
+  for (std::uint64_t k : {std::uint64_t(0), std::uint64_t(16383), std::uint64_t(16384), std::uint64_t(29999),
+                          std::uint64_t(30000), std::uint64_t(30999), std::uint64_t(31000), std::uint64_t(49152),
+                          n_rows - 1}) {
+    EXPECT_EQ(index.data[k], index_of(k)) << k;
+    EXPECT_EQ(mass.data[k], double(k) + input_column::mass / 100.0) << k;
+    EXPECT_EQ(time.data[k], -double(k) - output_column::time / 100.0) << k;
+  }
+}
+
 TEST(ResultsFile, AnUnfinishedWriterLeavesNothing) {
   test::TempDir dir;
   const Scenario s = parse_scenario(test::valid_scenario_text(10), "box.toml");
