@@ -70,8 +70,12 @@ void print_timings(const RunSummary& r) {
     const Stage stage = Stage(i);
     const double t = r.totals.stage_seconds[stage];
     const bool writer_thread = stage == Stage::compress || stage == Stage::write;
-    std::printf("  %-11s %8.3f  %5.1f %%%s\n", stage_name(stage), t, 100 * t / std::max(r.totals.wall_seconds, 1e-9),
-                writer_thread ? "  (writer thread, overlaps the next batch)" : "");
+    std::printf("  %-11s %8.3f  %5.1f %%", stage_name(stage), t, 100 * t / std::max(r.totals.wall_seconds, 1e-9));
+    if (writer_thread) std::printf("  (writer thread, overlaps the next batch)");
+    // Which part of the statistics the driver waits on, and which overlaps (the GPU's sketches).
+    if (stage == Stage::statistics && r.totals.statistics_merging_seconds > 0)
+      std::printf("  (%.3f s of it merging on its own thread, overlaps the next batch)", r.totals.statistics_merging_seconds);
+    std::printf("\n");
   }
   std::printf("  %-11s %8.3f\n", "wall", r.totals.wall_seconds);
 }

@@ -71,6 +71,10 @@ struct RunTotals {
   std::uint64_t n_redrawn = 0;  // samples whose mass properties the validity policy redrew
   std::uint64_t steps = 0, rejected_steps = 0;  // over all samples
   StageTimings stage_seconds;  // this process's time per stage (a resumed run: since the resume)
+  // Of stage_seconds[statistics], the merges of compacted batches on a thread of their own while
+  // the next batch is drawn and integrated (a GPU run's sketched quantiles): off the driver's path
+  // unless the driver waits for them (idle).
+  double statistics_merging_seconds = 0;
 };
 
 // The time now as the file's `created` attribute holds it (2026-11-23T09:00:00Z).

@@ -749,6 +749,7 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
   totals.stage_seconds = driver_seconds;
   totals.stage_seconds += writer_seconds;
   totals.stage_seconds += merge_seconds;
+  totals.statistics_merging_seconds = merge_seconds[Stage::statistics];
   totals.wall_seconds = wall_before + std::chrono::duration<double>(Clock::now() - start).count();
   // A shard keeps its statistics' state, which rbmc merge needs to merge them exactly.
   const StatisticsState merge_state = options.shard_count > 0 ? statistics.save() : StatisticsState{};

@@ -329,8 +329,11 @@ TEST(RunDriver, CompactedStatisticsMergeWhileTheNextBatchIntegrates) {
   std::vector<CompactingCpuBackend::Sent> sent;
   RunOptions o = cpu_options(dir.file("c.h5"), 2, 1000);
   o.make_backend = [&sent] { return std::make_unique<CompactingCpuBackend>(sent); };
-  run_scenario(s, o);
+  const RunSummary summary = run_scenario(s, o);
   ASSERT_EQ(sent.size(), 6u);
+  // The merges' share of the statistics stage, which --timings shows apart.
+  EXPECT_GT(summary.totals.statistics_merging_seconds, 0.0);
+  EXPECT_LT(summary.totals.statistics_merging_seconds, summary.totals.stage_seconds[Stage::statistics]);
   RunStatistics merged(s, 6000, 1);
   ASSERT_FALSE(merged.exact());
   for (const CompactingCpuBackend::Sent& b : sent) merged.add_compacted(b.moments, b.values, b.slot, b.n);
@@ -1087,6 +1090,7 @@ TEST(RunDriverOutput, StageTimingsAreRecorded) {
   EXPECT_GT(summary.totals.stage_seconds[Stage::integrate], 0.0);
   EXPECT_GT(summary.totals.stage_seconds[Stage::statistics], 0.0);
   EXPECT_GT(summary.totals.stage_seconds[Stage::compress], 0.0);
+  EXPECT_EQ(summary.totals.statistics_merging_seconds, 0.0);  // the CPU's statistics merge on the driver's thread
   const ResultsReader r(dir.file("a.h5"));
   for (const char* stage : kStageNames) EXPECT_GE(r.number_attribute("timings", stage), 0.0) << stage;
   EXPECT_EQ(r.number_attribute("timings", "integrate"), summary.totals.stage_seconds[Stage::integrate]);
