@@ -15,8 +15,10 @@
 # call: to check a fix afterwards, build here and carry the binaries with the shared libraries
 # `ldd` names (about 24 MB as .tar.xz, under LD_LIBRARY_PATH there): 43 s of device time then.
 # KERNEL=0 and PEERS=0 leave out the kernel table and the JAX peer (a check of the pipeline alone).
-# PREBUILT=1 takes such binaries from BUILD_DIR (rbmc, tests/rbmc_cuda_tests and bench/ as the
-# build lays them out) without building, and runs the GPU tests from the test binary, not ctest.
+# PREBUILT=1 takes such binaries without building, and runs the GPU tests from the test binary, not
+# ctest: from .prebuilt/carry.tar.xz, which bench/pack_prebuilt.sh makes here (carry .prebuilt
+# instead of .debs), or from BUILD_DIR (rbmc, tests/rbmc_cuda_tests and bench/ as the build lays
+# them out, their libraries on LD_LIBRARY_PATH).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 started=$SECONDS
@@ -29,6 +31,14 @@ pack() { (cd "$logs" && tar czf "$out/logs.tgz" .); echo "logs: logs.tgz ($(ls "
 trap pack EXIT
 n=${N:-1000000}
 build=${BUILD_DIR:-build/gpu}
+if [ "${PREBUILT:-0}" = 1 ] && [ -z "${BUILD_DIR:-}" ] && [ -f .prebuilt/carry.tar.xz ]; then
+  build=/tmp/rbmc-prebuilt
+  mkdir -p $build && tar xJf .prebuilt/carry.tar.xz -C $build
+  export LD_LIBRARY_PATH=$build/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  # The test binary reads its data where the packed build's checkout was: this one, linked there.
+  source_dir=$(cat $build/source_dir)
+  [ -e "$source_dir" ] || { mkdir -p "$(dirname "$source_dir")" && ln -s "$PWD" "$source_dir"; }
+fi
 steps=${STEPS:-1000}
 # time_left SECONDS: true when a step of about that length still ends before the deadline.
 time_left() {

@@ -74,7 +74,8 @@ void print_timings(const RunSummary& r) {
     if (writer_thread) std::printf("  (writer thread, overlaps the next batch)");
     // Which part of the statistics the driver waits on, and which overlaps (the GPU's sketches).
     if (stage == Stage::statistics && r.totals.statistics_merging_seconds > 0)
-      std::printf("  (%.3f s of it merging on its own thread, overlaps the next batch)", r.totals.statistics_merging_seconds);
+      std::printf("  (%.3f s of it merging on its own thread, overlaps the next batch)",
+                  r.totals.statistics_merging_seconds);
     std::printf("\n");
   }
   std::printf("  %-11s %8.3f\n", "wall", r.totals.wall_seconds);

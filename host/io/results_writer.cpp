@@ -584,9 +584,11 @@ void ResultsWriter::write_sample_scales(std::uint64_t first, std::size_t n, cons
   for (Dataset* d : scales) {
     h5::Handle plist(H5Dget_create_plist(d->id.get()), H5Pclose, "H5Dget_create_plist " + d->name);
     hsize_t rows = 0;
-    const bool filtered = H5Pget_nfilters(plist.get()) == 2 &&
-                          H5Pget_filter2(plist.get(), 0, nullptr, nullptr, nullptr, 0, nullptr, nullptr) == H5Z_FILTER_SHUFFLE &&
-                          H5Pget_filter2(plist.get(), 1, nullptr, nullptr, nullptr, 0, nullptr, nullptr) == H5Z_FILTER_DEFLATE;
+    const auto filter = [&plist](unsigned i) {
+      return H5Pget_filter2(plist.get(), i, nullptr, nullptr, nullptr, 0, nullptr, nullptr);
+    };
+    const bool filtered =
+        H5Pget_nfilters(plist.get()) == 2 && filter(0) == H5Z_FILTER_SHUFFLE && filter(1) == H5Z_FILTER_DEFLATE;
     if (H5Pget_layout(plist.get()) != H5D_CHUNKED || H5Pget_chunk(plist.get(), 1, &rows) != 1 || !filtered ||
         (chunk != 0 && rows != chunk))
       direct = false;
