@@ -3,13 +3,17 @@
 // (a block per column, as kernels/statistics.cu runs it), the sort and compaction for the
 // quantile sketch (CUB's segmented radix sort, as it runs it), and, beside them, two other ways to
 // sort the same columns, so that a change is chosen by measurement: CUB's DeviceSegmentedSort, and
-// DeviceRadixSort column by column. CUDA events, the median of `repetitions` after a warm-up.
+// DeviceRadixSort column by column. Then what crosses to the host after the compaction, as the
+// CUDA backend's copy_to_host moves it: the compacted columns' slots into page-locked memory, and
+// from there into pageable doubles on every core. CUDA events, the median of `repetitions` after
+// a warm-up (the host's copy timed by events around it, on an idle stream).
 //   rbmc_statistics_kernel_bench [n] [columns] [repetitions]
 #include <algorithm>
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <thread>
 #include <vector>
 
 #include <cub/device/device_radix_sort.cuh>
@@ -95,6 +99,29 @@ void run(std::size_t n, std::size_t columns, int repetitions) {
                                                                 sorted.data(), temp.data(), bytes, compacted.data(),
                                                                 slot, nullptr));
       }));
+
+  // The compacted slots (unused ends included, as the backend sends them) to the host, one batch's.
+  const std::size_t count = columns * slot;
+  cuda::PinnedBuffer<Scalar> staging(count);
+  std::vector<double> host(count);
+  const auto copy_row = [&](const char* what, double ms) {
+    std::printf("| %s | %s | %.2f | %.2f |\n", what, precision, ms, double(count) * 1e-9 / (ms * 1e-3));
+  };
+  copy_row("compacted slots to page-locked host memory (as run)", median_ms(repetitions, [&] {
+             RBMC_CUDA_CHECK(cudaMemcpyAsync(staging.data(), compacted.data(), count * sizeof(Scalar),
+                                             cudaMemcpyDeviceToHost, nullptr));
+           }));
+  const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+  copy_row("then into pageable doubles on every core (as run)", median_ms(repetitions, [&] {
+             std::vector<std::thread> pool;
+             const std::size_t per = (count + threads - 1) / threads;
+             for (unsigned t = 0; t < threads; ++t)
+               pool.emplace_back([&, t] {
+                 const std::size_t first = std::min(count, std::size_t(t) * per), last = std::min(count, first + per);
+                 std::copy(staging.data() + first, staging.data() + last, host.data() + first);
+               });
+             for (std::thread& worker : pool) worker.join();
+           }));
 
   // CUB's DeviceSegmentedSort over the same segments.
   const auto offsets = thrust::make_transform_iterator(thrust::counting_iterator<int>(0), SegmentOffset{int(n)});
