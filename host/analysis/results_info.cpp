@@ -61,7 +61,8 @@ ResultsInfo read_results_info(const std::string& path) {
     info.retained = r.has_attribute("trajectories", "retained") ? r.string_attribute("trajectories", "retained") : "?";
     info.n_output_times = double(r.doubles("trajectories/time").data.size());
     if (r.has("trajectories/position"))
-      info.trajectory_compression = r.filter_count("trajectories/position") > 0 ? "deflate" : "none";
+      info.trajectory_compression = r.filter_count("trajectories/position") > 0 ? OutputSettings::Compression::deflate
+                                                                                : OutputSettings::Compression::none;
   }
   info.statistics = r.has("statistics");
   for (const QuantityInfo& q : kStatisticsQuantities)
@@ -132,7 +133,7 @@ void print_results_info(const ResultsInfo& info, std::FILE* out) {
   if (std::isfinite(info.n_output_times))
     std::fprintf(out, "  trajectories %.0f retained (%s) at %.0f output times%s\n", info.n_trajectories,
                  info.retained.c_str(), info.n_output_times,
-                 info.trajectory_compression == "none" ? ", stored uncompressed" : "");
+                 info.trajectory_compression == OutputSettings::Compression::none ? ", stored uncompressed" : "");
   if (info.statistics) {
     std::string names;
     for (const std::string& q : info.statistics_quantities) names += (names.empty() ? "" : ", ") + q;
@@ -169,7 +170,8 @@ void print_results_info_json(const ResultsInfo& info, std::FILE* out) {
   j.end_object();
   j.field("n_redrawn_bodies", info.n_redrawn);
   j.key("trajectories").begin_object().field("n_retained", info.n_trajectories).field("retained", info.retained);
-  j.field("n_output_times", info.n_output_times).field("compression", info.trajectory_compression).end_object();
+  const std::string compression = info.trajectory_compression ? compression_name(*info.trajectory_compression) : "";
+  j.field("n_output_times", info.n_output_times).field("compression", compression).end_object();
   j.field("statistics", info.statistics).field("table_stride", static_cast<unsigned long long>(info.stride));
   j.key("statistics_quantities").begin_array();
   for (const std::string& q : info.statistics_quantities) j.value(q);

@@ -4,9 +4,12 @@
 #include <cstdio>
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "host/scenario/scenario.hpp"
 
 namespace rbmc {
 
@@ -21,7 +24,7 @@ struct ResultsInfo {
   std::vector<std::pair<std::string, std::uint64_t>> status_counts;
   double n_trajectories = NAN, n_output_times = NAN;
   std::string retained;
-  std::string trajectory_compression;  // "deflate", "none" ([output] compression), or "" without trajectories
+  std::optional<OutputSettings::Compression> trajectory_compression;  // [output] compression; none without trajectories
   std::uint64_t stride = 1;  // the table's: every stride-th sample of a huge file
   struct Row {               // one component of a final-state dataset over the samples that have it
     std::string quantity, units;

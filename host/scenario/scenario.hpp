@@ -171,6 +171,10 @@ struct OutputSettings {
   enum class Compression { deflate, none } compression = Compression::deflate;
 };
 
+inline const char* compression_name(OutputSettings::Compression c) {
+  return c == OutputSettings::Compression::none ? "none" : "deflate";
+}
+
 // The most samples one run takes: 2^40 (a million times a million). Beyond it index arithmetic
 // and HDF5's extents are no longer safe, and no machine finishes such a run.
 inline constexpr std::uint64_t kMaxSamples = std::uint64_t(1) << 40;

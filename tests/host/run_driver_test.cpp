@@ -1050,13 +1050,13 @@ TEST(RunDriverOutput, UncompressedTrajectoriesHoldTheSameValues) {
     EXPECT_EQ(H5Dget_storage_size(ds.get()), chunks * chunk[0] * chunk[1] * chunk[2] * element);
     EXPECT_GT(fs::file_size(dir.file("stored.h5")), fs::file_size(dir.file("deflated.h5")));
     // rbmc info says which.
-    EXPECT_EQ(read_results_info(dir.file("stored.h5")).trajectory_compression, "none");
-    EXPECT_EQ(read_results_info(dir.file("deflated.h5")).trajectory_compression, "deflate");
+    EXPECT_EQ(read_results_info(dir.file("stored.h5")).trajectory_compression, OutputSettings::Compression::none);
+    EXPECT_EQ(read_results_info(dir.file("deflated.h5")).trajectory_compression, OutputSettings::Compression::deflate);
   }
   const std::string none = test::valid_scenario_text(100, 0.5, 0.01) + "[output]\ninterval = 0.1\ntrajectories = \"none\"\n";
   RunOptions o = cpu_options(dir.file("none.h5"), 2, 0);
   run_scenario(parse_scenario(none, "n.toml"), o);
-  EXPECT_EQ(read_results_info(dir.file("none.h5")).trajectory_compression, "");
+  EXPECT_FALSE(read_results_info(dir.file("none.h5")).trajectory_compression.has_value());
 }
 
 // [output] samples keeps only the datasets named (and index and status); storage = "float32"
