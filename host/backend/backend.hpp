@@ -95,7 +95,8 @@ class Backend {
   virtual std::string device() const = 0;  // processor or GPU model
   // The most samples one batch of the run `how` should hold: bounded by what each sample keeps for
   // the stages after integration (kept_bytes_per_sample), in host memory for the CPU, in device
-  // memory for CUDA. The one place batches are sized; --batch-size overrides it.
+  // memory for CUDA. default_batch_size (host/run/batch_sizing.hpp) adds the bounds every backend
+  // shares; --batch-size overrides both.
   virtual std::size_t max_batch_size(const BatchIntegration& how) const = 0;
 
   // The primitives a run's stages call, in this order for each batch; the later ones use what

@@ -49,9 +49,9 @@ class CudaBackend final : public Backend {
   std::string device() const override { return properties_.name; }
 
   // Half of the free device memory (of this process's share of it, when several share the GPU:
-  // they may all ask at once), and at most 2^20 samples so that the host's batch buffers of
-  // inputs and outputs stay near 300 MB. What a sample keeps at the output times stays on the
-  // device: its states, its quantities and, for the sort that compacts them, their copy. Only the
+  // they may all ask at once); the driver bounds the samples a batch holds whatever the memory
+  // (host/run/batch_sizing.hpp), so that memory stays flat in N. What a sample keeps at the
+  // output times stays on the device: its states, its quantities and, for the sort that compacts them, their copy. Only the
   // kept trajectories and, for the statistics, the moments and each column's compacted values
   // (or, for exact quantiles, every value, within [output] quantile_memory_mb) cross to the host.
   std::size_t max_batch_size(const BatchIntegration& how) const override {
@@ -67,7 +67,7 @@ class CudaBackend final : public Backend {
         (input_column_count(kMaxModelParameters) + output_column_count(EventSet<double>::kMax)) * sizeof(Scalar) + 1 +
         (input_column_count(kMaxModelParameters) + 1) * sizeof(double) + kept + sorted;
     const std::size_t share = free_bytes / 2 / std::size_t(sharing_);
-    return std::max<std::size_t>(1024, std::min<std::size_t>(std::size_t(1) << 20, share / per_sample));
+    return std::max<std::size_t>(1024, share / per_sample);
   }
 
   // The batch drawn by draw_batch_row on the device, into d_drawn_ (double), copied to the host

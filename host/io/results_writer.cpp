@@ -813,6 +813,7 @@ void ResultsWriter::write_statistics(const RunStatistics& stats) {
   write_matrix(group.get(), "time", times, hsize_t(n_times), 1);
   const auto column = [&](std::size_t k, int q) { return k * quantity::count + std::size_t(q); };
   const auto all_quantiles = stats.all_quantiles();
+  const std::vector<double> all_rank_errors = stats.all_rank_errors_95();
   for (std::size_t i = 0; i < kStatisticsQuantities.size(); ++i) {
     if (((scenario_->output.statistics_quantities >> i) & 1u) == 0) continue;  // [output] statistics did not name it
     const QuantityInfo& info = kStatisticsQuantities[i];
@@ -836,7 +837,7 @@ void ResultsWriter::write_statistics(const RunStatistics& stats) {
         hi[at] = any ? m.max : NAN;
         const auto& q = all_quantiles[col];
         for (std::size_t j = 0; j < n_p; ++j) quantiles[(k * n_p + j) * dim + c] = q[j];
-        rank_error[at] = stats.rank_error_95(col);
+        rank_error[at] = all_rank_errors[col];
       }
     }
     // A scalar quantity's arrays drop the component axis: (T,), (T, 5).

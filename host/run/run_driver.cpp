@@ -1,4 +1,5 @@
 #include "host/run/run_driver.hpp"
+#include "host/run/batch_sizing.hpp"
 #include "host/run/progress_report.hpp"
 
 #include <unistd.h>
@@ -546,28 +547,19 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
   how.statistics_quantities = scenario.output.statistics_quantities;
   how.stop = &interrupt_requested();  // SIGINT or SIGTERM abandons the batch in flight
   if (statistics.enabled()) how.nominal_attitudes = nominal_attitudes(scenario);
-  // The backend sizes batches by what a sample keeps for the stages after integration (its memory, or the host's).
-  std::size_t batch_size = options.batch_size > 0 ? options.batch_size : backend->max_batch_size(how);
-  batch_size = std::size_t(std::min<std::uint64_t>(batch_size, n_total));
-  // What comes to the host whatever the backend, near 512 MiB a batch at most: the kept
+  // The backend bounds a batch by its memory; default_batch_size adds what every backend shares
+  // (host/run/batch_sizing.hpp). What comes to the host whatever the backend: the kept
   // trajectories, and for exact quantiles every sample's quantities (sketched ones are compacted
-  // first, or come from batches too small to compact). The CPU's own bound is tighter.
-  constexpr std::size_t kHostBytes = std::size_t(512) << 20;
+  // first, or come from batches too small to compact).
   const std::size_t time_bytes = sizeof(double) * std::size_t(scenario.output_times.n);
-  const std::size_t trajectory_row = time_bytes * kTrajectoryColumns;
-  std::size_t host_row = statistics.enabled() && statistics.exact() ? time_bytes * quantity::count : 0;
-  if (selector.most_kept(batch_size) * trajectory_row > kHostBytes) host_row += trajectory_row;
-  if (options.batch_size == 0 && host_row > 0)
-    batch_size = std::max<std::size_t>(1, std::min(batch_size, kHostBytes / host_row));
-  // A run in one batch overlaps nothing: its write waits for its integration and statistics, and
-  // the run's end for its write. A large run goes in at least kOverlapBatches batches, none smaller
-  // than a GPU fills, so that each batch's write on the writer's thread overlaps the next one's
-  // stages. (On the H100, a free body at N = 10⁶ × 10,000 steps took 1.61 s in one batch of 2²⁰,
-  // 0.89 s in batches of 2¹⁸ and 0.76 s in batches of 2¹⁷: ../shared/measurements/2026-11-22-h100.md.)
-  constexpr std::uint64_t kOverlapBatches = 8, kSmallestOverlapBatch = std::uint64_t(1) << 16;
-  if (options.batch_size == 0)
-    batch_size = std::size_t(std::min<std::uint64_t>(
-        batch_size, std::max(kSmallestOverlapBatch, (n_total + kOverlapBatches - 1) / kOverlapBatches)));
+  BatchSizeNeeds sizing;
+  sizing.n_samples = n_total;
+  sizing.backend_largest = backend->max_batch_size(how);
+  sizing.host_bytes_per_sample = statistics.enabled() && statistics.exact() ? time_bytes * quantity::count : 0;
+  sizing.trajectory_bytes = time_bytes * kTrajectoryColumns;
+  sizing.trajectories_at_most = selector.most_kept(n_total);
+  std::size_t batch_size = options.batch_size > 0 ? std::size_t(std::min<std::uint64_t>(options.batch_size, n_total))
+                                                  : default_batch_size(sizing);
   // The same batches as before the interruption: the statistics merge in the same order, so the
   // file equals an uninterrupted run's.
   if (suspended && options.batch_size == 0) batch_size = std::size_t(suspended->batch_size);
@@ -743,8 +735,8 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
   wait_for_merging();
   {
     const StageClock clock(&driver_seconds, Stage::statistics);
-    writer->write_statistics(statistics);
-  }
+      writer->write_statistics(statistics);
+    }
 
   totals.stage_seconds = driver_seconds;
   totals.stage_seconds += writer_seconds;

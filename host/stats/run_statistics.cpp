@@ -220,6 +220,15 @@ double RunStatistics::rank_error_95(std::size_t column) const {
   return exact() ? 0.0 : sketches_[column].rank_error_95();
 }
 
+std::vector<double> RunStatistics::all_rank_errors_95() const {
+  std::vector<double> e(moments_.size(), 0.0);
+  if (exact()) return e;
+  parallel_for(kept_columns_.size(), threads_, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t j = begin; j < end; ++j) e[kept_columns_[j]] = sketches_[kept_columns_[j]].rank_error_95();
+  });
+  return e;
+}
+
 namespace {
 
 // The moments as saved: kSavedPerMoment numbers a column.

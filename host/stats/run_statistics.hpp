@@ -103,6 +103,9 @@ class RunStatistics {
   // With a sketch, each estimated quantile's rank lies within this of p with 95 % confidence
   // (BracketedSketch::rank_error_95); 0 when exact.
   double rank_error_95(std::size_t column) const;
+  // Every column's rank_error_95, columns in parallel (each scans its sketch ten times): 0 in the
+  // columns of quantities the scenario does not keep.
+  std::vector<double> all_rank_errors_95() const;
 
   StatisticsState save() const;
   void restore(const StatisticsState& state);  // throws std::runtime_error when it does not fit

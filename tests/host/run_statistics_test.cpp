@@ -326,10 +326,17 @@ TEST(RunStatistics, TheBudgetAndTheSketchesAreTheKeptColumns) {
     some.add(m_some, values, rows);
   }
   const auto q_all = all.all_quantiles(), q_some = some.all_quantiles();
+  // The file's bounds, every column's at once on the run's threads: each column's own.
+  const std::vector<double> e_all = all.all_rank_errors_95(), e_some = some.all_rank_errors_95();
+  ASSERT_EQ(e_all.size(), columns);
+  ASSERT_EQ(e_some.size(), columns);
   for (std::size_t c = 0; c < columns; ++c) {
     const int q = int(c % quantity::count);
     const bool kept = (q >= quantity::velocity && q < quantity::velocity + 3) || q == quantity::attitude_angle;
     EXPECT_EQ(all.moments()[c].count, 3.0 * rows) << c;
+    EXPECT_EQ(e_all[c], all.rank_error_95(c)) << c;
+    EXPECT_GT(e_all[c], 0.0) << c;
+    EXPECT_EQ(e_some[c], kept ? some.rank_error_95(c) : 0.0) << c;
     if (kept) {
       expect_same_moments(some.moments()[c], all.moments()[c], "column " + std::to_string(c));
       for (std::size_t p = 0; p < q_all[c].size(); ++p) EXPECT_EQ(bits_of(q_some[c][p]), bits_of(q_all[c][p])) << c;
