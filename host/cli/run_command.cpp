@@ -72,10 +72,14 @@ void print_timings(const RunSummary& r) {
     const bool writer_thread = stage == Stage::compress || stage == Stage::write;
     std::printf("  %-11s %8.3f  %5.1f %%", stage_name(stage), t, 100 * t / std::max(r.totals.wall_seconds, 1e-9));
     if (writer_thread) std::printf("  (writer thread, overlaps the next batch)");
-    // Which part of the statistics the driver waits on, and which overlaps (the GPU's sketches).
+    // Which part of the statistics overlaps the next batch (the GPU's sketches' merges), and which
+    // follows the last batch (the final quantiles and write).
     if (stage == Stage::statistics && r.totals.statistics_merging_seconds > 0)
       std::printf("  (%.3f s of it merging on its own thread, overlaps the next batch)",
                   r.totals.statistics_merging_seconds);
+    if (stage == Stage::statistics && r.totals.statistics_final_seconds > 0)
+      std::printf("  (%.3f s of it after the last batch: the final quantiles and their write)",
+                  r.totals.statistics_final_seconds);
     std::printf("\n");
   }
   std::printf("  %-11s %8.3f\n", "wall", r.totals.wall_seconds);

@@ -75,6 +75,9 @@ struct RunTotals {
   // the next batch is drawn and integrated (a GPU run's sketched quantiles): off the driver's path
   // unless the driver waits for them (idle).
   double statistics_merging_seconds = 0;
+  // Of stage_seconds[statistics], the final quantiles and the write of /statistics after the last
+  // batch: on the driver's path, overlapping nothing.
+  double statistics_final_seconds = 0;
 };
 
 // The time now as the file's `created` attribute holds it (2026-11-23T09:00:00Z).

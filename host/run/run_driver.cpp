@@ -734,9 +734,13 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
   wait_for_writing();
   wait_for_merging();
   {
-    const StageClock clock(&driver_seconds, Stage::statistics);
+    const double before = driver_seconds[Stage::statistics];
+    {
+      const StageClock clock(&driver_seconds, Stage::statistics);
       writer->write_statistics(statistics);
     }
+    totals.statistics_final_seconds = driver_seconds[Stage::statistics] - before;
+  }
 
   totals.stage_seconds = driver_seconds;
   totals.stage_seconds += writer_seconds;

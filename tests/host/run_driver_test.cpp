@@ -1091,6 +1091,8 @@ TEST(RunDriverOutput, StageTimingsAreRecorded) {
   EXPECT_GT(summary.totals.stage_seconds[Stage::statistics], 0.0);
   EXPECT_GT(summary.totals.stage_seconds[Stage::compress], 0.0);
   EXPECT_EQ(summary.totals.statistics_merging_seconds, 0.0);  // the CPU's statistics merge on the driver's thread
+  EXPECT_GT(summary.totals.statistics_final_seconds, 0.0);    // the final quantiles and their write
+  EXPECT_LT(summary.totals.statistics_final_seconds, summary.totals.stage_seconds[Stage::statistics]);
   const ResultsReader r(dir.file("a.h5"));
   for (const char* stage : kStageNames) EXPECT_GE(r.number_attribute("timings", stage), 0.0) << stage;
   EXPECT_EQ(r.number_attribute("timings", "integrate"), summary.totals.stage_seconds[Stage::integrate]);
