@@ -733,7 +733,7 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
   }
   wait_for_writing();
   wait_for_merging();
-  {
+  if (statistics.enabled()) {
     const double before = driver_seconds[Stage::statistics];
     {
       const StageClock clock(&driver_seconds, Stage::statistics);

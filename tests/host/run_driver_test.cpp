@@ -1093,6 +1093,9 @@ TEST(RunDriverOutput, StageTimingsAreRecorded) {
   EXPECT_EQ(summary.totals.statistics_merging_seconds, 0.0);  // the CPU's statistics merge on the driver's thread
   EXPECT_GT(summary.totals.statistics_final_seconds, 0.0);    // the final quantiles and their write
   EXPECT_LT(summary.totals.statistics_final_seconds, summary.totals.stage_seconds[Stage::statistics]);
+  // Without output times a run has no statistics, and --timings says nothing of them.
+  const Scenario plain = parse_scenario(test::valid_scenario_text(200, 0.5, 0.01), "p.toml");
+  EXPECT_EQ(run_scenario(plain, cpu_options(dir.file("p.h5"), 2, 64)).totals.statistics_final_seconds, 0.0);
   const ResultsReader r(dir.file("a.h5"));
   for (const char* stage : kStageNames) EXPECT_GE(r.number_attribute("timings", stage), 0.0) << stage;
   EXPECT_EQ(r.number_attribute("timings", "integrate"), summary.totals.stage_seconds[Stage::integrate]);
