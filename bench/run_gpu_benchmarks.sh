@@ -116,6 +116,24 @@ echo "== issue 12: free body, final states, N = 10^7 x 1,000 steps =="
 sed "s/^duration = .*/duration = 1.0/" bench/scenarios/free_body.toml >"$logs/free1000.toml"
 stage_run 60 free_body_1e7 "$logs/free1000.toml" --samples 10000000
 stage_run 60 free_body_1e7_float "$logs/free1000.toml" --samples 10000000 --precision float
+# The batches before 2¹⁷ became the largest (eighteenth session): 10 of 2²⁰ instead of 77 of 2¹⁷.
+stage_run 60 free_body_1e7_batches_2e20 "$logs/free1000.toml" --samples 10000000 --batch-size 1048576
+
+echo "== issue 12: memory over N (host: peak RSS; device: the most nvidia-smi saw, every 50 ms) =="
+# With batches of at most 2¹⁷ both should stay flat from N = 8 × 2¹⁷ ≈ 10⁶ on.
+memory_run() {  # name, scenario, samples
+  local name=$1 scenario=$2 samples=$3
+  time_left 30 || return 0
+  nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 50 >"$logs/smi-$name.txt" 2>/dev/null &
+  local smi=$!
+  stage_run 60 "memory-$name" "$scenario" --samples "$samples"
+  kill $smi 2>/dev/null; wait $smi 2>/dev/null
+  echo "device MiB peak $(sort -n "$logs/smi-$name.txt" | tail -1)" | tee -a "$logs/stages-memory-$name.txt"
+}
+memory_run tumbling_1e6 configs/tumbling_box.toml 1000000
+memory_run tumbling_4e6 configs/tumbling_box.toml 4000000
+memory_run free_body_1e6 "$logs/free1000.toml" 1000000
+memory_run free_body_4e6 "$logs/free1000.toml" 4000000
 
 echo "== issue 13: the integrate stage of every example config, N = 2^18, no [output] =="
 for c in configs/*.toml; do
@@ -156,6 +174,6 @@ echo "== summary: kernel table, then each run's throughput and stages =="
 cat "$logs/kernel.txt" 2>/dev/null
 for f in $(ls "$logs"/stages-*.txt 2>/dev/null); do
   echo "-- $(basename "$f" .txt)"
-  grep -E "samples |integration |throughput|backend|^  (sample|transfer|integrate|statistics|gather|compress|write|idle|wall) |s wall|file bytes|error" "$f"
+  grep -E "samples |integration |throughput|backend|^  (sample|transfer|integrate|statistics|gather|compress|write|idle|wall) |s wall|file bytes|device MiB|error" "$f"
 done
 exit 0
