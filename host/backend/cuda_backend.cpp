@@ -51,9 +51,10 @@ class CudaBackend final : public Backend {
   // Half of the free device memory (of this process's share of it, when several share the GPU:
   // they may all ask at once); the driver bounds the samples a batch holds whatever the memory
   // (host/run/batch_sizing.hpp), so that memory stays flat in N. What a sample keeps at the
-  // output times stays on the device: its states, its quantities and, for the sort that compacts them, their copy. Only the
-  // kept trajectories and, for the statistics, the moments and each column's compacted values
-  // (or, for exact quantiles, every value, within [output] quantile_memory_mb) cross to the host.
+  // output times stays on the device: its states, its quantities and, for the sort that compacts
+  // them, their copy. Only the kept trajectories and, for the statistics, the moments and each
+  // column's compacted values (or, for exact quantiles, every value, within [output]
+  // quantile_memory_mb) cross to the host.
   std::size_t max_batch_size(const BatchIntegration& how) const override {
     std::size_t free_bytes = 0, total_bytes = 0;
     RBMC_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
