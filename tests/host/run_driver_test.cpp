@@ -17,6 +17,7 @@
 #include "host/io/h5_handle.hpp"
 #include "host/io/results_reader.hpp"
 #include "host/io/run_journal.hpp"
+#include "host/run/batch_sizing.hpp"
 #include "host/stats/column_moments.hpp"
 #include "host/stats/run_statistics.hpp"
 #include "host/util/environment.hpp"
@@ -315,6 +316,53 @@ TEST(RunDriver, SketchedStatisticsPassThroughTwoBuffers) {
     for (const char* d : {"statistics/angular_velocity/quantiles", "statistics/angular_velocity/mean"})
       EXPECT_EQ(a.doubles(d).data, b.doubles(d).data) << d;
   }
+}
+
+// The CPU backend with a GPU's memory bound (it would take 2²⁴ samples a batch), noting the size
+// of each batch the driver integrates.
+class LargeBatchCpuBackend final : public Backend {
+ public:
+  explicit LargeBatchCpuBackend(std::vector<std::size_t>& batches) : cpu_(make_cpu_backend(Precision::float64, 2)), batches_(batches) {}
+  std::string name() const override { return cpu_->name(); }
+  std::string device() const override { return cpu_->device(); }
+  std::size_t max_batch_size(const BatchIntegration&) const override { return std::size_t(1) << 24; }
+  void integrate(const double* inputs, double* outputs, std::uint8_t* status, std::size_t n, const BatchIntegration& how,
+                 const BatchNeeds& needs, StageTimings& timings) override {
+    batches_.push_back(n);
+    cpu_->integrate(inputs, outputs, status, n, how, needs, timings);
+  }
+  void reduce_statistics(const BatchIntegration& how, const std::vector<std::uint32_t>& rows, std::vector<Moments>& moments,
+                         QuantityValues& values, StageTimings& timings) override {
+    cpu_->reduce_statistics(how, rows, moments, values, timings);
+  }
+  void gather_trajectories(const std::vector<std::uint32_t>& rows, std::vector<double>& trajectories,
+                           StageTimings& timings) override {
+    cpu_->gather_trajectories(rows, trajectories, timings);
+  }
+
+ private:
+  std::unique_ptr<Backend> cpu_;
+  std::vector<std::size_t>& batches_;
+};
+
+// Issue 12: memory stays flat in N. However much the backend's memory would hold, a run's
+// batches stop at kLargestBatch (host/run/batch_sizing.hpp), here for a run of more than
+// 8 × kLargestBatch samples, whose batches would otherwise be an eighth of it (137,500). One step
+// and one dataset kept, so that the run is quick.
+TEST(RunDriver, DefaultBatchesStopAtTheLargestBatch) {
+  test::TempDir dir;
+  const int n = 1'100'000;
+  const Scenario s =
+      parse_scenario(test::valid_scenario_text(n, 0.01, 0.01) + "[output]\nsamples = [\"final/position\"]\n", "box.toml");
+  std::vector<std::size_t> batches;
+  RunOptions o = cpu_options(dir.file("large.h5"), 2, 0);  // 0: the default batches
+  o.journal = false;
+  o.make_backend = [&batches] { return std::make_unique<LargeBatchCpuBackend>(batches); };
+  const RunSummary summary = run_scenario(s, o);
+  EXPECT_EQ(summary.totals.status_counts[std::size_t(SampleStatus::ok)], std::uint64_t(n));
+  ASSERT_EQ(batches.size(), (std::size_t(n) + kLargestBatch - 1) / kLargestBatch);
+  for (std::size_t i = 0; i + 1 < batches.size(); ++i) EXPECT_EQ(batches[i], kLargestBatch) << i;
+  EXPECT_EQ(batches.back(), std::size_t(n) - (batches.size() - 1) * kLargestBatch);
 }
 
 // A backend that compacts its columns (as the GPU does) has each batch's merged into the run's
