@@ -208,27 +208,45 @@ TEST(RunDriver, ResumedQuantileSketchesEqualAnUninterruptedRunsSketches) {
   }
 }
 
+// The CPU backend behind a test's own backend: every primitive forwarded, so that the backends
+// below override only what they note or change.
+class ForwardingCpuBackend : public Backend {
+ public:
+  ForwardingCpuBackend() : cpu_(make_cpu_backend(Precision::float64, 2)) {}
+  std::string name() const override { return cpu_->name(); }
+  std::string device() const override { return cpu_->device(); }
+  std::size_t max_batch_size(const BatchIntegration& how) const override { return cpu_->max_batch_size(how); }
+  void integrate(const double* inputs, double* outputs, std::uint8_t* status, std::size_t n, const BatchIntegration& how,
+                 const BatchNeeds& needs, StageTimings& timings) override {
+    cpu_->integrate(inputs, outputs, status, n, how, needs, timings);
+  }
+  void reduce_statistics(const BatchIntegration& how, const std::vector<std::uint32_t>& rows, std::vector<Moments>& moments,
+                         QuantityValues& values, StageTimings& timings) override {
+    cpu_->reduce_statistics(how, rows, moments, values, timings);
+  }
+  void gather_trajectories(const std::vector<std::uint32_t>& rows, std::vector<double>& trajectories,
+                           StageTimings& timings) override {
+    cpu_->gather_trajectories(rows, trajectories, timings);
+  }
+
+ protected:
+  std::unique_ptr<Backend> cpu_;
+};
+
 // The CPU backend, compacting each batch's columns as the CUDA backend does on the device (the
 // tests' reference compaction), and keeping a copy of what it sends for each batch.
-class CompactingCpuBackend final : public Backend {
+class CompactingCpuBackend final : public ForwardingCpuBackend {
  public:
   struct Sent {
     std::vector<Moments> moments;
     std::vector<double> values;
     std::size_t slot = 0, n = 0;
   };
-  explicit CompactingCpuBackend(std::vector<Sent>& sent) : cpu_(make_cpu_backend(Precision::float64, 2)), sent_(sent) {}
-  std::string name() const override { return cpu_->name(); }
-  std::string device() const override { return cpu_->device(); }
-  std::size_t max_batch_size(const BatchIntegration& how) const override { return cpu_->max_batch_size(how); }
+  explicit CompactingCpuBackend(std::vector<Sent>& sent) : sent_(sent) {}
   void integrate(const double* inputs, double* outputs, std::uint8_t* status, std::size_t n, const BatchIntegration& how,
                  const BatchNeeds& needs, StageTimings& timings) override {
     n_ = n;
     cpu_->integrate(inputs, outputs, status, n, how, needs, timings);
-  }
-  void reduce_statistics(const BatchIntegration& how, const std::vector<std::uint32_t>& rows, std::vector<Moments>& moments,
-                         QuantityValues& values, StageTimings& timings) override {
-    cpu_->reduce_statistics(how, rows, moments, values, timings);
   }
   std::size_t reduce_statistics_compacted(const BatchIntegration& how, const BatchCompactionRequest& request,
                                           std::vector<Moments>& moments, QuantityValues& values,
@@ -249,40 +267,23 @@ class CompactingCpuBackend final : public Backend {
     sent_.push_back({moments, compacted, slot, n_});
     return slot;
   }
-  void gather_trajectories(const std::vector<std::uint32_t>& rows, std::vector<double>& trajectories,
-                           StageTimings& timings) override {
-    cpu_->gather_trajectories(rows, trajectories, timings);
-  }
 
  private:
-  std::unique_ptr<Backend> cpu_;
   std::vector<Sent>& sent_;
   std::size_t n_ = 0;
 };
 
 // The CPU backend, noting the buffer the driver hands to reduce_statistics for each batch's values.
-class BufferNotingCpuBackend final : public Backend {
+class BufferNotingCpuBackend final : public ForwardingCpuBackend {
  public:
-  explicit BufferNotingCpuBackend(std::vector<const double*>& handed) : cpu_(make_cpu_backend(Precision::float64, 2)), handed_(handed) {}
-  std::string name() const override { return cpu_->name(); }
-  std::string device() const override { return cpu_->device(); }
-  std::size_t max_batch_size(const BatchIntegration& how) const override { return cpu_->max_batch_size(how); }
-  void integrate(const double* inputs, double* outputs, std::uint8_t* status, std::size_t n, const BatchIntegration& how,
-                 const BatchNeeds& needs, StageTimings& timings) override {
-    cpu_->integrate(inputs, outputs, status, n, how, needs, timings);
-  }
+  explicit BufferNotingCpuBackend(std::vector<const double*>& handed) : handed_(handed) {}
   void reduce_statistics(const BatchIntegration& how, const std::vector<std::uint32_t>& rows, std::vector<Moments>& moments,
                          QuantityValues& values, StageTimings& timings) override {
     handed_.push_back(values.data());
     cpu_->reduce_statistics(how, rows, moments, values, timings);
   }
-  void gather_trajectories(const std::vector<std::uint32_t>& rows, std::vector<double>& trajectories,
-                           StageTimings& timings) override {
-    cpu_->gather_trajectories(rows, trajectories, timings);
-  }
 
  private:
-  std::unique_ptr<Backend> cpu_;
   std::vector<const double*>& handed_;
 };
 
@@ -320,28 +321,17 @@ TEST(RunDriver, SketchedStatisticsPassThroughTwoBuffers) {
 
 // The CPU backend with a GPU's memory bound (it would take 2²⁴ samples a batch), noting the size
 // of each batch the driver integrates.
-class LargeBatchCpuBackend final : public Backend {
+class LargeBatchCpuBackend final : public ForwardingCpuBackend {
  public:
-  explicit LargeBatchCpuBackend(std::vector<std::size_t>& batches) : cpu_(make_cpu_backend(Precision::float64, 2)), batches_(batches) {}
-  std::string name() const override { return cpu_->name(); }
-  std::string device() const override { return cpu_->device(); }
+  explicit LargeBatchCpuBackend(std::vector<std::size_t>& batches) : batches_(batches) {}
   std::size_t max_batch_size(const BatchIntegration&) const override { return std::size_t(1) << 24; }
   void integrate(const double* inputs, double* outputs, std::uint8_t* status, std::size_t n, const BatchIntegration& how,
                  const BatchNeeds& needs, StageTimings& timings) override {
     batches_.push_back(n);
     cpu_->integrate(inputs, outputs, status, n, how, needs, timings);
   }
-  void reduce_statistics(const BatchIntegration& how, const std::vector<std::uint32_t>& rows, std::vector<Moments>& moments,
-                         QuantityValues& values, StageTimings& timings) override {
-    cpu_->reduce_statistics(how, rows, moments, values, timings);
-  }
-  void gather_trajectories(const std::vector<std::uint32_t>& rows, std::vector<double>& trajectories,
-                           StageTimings& timings) override {
-    cpu_->gather_trajectories(rows, trajectories, timings);
-  }
 
  private:
-  std::unique_ptr<Backend> cpu_;
   std::vector<std::size_t>& batches_;
 };
 
