@@ -256,11 +256,25 @@ class CpuBackend final : public Backend {
     const std::size_t n = n_, state_block = std::size_t(n_times) * kTrajectoryColumns;
     const std::size_t width = std::size_t(rk4_lanes_.width);
     const std::size_t states_first = first;  // whose block `states` starts at
-    if (rk4_lanes_.quantities != nullptr)
-      while (end - first >= width &&
-             rk4_lanes_.quantities(inputs_, states + (first - states_first) * state_block, n, first, shared_,
-                                   nominal_.data(), quantities_.data(), kept_columns_))
+    if (rk4_lanes_.quantities != nullptr) {
+      const auto lanes_take = [&](LaneQuantitiesFunction<Scalar> samples_from_first) {
+        return samples_from_first(inputs_, states + (first - states_first) * state_block, n, first, shared_,
+                                  nominal_.data(), quantities_.data(), kept_columns_);
+      };
+      // Several groups from a line's start, so that each column's values fill whole cache lines
+      // (cpu_lanes.hpp); one group where they cannot, or where those groups' samples cannot go
+      // together; the rest from the first group the lanes give back, one by one.
+      const std::size_t line_width = std::size_t(rk4_lanes_.line_width);
+      while (end - first >= width) {
+        if (rk4_lanes_.quantities_in_lines != nullptr && first % line_width == 0 && end - first >= line_width &&
+            lanes_take(rk4_lanes_.quantities_in_lines)) {
+          first += line_width;
+          continue;
+        }
+        if (!lanes_take(rk4_lanes_.quantities)) break;
         first += width;
+      }
+    }
     for (std::size_t from = first; from < end; from += kQuantityBlock) {
       const std::size_t count = std::min(kQuantityBlock, end - from);
       FreeBodyModel<Scalar> model[kQuantityBlock];

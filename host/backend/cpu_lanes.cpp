@@ -45,26 +45,26 @@ __attribute__((target("avx512f,avx512dq"), flatten)) bool group_avx512(const dou
                                                                        const IntegrationSettings<Scalar>& how) {
   return run_rk4_lanes<Scalar, W, Kinds>(inputs, outputs, group_states, status, n, first, shared, how);
 }
-template <class Scalar, int W>
+template <class Scalar, int W, int G = 1>
 __attribute__((flatten)) bool quantities_sse2(const double* inputs, const double* group_states, std::size_t n,
                                               std::size_t first, const SharedModel<Scalar>& shared,
                                               const Quaternion<Scalar>* nominal_q, double* quantities,
                                               QuantityColumns kept) {
-  return lane_quantities<Scalar, W>(inputs, group_states, n, first, shared, nominal_q, quantities, kept);
+  return lane_quantities<Scalar, W, G>(inputs, group_states, n, first, shared, nominal_q, quantities, kept);
 }
-template <class Scalar, int W>
+template <class Scalar, int W, int G = 1>
 __attribute__((target("avx2"), flatten)) bool quantities_avx2(const double* inputs, const double* group_states,
                                                               std::size_t n, std::size_t first,
                                                               const SharedModel<Scalar>& shared,
                                                               const Quaternion<Scalar>* nominal_q, double* quantities,
                                                               QuantityColumns kept) {
-  return lane_quantities<Scalar, W>(inputs, group_states, n, first, shared, nominal_q, quantities, kept);
+  return lane_quantities<Scalar, W, G>(inputs, group_states, n, first, shared, nominal_q, quantities, kept);
 }
-template <class Scalar, int W>
+template <class Scalar, int W, int G = 1>
 __attribute__((target("avx512f,avx512dq"), flatten)) bool quantities_avx512(
     const double* inputs, const double* group_states, std::size_t n, std::size_t first,
     const SharedModel<Scalar>& shared, const Quaternion<Scalar>* nominal_q, double* quantities, QuantityColumns kept) {
-  return lane_quantities<Scalar, W>(inputs, group_states, n, first, shared, nominal_q, quantities, kept);
+  return lane_quantities<Scalar, W, G>(inputs, group_states, n, first, shared, nominal_q, quantities, kept);
 }
 #endif
 
@@ -121,16 +121,27 @@ Rk4Lanes<Scalar> rk4_lanes(LaneIsa isa) {
 #if defined(RBMC_X86_LANES)
   using General = SampleKinds<StepperKind::rk4, false>;  // loads, constraint
   constexpr int k = std::is_same_v<Scalar, float> ? 2 : 1;  // floats per double
+  // Lane groups whose quantities fill a cache line (lane_quantities.hpp): more than one where a
+  // group's doubles fill less.
+  constexpr int sse2_lines = lines_of_lanes<Scalar, 2 * k>(), avx2_lines = lines_of_lanes<Scalar, 4 * k>();
   switch (isa) {
     case LaneIsa::sse2:
-      return {2 * k, &group_sse2<Scalar, 2 * k, FreeBodyRk4Kinds>, &group_sse2<Scalar, 2 * k, General>,
-              &quantities_sse2<Scalar, 2 * k>};
+      return {2 * k,
+              &group_sse2<Scalar, 2 * k, FreeBodyRk4Kinds>,
+              &group_sse2<Scalar, 2 * k, General>,
+              &quantities_sse2<Scalar, 2 * k>,
+              2 * k * sse2_lines,
+              sse2_lines > 1 ? &quantities_sse2<Scalar, 2 * k, sse2_lines> : nullptr};
     case LaneIsa::avx2:
-      return {4 * k, &group_avx2<Scalar, 4 * k, FreeBodyRk4Kinds>, &group_avx2<Scalar, 4 * k, General>,
-              &quantities_avx2<Scalar, 4 * k>};
-    case LaneIsa::avx512:
+      return {4 * k,
+              &group_avx2<Scalar, 4 * k, FreeBodyRk4Kinds>,
+              &group_avx2<Scalar, 4 * k, General>,
+              &quantities_avx2<Scalar, 4 * k>,
+              4 * k * avx2_lines,
+              avx2_lines > 1 ? &quantities_avx2<Scalar, 4 * k, avx2_lines> : nullptr};
+    case LaneIsa::avx512:  // a group's doubles fill a line, or two
       return {8 * k, &group_avx512<Scalar, 8 * k, FreeBodyRk4Kinds>, &group_avx512<Scalar, 8 * k, General>,
-              &quantities_avx512<Scalar, 8 * k>};
+              &quantities_avx512<Scalar, 8 * k>, 8 * k, nullptr};
     case LaneIsa::off: break;
   }
 #endif

@@ -54,6 +54,11 @@ struct Rk4Lanes {
   LaneGroupFunction<Scalar> free_body = nullptr;  // FreeBodyRk4Kinds
   LaneGroupFunction<Scalar> general = nullptr;    // RK4 without events: any loads, any constraint
   LaneQuantitiesFunction<Scalar> quantities = nullptr;  // the statistics' quantities, after any kind
+  // The same for line_width samples, several groups, so that each column's values fill whole
+  // cache lines from a line's start (AVX2's and SSE2's double lanes fill half and a quarter of one
+  // a group); null where one group fills them.
+  int line_width = 1;
+  LaneQuantitiesFunction<Scalar> quantities_in_lines = nullptr;
 };
 
 // The lane groups for the instruction set (width 1 for off).

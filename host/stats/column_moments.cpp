@@ -9,71 +9,91 @@ namespace rbmc {
 
 namespace {
 
-// Partial sums a pass keeps: one vector of doubles on AVX-512, two on AVX2. Written with GCC's
-// vector extension, which every target lowers lane by lane with the same operations, so the
-// result is the same bit for bit on every instruction set (left to itself, GCC vectorised the
-// loop over rows and added the lanes one at a time).
-constexpr std::size_t kLanes = 8;
-using Lanes = double __attribute__((vector_size(kLanes * sizeof(double))));
+// Partial sums a pass keeps: 8 lanes, row i adding to lane i mod 8, so that the result is the
+// same bit for bit on every instruction set. Each pass holds them as two vectors of 4 doubles
+// (lanes 0–3 and 4–7), written with GCC's vector extension, which every target lowers lane by lane
+// with the same operations. Not one vector of 8: on AVX2 (32-byte registers) GCC 12 lowered that
+// vector's comparisons and blends to a scalar comparison, branch and move per lane, which made
+// the first pass four times slower than the reads it waits on (bench/RESULTS.md, 2026-11-27).
+// Left to itself, GCC vectorised the loop over rows and added the lanes one at a time.
+constexpr std::size_t kLanes = 8, kHalf = kLanes / 2;
+using Half = double __attribute__((vector_size(kHalf * sizeof(double))));
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
-// Rows i, ..., i + kLanes − 1 of a column of n; those past its end as NaN, which no sum counts.
-inline Lanes load(const double* x, std::size_t i, std::size_t n) {
-  Lanes v;
-  if (i + kLanes <= n) {
+// Rows i, ..., i + kHalf − 1 of a column of n; those past its end as NaN, which no sum counts.
+inline Half load(const double* x, std::size_t i, std::size_t n) {
+  Half v;
+  if (i + kHalf <= n) {
     std::memcpy(&v, x + i, sizeof v);
   } else {
-    for (std::size_t j = 0; j < kLanes; ++j) v[j] = i + j < n ? x[i + j] : std::numeric_limits<double>::quiet_NaN();
+    for (std::size_t j = 0; j < kHalf; ++j) v[j] = i + j < n ? x[i + j] : std::numeric_limits<double>::quiet_NaN();
   }
   return v;
 }
 
-// The lanes' partial results in a fixed order.
-inline double sum_of(Lanes lane) {
-  return ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7]));
+// The 8 lanes' partial results (lanes 0–3 in low, 4–7 in high) in a fixed order.
+inline double sum_of(Half low, Half high) {
+  return ((low[0] + low[1]) + (low[2] + low[3])) + ((high[0] + high[1]) + (high[2] + high[3]));
 }
 
-// Pass one: the finite values' count, sum, min and max, and the infinities. Row i adds to lane
-// i mod kLanes.
-RBMC_VECTOR_CLONES Moments first_pass(const double* x, std::size_t n, double& sum) {
-  const Lanes zero = {}, one = zero + 1.0, infinity = zero + kInfinity;
-  Lanes count = zero, total = zero, not_nan = zero, lo = infinity, hi = -infinity;
-  for (std::size_t i = 0; i < n; i += kLanes) {
-    const Lanes v = load(x, i, n);
+// Pass one's partial results in 4 of the lanes: the finite values' count, sum, min and max, and
+// the values other than NaN.
+struct FirstPassLanes {
+  Half count, total, not_nan, lo, hi;
+
+  static FirstPassLanes start() {
+    const Half zero = {}, infinity = zero + kInfinity;
+    return {zero, zero, zero, infinity, -infinity};
+  }
+  void add(Half v) {
+    const Half zero = {}, one = zero + 1.0, infinity = zero + kInfinity;
     // Each choice with its own comparison, written into the conditional expression: so GCC
     // compiles it to a vector compare and a blend (a comparison kept as a mask and reused, it
     // compiled lane by lane). v − v is 0 for the finite values, NaN for ±∞ and NaN.
-    const Lanes d = v - v;
+    const Half d = v - v;
     count += d == zero ? one : zero;
     total += d == zero ? v : zero;
-    const Lanes low = d == zero ? v : infinity, high = d == zero ? v : -infinity;
+    const Half low = d == zero ? v : infinity, high = d == zero ? v : -infinity;
     lo = low < lo ? low : lo;
     hi = high > hi ? high : hi;
     not_nan += v == v ? one : zero;  // the infinities are these less the finite ones
   }
-  Moments m;
-  m.count = sum_of(count);
-  m.non_finite = sum_of(not_nan) - m.count;
-  for (std::size_t j = 0; j < kLanes; ++j) {
-    m.min = lo[j] < m.min ? lo[j] : m.min;
-    m.max = hi[j] > m.max ? hi[j] : m.max;
+};
+
+// Pass one: the finite values' count, sum, min and max, and the infinities. Row i adds to lane
+// i mod kLanes: rows i to i + 3 of each 8 to `low`, the next 4 to `high`.
+RBMC_VECTOR_CLONES Moments first_pass(const double* x, std::size_t n, double& sum) {
+  FirstPassLanes low = FirstPassLanes::start(), high = FirstPassLanes::start();
+  for (std::size_t i = 0; i < n; i += kLanes) {
+    low.add(load(x, i, n));
+    high.add(load(x, i + kHalf, n));
   }
-  sum = sum_of(total);
+  Moments m;
+  m.count = sum_of(low.count, high.count);
+  m.non_finite = sum_of(low.not_nan, high.not_nan) - m.count;
+  for (std::size_t j = 0; j < kLanes; ++j) {
+    const double lo = j < kHalf ? low.lo[j] : high.lo[j - kHalf], hi = j < kHalf ? low.hi[j] : high.hi[j - kHalf];
+    m.min = lo < m.min ? lo : m.min;
+    m.max = hi > m.max ? hi : m.max;
+  }
+  sum = sum_of(low.total, high.total);
   return m;
 }
 
-// Pass two: Σ (x − mean) and Σ (x − mean)² over the finite values.
+// Pass two: Σ (x − mean) and Σ (x − mean)² over the finite values, in the lanes of pass one.
 RBMC_VECTOR_CLONES void second_pass(const double* x, std::size_t n, double mean, double& deviation, double& squares) {
-  const Lanes zero = {};
-  Lanes d1 = zero, d2 = zero;
+  const Half zero = {};
+  Half d1[2] = {zero, zero}, d2[2] = {zero, zero};
   for (std::size_t i = 0; i < n; i += kLanes) {
-    const Lanes v = load(x, i, n);
-    const Lanes d = v - v == zero ? v - mean : zero;
-    d1 += d;
-    d2 += d * d;
+    for (std::size_t h = 0; h < 2; ++h) {
+      const Half v = load(x, i + h * kHalf, n);
+      const Half d = v - v == zero ? v - mean : zero;
+      d1[h] += d;
+      d2[h] += d * d;
+    }
   }
-  deviation = sum_of(d1);
-  squares = sum_of(d2);
+  deviation = sum_of(d1[0], d1[1]);
+  squares = sum_of(d2[0], d2[1]);
 }
 
 }  // namespace

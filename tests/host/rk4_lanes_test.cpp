@@ -4,6 +4,7 @@
 // statuses and states at the output times bit for bit, including the groups that must leave the lanes.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -266,8 +267,11 @@ TEST_P(Rk4Lanes, GiveTheOneSamplePathsResultsBitForBit) {
   const auto [precision, isa, model] = GetParam();
   // 203: not a multiple of any width, the last samples go one by one. 208: a multiple of every
   // width and of a cache line's 8 doubles, so that with AVX-512 each column's lanes leave as whole
-  // lines through non-temporal stores (lane_quantities.hpp), which 203 never allows.
-  for (const std::size_t n : {std::size_t(203), std::size_t(208)}) {
+  // lines through non-temporal stores (lane_quantities.hpp), which 203 never allows. 1,032: the
+  // backend's 2 threads claim 8 groups at a time (208's claim one), so that narrower lanes compute
+  // the quantities of a line's groups together (Rk4Lanes::quantities_in_lines) and leave them as
+  // whole lines too.
+  for (const std::size_t n : {std::size_t(203), std::size_t(208), std::size_t(1032)}) {
     SCOPED_TRACE("batch of " + std::to_string(n));
     expect_the_one_sample_paths_results(precision, isa, model, n);
   }
@@ -360,6 +364,26 @@ TEST_P(Rk4Lanes, TakeWholeGroupsAndGiveBackTheOnesTheyCannot) {
     EXPECT_EQ(kept, (7u << quantity::velocity) | (1u << quantity::attitude_angle));
     EXPECT_TRUE(quantities_of(w * (3 / w))) << "an infinite initial spin does not matter to the quantities' lanes";
     EXPECT_FALSE(quantities_of(w * (42 / w))) << "sample 42's centre of mass is at the origin, the others' are not";
+    // Several groups at once where a group's doubles fill less than a cache line (SSE2's and
+    // AVX2's double lanes, SSE2's float ones): a line's samples from a line's start, the same
+    // values as group by group, or nothing where one of them cannot go in lanes.
+    const std::size_t line = std::size_t(lanes.line_width);
+    ASSERT_EQ(lanes.quantities_in_lines != nullptr, w * sizeof(double) < 64);
+    ASSERT_EQ(line, lanes.quantities_in_lines != nullptr ? 8 : w);
+    if (lanes.quantities_in_lines == nullptr) return;
+    QuantityValues lined(quantities.size(), 7.0);  // from a line's start, as the backend's buffer
+    std::vector<double> grouped(quantities.size(), 7.0);
+    for (std::size_t first = 48; first < 48 + line; first += w)
+      ASSERT_TRUE(lanes.quantities(inputs.data(), states.data() + first * block, n, first, shared, nominal.data(),
+                                   grouped.data(), kAllQuantityColumns));
+    ASSERT_TRUE(lanes.quantities_in_lines(inputs.data(), states.data() + 48 * block, n, 48, shared, nominal.data(),
+                                          lined.data(), kAllQuantityColumns));
+    EXPECT_EQ(std::memcmp(lined.data(), grouped.data(), grouped.size() * sizeof(double)), 0);
+    std::fill(lined.begin(), lined.end(), 7.0);
+    EXPECT_FALSE(lanes.quantities_in_lines(inputs.data(), states.data() + 40 * block, n, 40, shared, nominal.data(),
+                                           lined.data(), kAllQuantityColumns))
+        << "sample 42's centre of mass is at the origin, samples 40 to 47's others' are not";
+    EXPECT_EQ(std::count(lined.begin(), lined.end(), 7.0), std::ptrdiff_t(lined.size()));
   };
   if (precision == Precision::float32) check(rk4_lanes<float>(isa), 0.0f);
   else check(rk4_lanes<double>(isa), 0.0);

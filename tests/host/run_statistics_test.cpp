@@ -169,6 +169,60 @@ TEST(ColumnMoments, AgreeWithALongDoubleReference) {
   }
 }
 
+// The same moments bit for bit on every instruction set (column_moments.hpp): the vectors' lanes
+// written out one value at a time, row i in lane i mod 8, the lanes combined in column_moments'
+// fixed order. A vector lowered in another order (rows to other lanes, a sum or min taken across
+// lanes early) moves the sums in their last bits and fails; so does an instruction set that
+// compiles the passes differently, since the test runs on whichever the processor has.
+TEST(ColumnMoments, AreTheirEightLanesWrittenOutOneValueAtATime) {
+  constexpr std::size_t kLanes = 8;
+  const auto combined = [](const double (&lane)[kLanes]) {
+    return ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7]));
+  };
+  for (std::size_t n_rows : {std::size_t(1), std::size_t(7), std::size_t(13), std::size_t(1000), std::size_t(4099)}) {
+    const std::vector<std::vector<double>> columns = awkward_columns(n_rows);
+    std::vector<const double*> pointers;
+    for (const std::vector<double>& c : columns) pointers.push_back(c.data());
+    std::vector<Moments> moments(columns.size());
+    column_moments(pointers.data(), columns.size(), n_rows, moments.data());
+    for (std::size_t c = 0; c < columns.size(); ++c) {
+      const std::vector<double>& x = columns[c];
+      double count[kLanes] = {}, total[kLanes] = {}, not_nan[kLanes] = {}, d1[kLanes] = {}, d2[kLanes] = {};
+      double lo[kLanes], hi[kLanes];
+      std::fill_n(lo, kLanes, INFINITY);
+      std::fill_n(hi, kLanes, -INFINITY);
+      for (std::size_t i = 0; i < n_rows; ++i) {
+        const std::size_t lane = i % kLanes;
+        const bool finite = x[i] - x[i] == 0;
+        count[lane] += finite ? 1.0 : 0.0;
+        total[lane] += finite ? x[i] : 0.0;
+        not_nan[lane] += x[i] == x[i] ? 1.0 : 0.0;
+        if (finite && x[i] < lo[lane]) lo[lane] = x[i];  // of equal ones (±0) the first stays
+        if (finite && x[i] > hi[lane]) hi[lane] = x[i];
+      }
+      Moments want;
+      for (std::size_t lane = 0; lane < kLanes; ++lane) {
+        if (lo[lane] < want.min) want.min = lo[lane];
+        if (hi[lane] > want.max) want.max = hi[lane];
+      }
+      want.count = combined(count);
+      want.non_finite = combined(not_nan) - want.count;
+      if (want.count > 0) {
+        want.mean = combined(total) / want.count;
+        for (std::size_t i = 0; i < n_rows; ++i) {
+          const double d = x[i] - x[i] == 0 ? x[i] - want.mean : 0.0;
+          d1[i % kLanes] += d;
+          d2[i % kLanes] += d * d;
+        }
+        const double deviation = combined(d1), squares = combined(d2);
+        want.m2 = std::max(0.0, squares - deviation * deviation / want.count);
+      }
+      const std::string where = "rows " + std::to_string(n_rows) + ", column " + std::to_string(c);
+      expect_same_moments(moments[c], want, where);
+    }
+  }
+}
+
 // A batch handed over without its moments (the CPU backend's way) gives the run the same
 // statistics as with them, and hands the moments back for the journal.
 TEST(RunStatistics, MomentsFromTheValuesEqualTheBackendsMoments) {

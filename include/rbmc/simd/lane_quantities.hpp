@@ -45,75 +45,92 @@ inline void mark_overflowed_quantities(const RigidBodyState<Lanes<S, W>>& x, Lan
   }
 }
 
-// Samples first, ..., first + W − 1 of a batch of n: their inputs (sample_layout.hpp), their
-// states at the output times in group_states (sample first's block, then the others',
-// TrajectoryLayout::by_sample), the nominal attitude at each output time, into quantities
-// ((times × quantity::count, n)): the columns in `kept` (quantity_columns_of the run's [output]
-// statistics), the others untouched. Returns false, having written nothing, where the lanes
-// cannot take the group (its bodies disagree on their centre of mass lying at the origin, a branch
-// of the kinetic energy).
-template <class Scalar, int W>
+// Samples first, ..., first + G W − 1 of a batch of n, G lane groups of W: their inputs
+// (sample_layout.hpp), their states at the output times in group_states (sample first's block,
+// then the others', TrajectoryLayout::by_sample), the nominal attitude at each output time, into
+// quantities ((times × quantity::count, n)): the columns in `kept` (quantity_columns_of the run's
+// [output] statistics), the others untouched. Returns false, having written nothing, where the
+// lanes cannot take the samples (their bodies disagree on their centre of mass lying at the
+// origin, a branch of the kinetic energy).
+//
+// G groups at once so that each column's G W values fill a whole cache line (8 doubles): AVX2's
+// 4 double lanes take 2 groups, SSE2's 2 take 4 (lines_of_lanes).
+template <class Scalar, int W, int G = 1>
 inline bool lane_quantities(const double* inputs, const double* group_states, std::size_t n, std::size_t first,
                             const SharedModel<Scalar>& shared, const Quaternion<Scalar>* nominal_q, double* quantities,
                             QuantityColumns kept) {
   using L = Lanes<Scalar, W>;
   // Stage: each lane's model and loads with its own values, as the lanes integrate them.
-  FreeBodyModel<L> model;
-  LoadSet<L> loads;
-  for (int lane = 0; lane < W; ++lane) {
+  FreeBodyModel<L> model[G];
+  LoadSet<L> loads[G];
+  bool com_at_origin = false;
+  for (int lane = 0; lane < G * W; ++lane) {
     const std::size_t i = first + std::size_t(lane);
     const SampleInputs<Scalar> in = load_sample_inputs<Scalar>(inputs, n, i, 0);
     const FreeBodyModel<Scalar> one = make_free_body_model(in.body, in.gravity_w);
-    if (lane > 0 && one.com_at_origin != model.com_at_origin) return false;
-    set_lane(model, lane, one);
+    if (lane == 0) com_at_origin = one.com_at_origin;
+    if (one.com_at_origin != com_at_origin) return false;
+    set_lane(model[lane / W], lane % W, one);
     LoadSet<Scalar> own_loads = shared.loads;
     Constraint<Scalar> own_constraint = shared.constraint;
     apply_own_values(own_values_in_batch(shared.parameters, inputs, n, i), own_loads, own_constraint);
-    set_lane(loads, lane, own_loads);
+    set_lane(loads[lane / W], lane % W, own_loads);
   }
-  // Stage: at each output time, the lanes' states, their quantities, each column's W values.
+  // Stage: at each output time, the lanes' states, their quantities, each column's G W values.
   // The states are transposed into lanes a chunk of output times at a time, through a buffer
   // that is written element by element and read back as whole vectors only after the chunk is
   // written (a vector read right after its lanes' scalar stores cannot take them from the store
-  // buffer). Each column's W values leave in one vector store instead of W scalar ones, and with
-  // AVX-512 as a whole line that is not read first: the batch's columns, each in its own pages,
-  // are far more than the caches hold, so each line written was a miss to memory (bench/RESULTS.md,
-  // 2026-11-25, ninth session).
+  // buffer). Each column's values leave in G vector stores instead of G W scalar ones, and where
+  // they fill whole lines, through non-temporal stores, which do not read the line first: the
+  // batch's columns, each in its own pages, are far more than the caches hold, so each line
+  // written was a miss to memory (bench/RESULTS.md, 2026-11-25, ninth session; 2026-11-27 for
+  // AVX2, whose half lines had been written with plain stores).
   const int n_times = shared.output_times.n;
   const std::size_t block = std::size_t(n_times) * kTrajectoryColumns;
   // Whole cache lines where the columns allow (quantities' and each column's start on a line).
-  const bool whole_lines = reinterpret_cast<std::uintptr_t>(quantities) % 64 == 0 && n % 8 == 0 && first % 8 == 0;
-  constexpr int kChunk = 16;  // output times transposed at once: 13 × 16 × W values, in L1
-  alignas(64) Scalar lanes_of[kChunk][kTrajectoryColumns][W];
+  const bool whole_lines = (G * W) % 8 == 0 && reinterpret_cast<std::uintptr_t>(quantities) % 64 == 0 && n % 8 == 0 &&
+                           first % 8 == 0;
+  constexpr int kChunk = 16;  // output times transposed at once: 13 × 16 × G W values, in L1
+  alignas(64) Scalar lanes_of[kChunk][kTrajectoryColumns][G][W];
   for (int k0 = 0; k0 < n_times; k0 += kChunk) {
     const int chunk = n_times - k0 < kChunk ? n_times - k0 : kChunk;
-    for (int lane = 0; lane < W; ++lane) {
+    for (int lane = 0; lane < G * W; ++lane) {
       const double* x = group_states + std::size_t(lane) * block + std::size_t(k0) * kTrajectoryColumns;
       for (int j = 0; j < chunk; ++j)
-        for (int c = 0; c < kTrajectoryColumns; ++c) lanes_of[j][c][lane] = Scalar(x[j * kTrajectoryColumns + c]);
+        for (int c = 0; c < kTrajectoryColumns; ++c) lanes_of[j][c][lane / W][lane % W] = Scalar(x[j * kTrajectoryColumns + c]);
     }
     for (int j = 0; j < chunk; ++j) {
       const int k = k0 + j;
-      StateVector<L> y;
-      for (int c = 0; c < kTrajectoryColumns; ++c) y(c) = lanes_from(lanes_of[j][c]);
-      const RigidBodyState<L> x = unpack(y);
       const Quaternion<Scalar>& one_nominal = nominal_q[k];
       const Quaternion<L> nominal{L(one_nominal.w), L(one_nominal.x), L(one_nominal.y), L(one_nominal.z)};
-      L q[quantity::count];
-      computed_quantities_at(loads, SharedValuesOnly{}, model, x, nominal, q);
-      mark_overflowed_quantities(x, q);
+      L q[G][quantity::count];
+      for (int g = 0; g < G; ++g) {
+        StateVector<L> y;
+        for (int c = 0; c < kTrajectoryColumns; ++c) y(c) = lanes_from(lanes_of[j][c][g]);
+        const RigidBodyState<L> x = unpack(y);
+        computed_quantities_at(loads[g], SharedValuesOnly{}, model[g], x, nominal, q[g]);
+        mark_overflowed_quantities(x, q[g]);
+      }
       for (int c = 0; c < quantity::count; ++c) {
         if (((kept >> c) & 1u) == 0) continue;  // the stores, not the arithmetic, are the cost
         double* const column = quantities + (std::size_t(k) * quantity::count + std::size_t(c)) * n + first;
-        if (whole_lines)
-          stream_lanes(q[c], column);
-        else
-          store_lanes(q[c], column);
+        for (int g = 0; g < G; ++g) {  // one line's parts one after another
+          if (whole_lines)
+            stream_lanes(q[g][c], column + g * W);
+          else
+            store_lanes(q[g][c], column + g * W);
+        }
       }
     }
   }
   if (whole_lines) stream_fence();
   return true;
+}
+
+// Lane groups of W Scalars whose quantities fill a cache line of doubles: lane_quantities' G.
+template <class Scalar, int W>
+constexpr int lines_of_lanes() {
+  return W >= 8 ? 1 : 8 / W;
 }
 
 }  // namespace rbmc

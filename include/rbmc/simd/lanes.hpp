@@ -158,39 +158,65 @@ inline void store_lanes(const Lanes<S, W>& a, double* out) {
 
 #if defined(__x86_64__)
 namespace lanes_detail {
-typedef double LineOfDoubles __attribute__((vector_size(64)));
-__attribute__((target("avx512f"))) inline void stream_line(double* out, LineOfDoubles v) {
+typedef double DoublesOf16 __attribute__((vector_size(16)));
+typedef double DoublesOf32 __attribute__((vector_size(32)));
+typedef double DoublesOf64 __attribute__((vector_size(64)));
+// One non-temporal store of a vector's doubles, with the instruction set it needs: a function
+// that calls one is compiled for that set (cpu_lanes.cpp), so only the widths it has are
+// instantiated there.
+inline void stream_doubles(double* out, DoublesOf16 v) { __builtin_ia32_movntpd(out, v); }
+__attribute__((target("avx"))) inline void stream_doubles(double* out, DoublesOf32 v) {
+  __builtin_ia32_movntpd256(out, v);
+}
+__attribute__((target("avx512f"))) inline void stream_doubles(double* out, DoublesOf64 v) {
   __builtin_ia32_movntpd512(out, v);
 }
+template <int Bytes>
+struct StreamedVector;
+template <>
+struct StreamedVector<16> {
+  using type = DoublesOf16;
+};
+template <>
+struct StreamedVector<32> {
+  using type = DoublesOf32;
+};
+template <>
+struct StreamedVector<64> {
+  using type = DoublesOf64;
+};
 }  // namespace lanes_detail
 #endif
 
-// Lanes to memory as doubles, as store_lanes, but where they fill whole cache lines (AVX-512's 8
-// doubles or 16 floats) with non-temporal stores, which write a line without reading it first:
-// for values read again only after many other lines are written (the statistics' quantities,
-// a line in each of a batch's thousands of columns per lane group, bench/RESULTS.md, 2026-11-25,
-// ninth session). `out` must start on a cache line. The stores are ordered before other threads'
-// reads only after stream_fence().
+// Lanes to memory as doubles, as store_lanes, but with non-temporal stores, which write a line
+// without reading it first: for values read again only after many other lines are written (the
+// statistics' quantities, a line in each of a batch's thousands of columns per lane group,
+// bench/RESULTS.md, 2026-11-25, ninth session). The caller fills whole cache lines by
+// consecutive calls (a line left in part is written as parts, each far costlier than the line),
+// from `out` at a line's start. The stores are ordered before other threads' reads only after
+// stream_fence().
 template <class S, int W>
 inline void stream_lanes(const Lanes<S, W>& a, double* out) {
 #if defined(__x86_64__)
-  if constexpr (std::is_same_v<S, double> && W == 8) {
-    lanes_detail::LineOfDoubles line;
-    std::memcpy(&line, &a.v, sizeof line);
-    lanes_detail::stream_line(out, line);
-    return;
-  } else if constexpr (std::is_same_v<S, float> && W == 16) {
-    lanes_detail::LineOfDoubles low, high;
-    for (int i = 0; i < 8; ++i) {
+  if constexpr (std::is_same_v<S, double>) {
+    using Vector = typename lanes_detail::StreamedVector<int(sizeof(double)) * W>::type;
+    Vector v;
+    std::memcpy(&v, &a.v, sizeof v);
+    lanes_detail::stream_doubles(out, v);
+  } else {
+    // Each half widened to doubles: the vectors of the double lanes of the same instruction set.
+    using Vector = typename lanes_detail::StreamedVector<int(sizeof(double)) * W / 2>::type;
+    Vector low, high;
+    for (int i = 0; i < W / 2; ++i) {
       low[i] = double(a.v[i]);
-      high[i] = double(a.v[8 + i]);
+      high[i] = double(a.v[W / 2 + i]);
     }
-    lanes_detail::stream_line(out, low);
-    lanes_detail::stream_line(out + 8, high);
-    return;
+    lanes_detail::stream_doubles(out, low);
+    lanes_detail::stream_doubles(out + W / 2, high);
   }
-#endif
+#else
   store_lanes(a, out);
+#endif
 }
 inline void stream_fence() {
 #if defined(__x86_64__)
