@@ -68,6 +68,15 @@ __attribute__((target("avx512f,avx512dq"), flatten)) bool quantities_avx512(
 }
 #endif
 
+// An instruction set's lane functions; groups_a_line of them fill a cache line with quantities,
+// in_lines computing that many at once (unused for 1).
+template <class Scalar>
+Rk4Lanes<Scalar> lanes_of(int width, LaneGroupFunction<Scalar> free_body, LaneGroupFunction<Scalar> general,
+                          LaneQuantitiesFunction<Scalar> quantities, int groups_a_line,
+                          LaneQuantitiesFunction<Scalar> in_lines) {
+  return {width, free_body, general, quantities, width * groups_a_line, groups_a_line > 1 ? in_lines : nullptr};
+}
+
 LaneIsa widest_supported() {
   for (const LaneIsa isa : {LaneIsa::avx512, LaneIsa::avx2, LaneIsa::sse2})
     if (lane_isa_supported(isa)) return isa;
@@ -126,22 +135,14 @@ Rk4Lanes<Scalar> rk4_lanes(LaneIsa isa) {
   constexpr int sse2_lines = lines_of_lanes<Scalar, 2 * k>(), avx2_lines = lines_of_lanes<Scalar, 4 * k>();
   switch (isa) {
     case LaneIsa::sse2:
-      return {2 * k,
-              &group_sse2<Scalar, 2 * k, FreeBodyRk4Kinds>,
-              &group_sse2<Scalar, 2 * k, General>,
-              &quantities_sse2<Scalar, 2 * k>,
-              2 * k * sse2_lines,
-              sse2_lines > 1 ? &quantities_sse2<Scalar, 2 * k, sse2_lines> : nullptr};
+      return lanes_of<Scalar>(2 * k, &group_sse2<Scalar, 2 * k, FreeBodyRk4Kinds>, &group_sse2<Scalar, 2 * k, General>,
+                              &quantities_sse2<Scalar, 2 * k>, sse2_lines, &quantities_sse2<Scalar, 2 * k, sse2_lines>);
     case LaneIsa::avx2:
-      return {4 * k,
-              &group_avx2<Scalar, 4 * k, FreeBodyRk4Kinds>,
-              &group_avx2<Scalar, 4 * k, General>,
-              &quantities_avx2<Scalar, 4 * k>,
-              4 * k * avx2_lines,
-              avx2_lines > 1 ? &quantities_avx2<Scalar, 4 * k, avx2_lines> : nullptr};
+      return lanes_of<Scalar>(4 * k, &group_avx2<Scalar, 4 * k, FreeBodyRk4Kinds>, &group_avx2<Scalar, 4 * k, General>,
+                              &quantities_avx2<Scalar, 4 * k>, avx2_lines, &quantities_avx2<Scalar, 4 * k, avx2_lines>);
     case LaneIsa::avx512:  // a group's doubles fill a line, or two
-      return {8 * k, &group_avx512<Scalar, 8 * k, FreeBodyRk4Kinds>, &group_avx512<Scalar, 8 * k, General>,
-              &quantities_avx512<Scalar, 8 * k>, 8 * k, nullptr};
+      return lanes_of<Scalar>(8 * k, &group_avx512<Scalar, 8 * k, FreeBodyRk4Kinds>,
+                              &group_avx512<Scalar, 8 * k, General>, &quantities_avx512<Scalar, 8 * k>, 1, nullptr);
     case LaneIsa::off: break;
   }
 #endif

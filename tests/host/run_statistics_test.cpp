@@ -118,6 +118,15 @@ std::vector<std::vector<double>> awkward_columns(std::size_t n_rows) {
   return columns;
 }
 
+// column_moments of the columns, each of n_rows values.
+std::vector<Moments> moments_of(const std::vector<std::vector<double>>& columns, std::size_t n_rows) {
+  std::vector<const double*> pointers;
+  for (const std::vector<double>& c : columns) pointers.push_back(c.data());
+  std::vector<Moments> moments(columns.size());
+  column_moments(pointers.data(), columns.size(), n_rows, moments.data());
+  return moments;
+}
+
 // The batch's column moments (column_moments.hpp: the corrected two-pass algorithm in vectors)
 // against the same sums in long double (64-bit significands: exact enough to be the reference).
 // Count, infinities, min and max exactly. The mean within (n/8 + 4) ε of the mean magnitude: each
@@ -130,10 +139,7 @@ TEST(ColumnMoments, AgreeWithALongDoubleReference) {
   for (std::size_t n_rows : {std::size_t(0), std::size_t(1), std::size_t(2), std::size_t(13), std::size_t(1000),
                              std::size_t(4099)}) {
     const std::vector<std::vector<double>> columns = awkward_columns(n_rows);
-    std::vector<const double*> pointers;
-    for (const std::vector<double>& c : columns) pointers.push_back(c.data());
-    std::vector<Moments> moments(columns.size());
-    column_moments(pointers.data(), columns.size(), n_rows, moments.data());
+    const std::vector<Moments> moments = moments_of(columns, n_rows);
     for (std::size_t c = 0; c < columns.size(); ++c) {
       const std::string where = "rows " + std::to_string(n_rows) + ", column " + std::to_string(c);
       long double count = 0, sum = 0, magnitude = 0, infinite = 0;
@@ -181,10 +187,7 @@ TEST(ColumnMoments, AreTheirEightLanesWrittenOutOneValueAtATime) {
   };
   for (std::size_t n_rows : {std::size_t(1), std::size_t(7), std::size_t(13), std::size_t(1000), std::size_t(4099)}) {
     const std::vector<std::vector<double>> columns = awkward_columns(n_rows);
-    std::vector<const double*> pointers;
-    for (const std::vector<double>& c : columns) pointers.push_back(c.data());
-    std::vector<Moments> moments(columns.size());
-    column_moments(pointers.data(), columns.size(), n_rows, moments.data());
+    const std::vector<Moments> moments = moments_of(columns, n_rows);
     for (std::size_t c = 0; c < columns.size(); ++c) {
       const std::vector<double>& x = columns[c];
       double count[kLanes] = {}, total[kLanes] = {}, not_nan[kLanes] = {}, d1[kLanes] = {}, d2[kLanes] = {};
