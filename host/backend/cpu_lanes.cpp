@@ -132,7 +132,7 @@ Rk4Lanes<Scalar> rk4_lanes(LaneIsa isa) {
   constexpr int k = std::is_same_v<Scalar, float> ? 2 : 1;  // floats per double
   // Lane groups whose quantities fill a cache line (lane_quantities.hpp): more than one where a
   // group's doubles fill less.
-  constexpr int sse2_lines = lines_of_lanes<Scalar, 2 * k>(), avx2_lines = lines_of_lanes<Scalar, 4 * k>();
+  constexpr int sse2_lines = lines_of_lanes<2 * k>(), avx2_lines = lines_of_lanes<4 * k>();
   switch (isa) {
     case LaneIsa::sse2:
       return lanes_of<Scalar>(2 * k, &group_sse2<Scalar, 2 * k, FreeBodyRk4Kinds>, &group_sse2<Scalar, 2 * k, General>,

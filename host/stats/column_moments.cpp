@@ -14,7 +14,7 @@ namespace {
 // (lanes 0–3 and 4–7), written with GCC's vector extension, which every target lowers lane by lane
 // with the same operations. Not one vector of 8: on AVX2 (32-byte registers) GCC 12 lowered that
 // vector's comparisons and blends to a scalar comparison, branch and move per lane, which made
-// the first pass four times slower than the reads it waits on (bench/RESULTS.md, 2026-11-27).
+// the first pass 7 times slower (bench/RESULTS.md, 2026-11-27).
 // Left to itself, GCC vectorised the loop over rows and added the lanes one at a time.
 constexpr std::size_t kLanes = 8, kHalf = kLanes / 2;
 using Half = double __attribute__((vector_size(kHalf * sizeof(double))));

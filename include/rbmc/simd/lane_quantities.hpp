@@ -127,8 +127,9 @@ inline bool lane_quantities(const double* inputs, const double* group_states, st
   return true;
 }
 
-// Lane groups of W Scalars whose quantities fill a cache line of doubles: lane_quantities' G.
-template <class Scalar, int W>
+// Lane groups of W lanes whose quantities, stored as doubles whatever the lanes' precision, fill a
+// cache line: lane_quantities' G.
+template <int W>
 constexpr int lines_of_lanes() {
   return W >= 8 ? 1 : 8 / W;
 }
