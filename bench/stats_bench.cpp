@@ -7,6 +7,8 @@
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
+#include <array>
+#include <cmath>
 #include <random>
 #include <vector>
 
@@ -92,6 +94,65 @@ void sketch_merge_compacted_batches(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * state.range(0));
 }
 
+// Reading a bracket update's 10 ranks (5 probabilities ∓ their margins) from sketches of
+// `state.range(0)` values: `state.range(1)` sketches read in turn, so that with many each is read
+// from memory, as the run's thousands of columns are (1: the same sketch, in the core's cache).
+// By searching the sorted levels (values_at_ranks), or from weighted_values' pairs and their
+// running weights (how the brackets and the estimates were read until 2026-11-27). "items" are
+// sketches read.
+std::vector<QuantileSketch> sketches_of(std::size_t n, std::size_t count) {
+  const std::vector<double> values = normal_values(n + count);
+  std::vector<QuantileSketch> sketches;
+  for (std::size_t i = 0; i < count; ++i) {
+    sketches.emplace_back(QuantileSketch::kDefaultK, i);
+    sketches.back().add(values.data() + i, n);  // each a different window of the values
+  }
+  return sketches;
+}
+
+std::array<double, 10> bracket_ranks(double n) {
+  std::array<double, 10> t;
+  for (std::size_t j = 0; j < 5; ++j) {
+    const double p = kQuantileProbabilities[j], margin = 6 * std::sqrt(p * (1 - p) / n);
+    t[j] = std::max(0.0, p - margin) * (n - 1);
+    t[5 + j] = std::min(1.0, p + margin) * (n - 1);
+  }
+  return t;
+}
+
+void sketch_ranks_searched(benchmark::State& state) {
+  const std::vector<QuantileSketch> sketches = sketches_of(std::size_t(state.range(0)), std::size_t(state.range(1)));
+  const std::array<double, 10> t = bracket_ranks(double(state.range(0)));
+  std::array<double, 10> x;
+  std::size_t next = 0;
+  for (auto _ : state) {
+    sketches[next].values_at_ranks(t.data(), t.size(), x.data());
+    benchmark::DoNotOptimize(x.data());
+    next = next + 1 == sketches.size() ? 0 : next + 1;
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+
+void sketch_ranks_from_weighted_values(benchmark::State& state) {
+  const std::vector<QuantileSketch> sketches = sketches_of(std::size_t(state.range(0)), std::size_t(state.range(1)));
+  const std::array<double, 10> t = bracket_ranks(double(state.range(0)));
+  std::array<double, 10> x;
+  std::size_t next = 0;
+  for (auto _ : state) {
+    const std::vector<std::pair<double, double>> weighted = sketches[next].weighted_values();
+    std::vector<double> running(weighted.size());
+    double sum = 0;
+    for (std::size_t i = 0; i < weighted.size(); ++i) running[i] = sum += weighted[i].second;
+    for (std::size_t j = 0; j < t.size(); ++j) {
+      const auto at = std::upper_bound(running.begin(), running.end(), t[j]);
+      x[j] = at == running.end() ? INFINITY : weighted[std::size_t(at - running.begin())].first;
+    }
+    benchmark::DoNotOptimize(x.data());
+    next = next + 1 == sketches.size() ? 0 : next + 1;
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+
 // A batch's 12 quantities at one output time: 12 columns of `state.range(0)` samples.
 constexpr std::size_t kColumns = 12;
 
@@ -130,6 +191,8 @@ BENCHMARK(sketch_add_each)->Arg(100000)->Arg(1000000);
 BENCHMARK(sketch_add_batches)->Arg(100000)->Arg(1000000);
 BENCHMARK(bracketed_sketch_add_batches)->Arg(100000)->Arg(1000000);
 BENCHMARK(sketch_merge_compacted_batches)->Arg(1000000)->Arg(10000000);
+BENCHMARK(sketch_ranks_searched)->Args({100000, 1})->Args({100000, 1024});
+BENCHMARK(sketch_ranks_from_weighted_values)->Args({100000, 1})->Args({100000, 1024});
 
 }  // namespace
 }  // namespace rbmc::bench

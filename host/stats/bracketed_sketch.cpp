@@ -45,22 +45,6 @@ RBMC_VECTOR_CLONES void classify(const double* values, std::size_t n, const doub
   finite += f;
 }
 
-// The smallest retained value whose summed weight at or below it exceeds t: the sketch's value at
-// rank t (QuantileSketch::quantiles' rule); −∞ for t < 0, +∞ past the last.
-double value_at_rank(const std::vector<std::pair<double, double>>& weighted, const std::vector<double>& cumulative,
-                     double t) {
-  if (t < 0) return -kInfinity;
-  const auto at = std::upper_bound(cumulative.begin(), cumulative.end(), t);
-  return at == cumulative.end() ? kInfinity : weighted[std::size_t(at - cumulative.begin())].first;
-}
-
-std::vector<double> cumulative_weights(const std::vector<std::pair<double, double>>& weighted) {
-  std::vector<double> c(weighted.size());
-  double sum = 0;
-  for (std::size_t i = 0; i < weighted.size(); ++i) c[i] = sum += weighted[i].second;
-  return c;
-}
-
 }  // namespace
 
 BracketedSketch::BracketedSketch(const Probabilities& p, bool bracketed, int k, std::uint64_t seed)
@@ -120,21 +104,22 @@ double BracketedSketch::sketch_error() const { return sketch_.rank_error_95() * 
 
 void BracketedSketch::update_brackets() {
   if (count_ < 2) return;
-  const std::vector<std::pair<double, double>> weighted = sketch_.weighted_values();
-  const std::vector<double> cumulative = cumulative_weights(weighted);
   const double n = double(count_), error = sketch_error() / n;
+  // The values at p_j ∓ margin_j, read through bracket j (valid only inside it), narrow it: lo_j
+  // from rank t[j], hi_j from rank t[kProbabilities + j], where `narrows` says so.
+  std::array<double, 2 * kProbabilities> t{}, x;
+  std::array<bool, 2 * kProbabilities> narrows{};
   for (std::size_t j = 0; j < kProbabilities; ++j) {
     if (lo_[j] > hi_[j]) continue;  // lost in a merge
     const double p = p_[j], margin = kMarginSigmas * std::sqrt(p * (1 - p) / n) + 2 * error;
-    // The values at p ∓ margin, read through bracket j (valid only inside it), narrow it.
-    if (p - margin > 0) {
-      const double x = value_at_rank(weighted, cumulative, (p - margin) * (n - 1) - double(below_[j]));
-      if (x >= lo_[j] && x <= hi_[j]) lo_[j] = x;
-    }
-    if (p + margin < 1) {
-      const double x = value_at_rank(weighted, cumulative, (p + margin) * (n - 1) - double(below_[j]));
-      if (x >= lo_[j] && x <= hi_[j]) hi_[j] = x;
-    }
+    if ((narrows[j] = p - margin > 0)) t[j] = (p - margin) * (n - 1) - double(below_[j]);
+    if ((narrows[kProbabilities + j] = p + margin < 1)) t[kProbabilities + j] = (p + margin) * (n - 1) - double(below_[j]);
+  }
+  sketch_.values_at_ranks(t.data(), t.size(), x.data());
+  for (std::size_t j = 0; j < kProbabilities; ++j) {
+    const double low = x[j], high = x[kProbabilities + j];
+    if (narrows[j] && low >= lo_[j] && low <= hi_[j]) lo_[j] = low;
+    if (narrows[kProbabilities + j] && high >= lo_[j] && high <= hi_[j]) hi_[j] = high;
   }
   note_filters();
 }
@@ -160,15 +145,21 @@ BracketedSketch::Probabilities BracketedSketch::quantiles() const {
   Probabilities q;
   q.fill(NAN);
   if (count_ == 0) return q;
-  const std::vector<std::pair<double, double>> weighted = sketch_.weighted_values();
-  const std::vector<double> cumulative = cumulative_weights(weighted);
+  // Each probability's rank among the sketched values, and the sketch's least and greatest values
+  // (ranks 0 and its count less a half: every retained value weighs at least 1).
+  std::array<double, kProbabilities + 2> t, x;
+  for (std::size_t j = 0; j < kProbabilities; ++j) t[j] = p_[j] * double(count_ - 1) - double(below_[j]);
+  const double sketched = double(sketch_.count());
+  t[kProbabilities] = 0;
+  t[kProbabilities + 1] = sketched - 0.5;
+  sketch_.values_at_ranks(t.data(), t.size(), x.data());
+  const double least = x[kProbabilities], greatest = x[kProbabilities + 1];
   for (std::size_t j = 0; j < kProbabilities; ++j) {
-    const double t = p_[j] * double(count_ - 1) - double(below_[j]);
-    double x = value_at_rank(weighted, cumulative, t);
-    if (lo_[j] <= hi_[j]) x = std::clamp(x, lo_[j], hi_[j]);  // the bracket's edge where it missed
+    double v = x[j];
+    if (lo_[j] <= hi_[j]) v = std::clamp(v, lo_[j], hi_[j]);  // the bracket's edge where it missed
     // Past an infinite edge (a bracket lost in a merge): the sketch's nearest value.
-    if (std::isinf(x) && !weighted.empty()) x = x < 0 ? weighted.front().first : weighted.back().first;
-    q[j] = std::isinf(x) ? NAN : x;
+    if (std::isinf(v) && sketched > 0) v = v < 0 ? least : greatest;
+    q[j] = std::isinf(v) ? NAN : v;
   }
   return q;
 }
@@ -176,13 +167,21 @@ BracketedSketch::Probabilities BracketedSketch::quantiles() const {
 double BracketedSketch::rank_error_95() const {
   if (count_ == 0) return 0.0;
   // Where the estimate was clamped to lo_j, its rank falls short of the target t by W(< lo_j) − t
-  // (the sketch's weights below lo_j); clamped to hi_j, it passes it by t − W(≤ hi_j) + 1.
+  // (the sketch's weights below lo_j); clamped to hi_j, it passes it by t − W(≤ hi_j) + 1. W(< x)
+  // is W(≤ the double before x): the retained values are finite, and an infinite edge weighs 0
+  // below (−∞) or the whole count (+∞).
+  for (std::size_t j = 0; j < kProbabilities; ++j)
+    if (lo_[j] > hi_[j]) return 1.0;
+  std::array<double, 2 * kProbabilities> edge, w;
+  for (std::size_t j = 0; j < kProbabilities; ++j) {
+    edge[j] = std::nextafter(lo_[j], -kInfinity);
+    edge[kProbabilities + j] = hi_[j];
+  }
+  sketch_.weights_at_or_below(edge.data(), edge.size(), w.data());
   double miss = 0;
   for (std::size_t j = 0; j < kProbabilities; ++j) {
-    if (lo_[j] > hi_[j]) return 1.0;
     const double t = p_[j] * double(count_ - 1) - double(below_[j]);
-    const double under = lo_[j] > -kInfinity ? sketch_.weight_below(lo_[j], false) : 0.0;
-    const double upto = hi_[j] < kInfinity ? sketch_.weight_below(hi_[j], true) : double(sketch_.count());
+    const double under = w[j], upto = w[kProbabilities + j];
     if (under > t) miss = std::max(miss, under - t);
     else if (upto <= t) miss = std::max(miss, t - upto + 1);
   }

@@ -84,9 +84,6 @@ class BracketedSketch {
  private:
   // The sketch's absolute bound: ε × its count.
   double sketch_error() const;
-  // Probability j's estimate and how far its rank may lie beyond the sketch's bound (the
-  // distance by which a clamped estimate misses its target; 0 inside the bracket).
-  double estimate(std::size_t j, const std::vector<std::pair<double, double>>& weighted, double& miss) const;
   void filter(const double* values, std::size_t n);
   void update_brackets();
   std::uint64_t next_update() const;

@@ -200,33 +200,115 @@ std::vector<std::pair<double, double>> QuantileSketch::weighted_values() const {
   return weighted;
 }
 
-double QuantileSketch::weight_below(double x, bool inclusive) const {
-  double w = 0;
-  for (double v : levels_[0]) w += inclusive ? double(v <= x) : double(v < x);  // unsorted
-  for (std::size_t h = 1; h < levels_.size(); ++h) {
-    const std::vector<double>& level = levels_[h];
-    const auto end = inclusive ? std::upper_bound(level.begin(), level.end(), x) : std::lower_bound(level.begin(), level.end(), x);
-    w += double(end - level.begin()) * std::ldexp(1.0, int(h));
+namespace {
+
+// The sorted values of one level and the weight of each.
+struct SortedLevel {
+  const double* values;
+  std::size_t size;
+  double weight;
+};
+
+// How many of a[0, n) (ascending) are at or below x: a binary search without branches, whose
+// loads the processor can run ahead of the comparisons (Khuong and Morin's layout-free form).
+std::size_t count_at_or_below(const double* a, std::size_t n, double x) {
+  if (n == 0) return 0;
+  const double* base = a;
+  while (n > 1) {
+    const std::size_t half = n / 2;
+    base = base[half] <= x ? base + half : base;
+    n -= half;
   }
+  return std::size_t(base - a) + (*base <= x ? 1 : 0);
+}
+
+// W(≤ x): the summed weight of the retained values at or below x. The levels' searches are
+// independent, so they overlap.
+double weight_at_or_below(const SortedLevel* levels, std::size_t n_levels, double x) {
+  double w = 0;
+  for (std::size_t h = 0; h < n_levels; ++h) w += levels[h].weight * double(count_at_or_below(levels[h].values, levels[h].size, x));
   return w;
 }
 
-std::vector<double> QuantileSketch::quantiles(const std::vector<double>& p) const {
-  const std::vector<std::pair<double, double>> weighted = weighted_values();
-  std::vector<double> q(p.size(), NAN);
-  if (weighted.empty()) return q;
-  for (std::size_t j = 0; j < p.size(); ++j) {
-    const double rank = p[j] * double(count_ - 1);
-    double below = 0;  // W(< the value at i)
-    q[j] = weighted.back().first;
-    for (const auto& [value, weight] : weighted) {
-      if (below + weight > rank) {
-        q[j] = value;
-        break;
-      }
-      below += weight;
-    }
+// The least index i in [first, last) of `level` with W(≤ level[i]) > t, or last: W(≤ ·) grows
+// along a sorted level.
+std::size_t first_exceeding(const SortedLevel& level, std::size_t first, std::size_t last, const SortedLevel* levels,
+                            std::size_t n_levels, double t) {
+  while (first < last) {
+    const std::size_t mid = first + (last - first) / 2;
+    if (weight_at_or_below(levels, n_levels, level.values[mid]) > t) last = mid;
+    else first = mid + 1;
   }
+  return first;
+}
+
+// The sketch's levels as sorted runs, into levels[0, levels_in.size()): level 0 sorted into a
+// buffer of the thread's own (the sketch keeps it unsorted), the others as they are. Each level is
+// read once in order first, so that the searches' scattered loads find it in the core's cache: a
+// run's sketches are far more than the caches hold, and each search's chain of loads from memory
+// took several times the reading (bench/RESULTS.md, 2026-11-27, twentieth session).
+void sorted_levels(const std::vector<std::vector<double>>& levels_in, SortedLevel* levels) {
+  thread_local std::vector<double> lowest;
+  lowest.assign(levels_in[0].begin(), levels_in[0].end());
+  sort_finite(lowest.data(), lowest.size());
+  double touched = 0;
+  for (std::size_t h = 0; h < levels_in.size(); ++h) {
+    const std::vector<double>& level = h == 0 ? lowest : levels_in[h];
+    levels[h] = {level.data(), level.size(), std::ldexp(1.0, int(h))};
+    for (std::size_t i = 0; h > 0 && i < level.size(); i += 8) touched += level[i];  // a line at a time
+  }
+  volatile double sink = touched;  // the reads are kept
+  (void)sink;
+}
+
+}  // namespace
+
+void QuantileSketch::values_at_ranks(const double* t, std::size_t m, double* out) const {
+  // Counted, not merged: W(≤ x) is a binary search in each sorted level, and W(≤ ·) grows with
+  // x, so the value at rank t is found by bisection. First among the largest level's values, which
+  // leaves it between two neighbours lo < x ≤ hi there; then, in each other level, among its
+  // values in (lo, hi], a few. A handful of ranks costs a few hundred searches. Merging the
+  // levels, as weighted_values does, took most of a bracket update's time.
+  SortedLevel levels[kMaxLevels];
+  sorted_levels(levels_, levels);
+  const std::size_t n_levels = levels_.size();
+  std::size_t largest = 0;
+  for (std::size_t h = 1; h < n_levels; ++h)
+    if (levels[h].size > levels[largest].size) largest = h;
+  const SortedLevel& widest = levels[largest];
+  for (std::size_t j = 0; j < m; ++j) {
+    if (t[j] < 0) {
+      out[j] = -INFINITY;
+      continue;
+    }
+    const std::size_t i = first_exceeding(widest, 0, widest.size, levels, n_levels, t[j]);
+    const double lo = i > 0 ? widest.values[i - 1] : -INFINITY;
+    double x = i < widest.size ? widest.values[i] : INFINITY;  // +∞: t is at or past the count
+    for (std::size_t h = 0; h < n_levels; ++h) {
+      if (h == largest) continue;
+      const SortedLevel& level = levels[h];
+      // This level's values in (lo, x]: the least of them past t, if any, is the answer's rival.
+      const std::size_t first = lo == -INFINITY ? 0 : count_at_or_below(level.values, level.size, lo);
+      const std::size_t last = x == INFINITY ? level.size : count_at_or_below(level.values, level.size, x);
+      const std::size_t k = first_exceeding(level, first, last, levels, n_levels, t[j]);
+      if (k < last) x = std::min(x, level.values[k]);
+    }
+    out[j] = x;
+  }
+}
+
+void QuantileSketch::weights_at_or_below(const double* x, std::size_t m, double* out) const {
+  SortedLevel levels[kMaxLevels];
+  sorted_levels(levels_, levels);
+  for (std::size_t j = 0; j < m; ++j) out[j] = weight_at_or_below(levels, levels_.size(), x[j]);
+}
+
+std::vector<double> QuantileSketch::quantiles(const std::vector<double>& p) const {
+  std::vector<double> q(p.size(), NAN);
+  if (count_ == 0) return q;
+  std::vector<double> rank(p.size());
+  for (std::size_t j = 0; j < p.size(); ++j) rank[j] = p[j] * double(count_ - 1);
+  values_at_ranks(rank.data(), rank.size(), q.data());
   return q;
 }
 

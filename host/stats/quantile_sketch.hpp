@@ -53,12 +53,20 @@ class QuantileSketch {
   // With 95 % confidence, the rank of each estimate lies within this fraction of the count of the
   // rank asked for.
   double rank_error_95() const;
-  // Every retained value with its weight (the samples it stands for), ascending by value: what
-  // the estimates are read from. (value, weight) pairs.
+  // Every retained value with its weight (the samples it stands for), ascending by value: the
+  // sketch written out, (value, weight) pairs. The estimates are read from it by running weights,
+  // as values_at_ranks reads them without building it.
   std::vector<std::pair<double, double>> weighted_values() const;
-  // The summed weight of the retained values below x (or at or below it, `inclusive`): the
-  // sketch's estimate of how many of its samples lie there.
-  double weight_below(double x, bool inclusive) const;
+  // The value at each of m ranks t[0, m), into out[0, m): the least retained value x whose
+  // summed weight W(≤ x) exceeds t[i]; −∞ for t[i] < 0 and +∞ for t[i] at or past the count.
+  // The values that weighted_values' running weights give (as numbers: of zeros of both signs,
+  // either), found by searching the sorted levels without building anything: what the
+  // estimates and the brackets need.
+  void values_at_ranks(const double* t, std::size_t m, double* out) const;
+  // W(≤ x[j]) for each of x[0, m), into out[0, m): the summed weight of the retained values at
+  // or below x[j], the sketch's estimate of how many of its samples lie there. (Below x: at or
+  // below the next double down, std::nextafter(x, −∞).)
+  void weights_at_or_below(const double* x, std::size_t m, double* out) const;
   // The most values a sketch of this k holds after `count` values, for budgeting memory.
   static std::size_t max_retained(int k, std::uint64_t count);
   // The largest k (at most kDefaultK, at least 8) whose max_retained(k, count) fits in `values`.

@@ -238,6 +238,68 @@ TEST(QuantileSketch, IsTheSameAsAPlainlyWrittenSecondFormulation) {
     }
 }
 
+// The value at a rank, read plainly from weighted_values: the first pair whose running weight
+// exceeds t; −∞ below rank 0, +∞ past the count.
+double value_at_rank_of_weighted(const std::vector<std::pair<double, double>>& weighted, double t) {
+  if (t < 0) return -INFINITY;
+  double cumulative = 0;
+  for (const auto& [value, weight] : weighted)
+    if ((cumulative += weight) > t) return value;
+  return INFINITY;
+}
+
+// values_at_ranks and weights_at_or_below search the levels instead of merging them: they must
+// read what weighted_values' running weights give (values equal as numbers: a zero's sign may
+// differ), at every rank and at every retained value and its neighbours, with ties (ten values;
+// zeros of both signs), at many levels (small k) and few, and after merges that leave levels of
+// any size.
+TEST(QuantileSketch, RanksAndWeightsAreThoseOfTheWeightedValues) {
+  for (int distribution : {0, 2, 3})
+    for (int k : {16, 100, QuantileSketch::kDefaultK})
+      for (std::size_t n : {std::size_t(1), std::size_t(37), std::size_t(7000), std::size_t(60000)}) {
+        std::vector<double> v = draws(distribution, n, unsigned(k + n));
+        for (std::size_t i = 5; i < v.size(); i += 13) v[i] = i % 2 == 0 ? 0.0 : -0.0;
+        QuantileSketch sketch(k, 3), other(k, 4);
+        sketch.add(v.data(), v.size() / 2);
+        other.add(v.data() + v.size() / 2, v.size() - v.size() / 2);
+        sketch.merge(other);
+        const std::vector<std::pair<double, double>> weighted = sketch.weighted_values();
+        const double count = double(sketch.count());
+        // Every whole rank, the halves between, and beyond both ends (all of them up to a few
+        // thousand; past that every 7th, and each rank where a retained value's weight ends).
+        std::vector<double> t = {-1.0, -0.5, count - 0.5, count, count + 3};
+        const double step = count < 5000 ? 1.0 : 7.0;
+        for (double r = 0; r < count; r += step) t.insert(t.end(), {r, r + 0.5});
+        double cumulative = 0;
+        for (const auto& [value, weight] : weighted) {
+          cumulative += weight;
+          t.insert(t.end(), {cumulative - 1, cumulative - 0.5});
+        }
+        std::vector<double> found(t.size());
+        sketch.values_at_ranks(t.data(), t.size(), found.data());
+        for (std::size_t i = 0; i < t.size(); ++i) {
+          const double expected = value_at_rank_of_weighted(weighted, t[i]);
+          // Equal as numbers: of zeros of both signs at the rank, either may be read.
+          ASSERT_EQ(found[i], expected) << "rank " << t[i] << ": " << found[i] << " instead of " << expected << " (distribution "
+              << distribution << ", k " << k << ", n " << n << ", " << sketch.retained() << " retained)";
+        }
+        std::vector<double> x = {-INFINITY, INFINITY, 0.0, -0.0};
+        for (const auto& [value, weight] : weighted)
+          x.insert(x.end(), {value, std::nextafter(value, -INFINITY), std::nextafter(value, INFINITY)});
+        std::vector<double> w(x.size());
+        sketch.weights_at_or_below(x.data(), x.size(), w.data());
+        std::vector<double> running(weighted.size() + 1, 0.0);  // the weight of the first i pairs
+        for (std::size_t i = 0; i < weighted.size(); ++i) running[i + 1] = running[i] + weighted[i].second;
+        for (std::size_t i = 0; i < x.size(); ++i) {
+          const auto past = std::upper_bound(weighted.begin(), weighted.end(), x[i],
+                                             [](double v, const std::pair<double, double>& p) { return v < p.first; });
+          const double expected = running[std::size_t(past - weighted.begin())];
+          ASSERT_EQ(w[i], expected) << "W(<= " << x[i] << ") (distribution " << distribution << ", k " << k
+                                    << ", n " << n << ")";
+        }
+      }
+}
+
 // Few values: no compaction, the estimates are order statistics and the bound is 0.
 TEST(QuantileSketch, FewValuesAreKeptExactly) {
   QuantileSketch s;
