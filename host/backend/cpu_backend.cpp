@@ -175,6 +175,12 @@ class CpuBackend final : public Backend {
     });
   }
 
+  // The buffer reduce_statistics handed over, back for the next batch when it is the larger (the
+  // one swapped for it is the caller's old one, empty in a run with sketched quantiles).
+  void recycle_quantities(QuantityValues& values) override {
+    if (values.capacity() > quantities_.capacity()) quantities_.swap(values);
+  }
+
   void gather_trajectories(const std::vector<std::uint32_t>& rows, std::vector<double>& trajectories,
                            StageTimings& timings) override {
     const StageClock clock(&timings, Stage::gather);

@@ -283,8 +283,10 @@ struct BatchStages {
   SerialWorker& merging;         // the compacted statistics' merges, in batch order
   StageTimings& merge_seconds;   // their time, on that thread
   // Sketched quantiles take each batch's values in the statistics stage and need them no more
-  // (the journal saves the sketches instead): one buffer for every batch's, swapped with the
-  // backend's (119 MB a batch for the main job: a third buffer's pages, faulted in once a run).
+  // (the journal saves the sketches instead): they pass through this one buffer, swapped with the
+  // backend's, which takes it back for the next batch (recycle_quantities). On the CPU the run's
+  // values then stay in one buffer (119 MB a batch for the main job), not two or three whose pages
+  // are each faulted in once.
   QuantityValues& sketched_quantities;
 
   // Stage sample: rows [0, n) drawn as samples index[0, n), where the backend integrates (the GPU
@@ -335,6 +337,7 @@ struct BatchStages {
     backend.reduce_statistics(how, rows, batch.moments, values, timings);
     const StageClock clock(&timings, Stage::statistics);
     statistics.add(batch.moments, values, rows.size());
+    if (!statistics.exact()) backend.recycle_quantities(values);
     return false;
   }
 

@@ -188,5 +188,52 @@ TEST(CpuBackend, StatesOfRowsNamedInAdvanceAreThoseOfEveryRow) {
   }
 }
 
+// A quantity buffer given back (recycle_quantities) serves the next batch: its values arrive in
+// the same memory, and they are that batch's, every one of them, bit for bit as a fresh backend
+// computes them (the buffer still held the batch before's).
+TEST(CpuBackend, AQuantityBufferGivenBackServesTheNextBatch) {
+  constexpr std::size_t n = 203;  // lane groups and samples one by one
+  const Scenario s =
+      parse_scenario(test::valid_scenario_text(int(2 * n), 1.0, 0.01) + "\n[output]\ninterval = 0.1\n", "box.toml");
+  const SamplingPlan plan(s);
+  // Two batches: samples [0, n) and [n, 2n).
+  std::vector<double> inputs[2];
+  for (std::size_t b = 0; b < 2; ++b) {
+    inputs[b].resize(n * std::size_t(input_column_count(0)));
+    for (std::size_t i = 0; i < n; ++i) {
+      SampleInputs<double> in;
+      std::vector<double> params(std::size_t(plan.n_parameter_values()) + 1);
+      plan.sample(b * n + i, in, params.data());
+      store_sample_inputs(inputs[b].data(), n, i, in, 0);
+    }
+  }
+  BatchIntegration how(s.integration(), s.shared_model());
+  how.statistics = true;
+  how.nominal_attitudes.assign(std::size_t(s.output_times.n), Quaternion<double>::identity());
+  std::vector<std::uint32_t> rows(n);
+  for (std::size_t i = 0; i < n; ++i) rows[i] = std::uint32_t(i);
+  const auto quantities_of = [&](Backend& backend, std::size_t b, QuantityValues& values) {
+    std::vector<double> outputs(n * std::size_t(output_column_count(0)));
+    std::vector<std::uint8_t> status(n);
+    std::vector<Moments> moments;
+    StageTimings timings;
+    backend.integrate(inputs[b].data(), outputs.data(), status.data(), n, how, {}, timings);
+    backend.reduce_statistics(how, rows, moments, values, timings);
+  };
+  const std::unique_ptr<Backend> backend = make_cpu_backend(Precision::float64, 2);
+  QuantityValues values;
+  quantities_of(*backend, 0, values);
+  const double* const first = values.data();
+  ASSERT_EQ(values.size(), n * std::size_t(s.output_times.n) * std::size_t(quantity::count));
+  backend->recycle_quantities(values);
+  EXPECT_TRUE(values.empty());  // the backend's own, in exchange
+  quantities_of(*backend, 1, values);
+  EXPECT_EQ(values.data(), first);
+  QuantityValues fresh;
+  quantities_of(*make_cpu_backend(Precision::float64, 2), 1, fresh);
+  ASSERT_EQ(values.size(), fresh.size());
+  EXPECT_EQ(std::memcmp(values.data(), fresh.data(), fresh.size() * sizeof(double)), 0);
+}
+
 }  // namespace
 }  // namespace rbmc
