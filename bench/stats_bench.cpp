@@ -111,7 +111,7 @@ std::vector<QuantileSketch> sketches_of(std::size_t n, std::size_t count) {
 }
 
 std::array<double, 10> bracket_ranks(double n) {
-  std::array<double, 10> t;
+  std::array<double, 10> t{};
   for (std::size_t j = 0; j < 5; ++j) {
     const double p = kQuantileProbabilities[j], margin = 6 * std::sqrt(p * (1 - p) / n);
     t[j] = std::max(0.0, p - margin) * (n - 1);
@@ -120,26 +120,32 @@ std::array<double, 10> bracket_ranks(double n) {
   return t;
 }
 
-void sketch_ranks_searched(benchmark::State& state) {
+using Ranks = std::array<double, 10>;
+
+// Reads the ranks from each sketch in turn: read(sketch, ranks, values).
+template <class Read>
+void read_sketch_ranks(benchmark::State& state, Read read) {
   const std::vector<QuantileSketch> sketches = sketches_of(std::size_t(state.range(0)), std::size_t(state.range(1)));
-  const std::array<double, 10> t = bracket_ranks(double(state.range(0)));
-  std::array<double, 10> x;
+  const Ranks t = bracket_ranks(double(state.range(0)));
+  Ranks x;
   std::size_t next = 0;
   for (auto _ : state) {
-    sketches[next].values_at_ranks(t.data(), t.size(), x.data());
+    read(sketches[next], t, x);
     benchmark::DoNotOptimize(x.data());
     next = next + 1 == sketches.size() ? 0 : next + 1;
   }
   state.SetItemsProcessed(state.iterations());
 }
 
+void sketch_ranks_searched(benchmark::State& state) {
+  read_sketch_ranks(state, [](const QuantileSketch& sketch, const Ranks& t, Ranks& x) {
+    sketch.values_at_ranks(t.data(), t.size(), x.data());
+  });
+}
+
 void sketch_ranks_from_weighted_values(benchmark::State& state) {
-  const std::vector<QuantileSketch> sketches = sketches_of(std::size_t(state.range(0)), std::size_t(state.range(1)));
-  const std::array<double, 10> t = bracket_ranks(double(state.range(0)));
-  std::array<double, 10> x;
-  std::size_t next = 0;
-  for (auto _ : state) {
-    const std::vector<std::pair<double, double>> weighted = sketches[next].weighted_values();
+  read_sketch_ranks(state, [](const QuantileSketch& sketch, const Ranks& t, Ranks& x) {
+    const std::vector<std::pair<double, double>> weighted = sketch.weighted_values();
     std::vector<double> running(weighted.size());
     double sum = 0;
     for (std::size_t i = 0; i < weighted.size(); ++i) running[i] = sum += weighted[i].second;
@@ -147,10 +153,7 @@ void sketch_ranks_from_weighted_values(benchmark::State& state) {
       const auto at = std::upper_bound(running.begin(), running.end(), t[j]);
       x[j] = at == running.end() ? INFINITY : weighted[std::size_t(at - running.begin())].first;
     }
-    benchmark::DoNotOptimize(x.data());
-    next = next + 1 == sketches.size() ? 0 : next + 1;
-  }
-  state.SetItemsProcessed(state.iterations());
+  });
 }
 
 // A batch's 12 quantities at one output time: 12 columns of `state.range(0)` samples.

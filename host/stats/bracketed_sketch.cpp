@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <stdexcept>
 
@@ -90,9 +91,20 @@ void BracketedSketch::filter(const double* values, std::size_t n) {
   for (std::size_t from = 0; from < n; from += kFilterBlock) {
     const std::size_t m = std::min(kFilterBlock, n - from);
     classify(values + from, m, lo_.data(), hi_.data(), below_.data(), count_, keep);
-    // The kept values, in order, stored unconditionally and counted by their flag (no branch).
-    std::size_t kept = 0;
-    for (std::size_t i = 0; i < m; ++i) {
+    // The kept values, in order, stored unconditionally and counted by their flag (no branch),
+    // eight flags at a time: past the first brackets most values are counted, so most eights keep
+    // none and are passed over whole.
+    std::size_t kept = 0, i = 0;
+    for (; i + 8 <= m; i += 8) {
+      std::uint64_t flags;
+      std::memcpy(&flags, keep + i, sizeof flags);
+      if (flags == 0) continue;
+      for (std::size_t j = i; j < i + 8; ++j) {
+        kept_values[kept] = values[from + j];
+        kept += keep[j];
+      }
+    }
+    for (; i < m; ++i) {
       kept_values[kept] = values[from + i];
       kept += keep[i];
     }
