@@ -65,6 +65,30 @@ void bracketed_sketch_add_batches(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * state.range(0));
 }
 
+// A run's sketches on one core, as RunStatistics keeps them on the CPU: `state.range(0)` columns
+// (the main job's 151 times × 12 quantities: 1,812) of `state.range(1)` samples, fed in the CPU
+// backend's batches of 8,192 (2 threads × 4,096) column by column, then each column's estimates
+// and rank bound read. The sketches together are far more than the caches hold, as in the run:
+// the bracket updates, compactions and estimates read them from memory. Every batch brings the
+// same values (one batch's worth, drawn once), which only repeats the quantiles the brackets
+// close in on. "items" are values.
+void bracketed_sketches_of_a_run(benchmark::State& state) {
+  constexpr std::size_t kBatch = 8192;
+  const std::size_t columns = std::size_t(state.range(0)), samples = std::size_t(state.range(1));
+  const std::vector<double> batch = normal_values(columns * kBatch);  // (columns, kBatch)
+  for (auto _ : state) {
+    std::vector<BracketedSketch> sketches;
+    sketches.reserve(columns);
+    for (std::size_t c = 0; c < columns; ++c) sketches.emplace_back(kQuantileProbabilities, true, QuantileSketch::kDefaultK, c);
+    for (std::size_t at = 0; at < samples; at += kBatch)
+      for (std::size_t c = 0; c < columns; ++c) sketches[c].add(batch.data() + c * kBatch, std::min(kBatch, samples - at));
+    double sum = 0;
+    for (const BracketedSketch& sketch : sketches) sum += sketch.quantiles()[2] + sketch.rank_error_95();
+    benchmark::DoNotOptimize(sum);
+  }
+  state.SetItemsProcessed(state.iterations() * std::int64_t(columns * samples));
+}
+
 // The host's share when a GPU compacts each batch's column before sending it
 // (rbmc/stats/batch_compaction.hpp): merging the compacted columns of batches of 2^20 samples
 // into the sketch. The compaction itself (the device's sort and gather) is not timed: here it is
@@ -193,6 +217,7 @@ BENCHMARK(moments_merged_value_by_value)->Arg(8192);
 BENCHMARK(sketch_add_each)->Arg(100000)->Arg(1000000);
 BENCHMARK(sketch_add_batches)->Arg(100000)->Arg(1000000);
 BENCHMARK(bracketed_sketch_add_batches)->Arg(100000)->Arg(1000000);
+BENCHMARK(bracketed_sketches_of_a_run)->Args({1812, 100000})->Unit(benchmark::kMillisecond)->Iterations(2);
 BENCHMARK(sketch_merge_compacted_batches)->Arg(1000000)->Arg(10000000);
 BENCHMARK(sketch_ranks_searched)->Args({100000, 1})->Args({100000, 1024});
 BENCHMARK(sketch_ranks_from_weighted_values)->Args({100000, 1})->Args({100000, 1024});
