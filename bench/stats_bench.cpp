@@ -1,9 +1,10 @@
 // The statistics stage's costs per value on one core: feeding a quantile sketch (what every
 // sample's value at every output time costs past [output] quantile_memory_mb), value by value, a
 // batch column at a time, or as a GPU's compacted batches; and a batch's columns' moments, as
-// RunStatistics::add computes them beside the sketch and as merging value by value would; and the
-// sketch fed through brackets around the quantiles, as RunStatistics feeds it.
-// "items" are values.
+// RunStatistics::add computes them beside the sketch and as merging value by value would; the
+// sketch fed through brackets around the quantiles, as RunStatistics feeds it, alone and as a
+// run's 1,812 columns; and a bracket update's ranks read from sketches.
+// "items" are values unless a benchmark says otherwise.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
