@@ -280,8 +280,8 @@ TEST(QuantileSketch, RanksAndWeightsAreThoseOfTheWeightedValues) {
         for (std::size_t i = 0; i < t.size(); ++i) {
           const double expected = value_at_rank_of_weighted(weighted, t[i]);
           // Equal as numbers: of zeros of both signs at the rank, either may be read.
-          ASSERT_EQ(found[i], expected) << "rank " << t[i] << ": " << found[i] << " instead of " << expected << " (distribution "
-              << distribution << ", k " << k << ", n " << n << ", " << sketch.retained() << " retained)";
+          ASSERT_EQ(found[i], expected) << "rank " << t[i] << " (distribution " << distribution << ", k " << k << ", n "
+                                        << n << ", " << sketch.retained() << " retained)";
         }
         std::vector<double> x = {-INFINITY, INFINITY, 0.0, -0.0};
         for (const auto& [value, weight] : weighted)
