@@ -1,15 +1,19 @@
 // What the GPU's statistics stage spends, kernel by kernel, on a batch shaped like the default
 // scenario's (n samples × 151 output times × 12 quantities, column by column): the column moments
-// (a block per column, as kernels/statistics.cu runs it), the sort and compaction for the
-// quantile sketch (CUB's segmented radix sort, as it runs it), and, beside them, two other ways to
-// sort the same columns, so that a change is chosen by measurement: CUB's DeviceSegmentedSort, and
-// DeviceRadixSort column by column. Then what crosses to the host after the compaction, as the
-// CUDA backend's copy_to_host moves it: the compacted columns' slots into page-locked memory, and
-// from there into pageable doubles on every core. CUDA events, the median of `repetitions` after
-// a warm-up (the host's copy timed by events around it, on an idle stream).
+// (a block per column, as kernels/statistics.cu runs it), the classification against the
+// sketches' brackets, sort and compaction for the quantile sketch (CUB's segmented radix sort of
+// the kept values, as it runs them), with open brackets (a run's first batch: every value kept)
+// and with brackets that keep about 5 % of each column (a later batch's), and, beside them, two
+// other ways to sort the same columns, so that a change is chosen by measurement: CUB's
+// DeviceSegmentedSort, and DeviceRadixSort column by column. Then what crosses to the host after
+// the compaction, as the CUDA backend's copy_to_host moves it: the compacted columns into
+// page-locked memory, and from there into pageable doubles on every core. CUDA events, the median
+// of `repetitions` after a warm-up (the host's copy timed by events around it, on an idle stream;
+// the columns refilled before each repetition of the compaction, which overwrites them).
 //   rbmc_statistics_kernel_bench [n] [columns] [repetitions]
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
@@ -46,13 +50,15 @@ struct SegmentOffset {
   __host__ __device__ int operator()(int s) const { return s * n; }
 };
 
-double median_ms(int repetitions, const std::function<void()>& work) {
+double median_ms(int repetitions, const std::function<void()>& work, const std::function<void()>& prepare = [] {}) {
   cudaEvent_t start, stop;
   RBMC_CUDA_CHECK(cudaEventCreate(&start));
   RBMC_CUDA_CHECK(cudaEventCreate(&stop));
+  prepare();
   work();  // warm-up
   std::vector<float> ms;
   for (int r = 0; r < repetitions; ++r) {
+    prepare();
     RBMC_CUDA_CHECK(cudaEventRecord(start));
     work();
     RBMC_CUDA_CHECK(cudaEventRecord(stop));
@@ -73,9 +79,12 @@ void run(std::size_t n, std::size_t columns, int repetitions) {
   const std::size_t values = n * columns;
   cuda::DeviceBuffer<Scalar> data(values), sorted(values), compacted;
   cuda::DeviceBuffer<Moments> moments(columns);
-  fill_columns<Scalar><<<unsigned((values + 255) / 256), 256>>>(data.data(), n, columns);
-  RBMC_CUDA_CHECK(cudaGetLastError());
-  RBMC_CUDA_CHECK(cudaDeviceSynchronize());
+  const auto fill = [&] {
+    fill_columns<Scalar><<<unsigned((values + 255) / 256), 256>>>(data.data(), n, columns);
+    RBMC_CUDA_CHECK(cudaGetLastError());
+    RBMC_CUDA_CHECK(cudaDeviceSynchronize());
+  };
+  fill();
   const double gvalues = double(values) * 1e-9;
   const auto row = [&](const char* what, double ms) {
     std::printf("| %s | %s | %.2f | %.2f |\n", what, precision, ms, gvalues / (ms * 1e-3));
@@ -85,29 +94,58 @@ void run(std::size_t n, std::size_t columns, int repetitions) {
         RBMC_CUDA_CHECK(kernels::reduce_column_moments<Scalar>(data.data(), n, columns, moments.data(), nullptr));
       }));
 
-  // The sort and compaction as the run does them (keep = 2 k, k = 5120).
+  // The classification, sort and compaction as the run does them (keep = 2 k, k = 5120): with
+  // open brackets, then with brackets of ±0.5 % of the values around each quantile (column c is
+  // normal with mean c mod 12 and spread 1 + c mod 7; z ± h(z), h = 0.005 / φ(z)).
   const BatchCompactionRequest request{10240, 1, 0};
-  const std::size_t slot = std::size_t(compacted_capacity(n, request.keep));
-  compacted.reserve(columns * slot);
+  compacted.reserve(columns * std::size_t(compacted_capacity(n, request.keep)));
+  cuda::DeviceBuffer<ColumnBrackets> brackets(columns);
+  cuda::DeviceBuffer<ColumnTally> tallies(columns);
+  cuda::DeviceBuffer<std::uint64_t> compacted_offsets(columns + 1);
   std::size_t temp_bytes = 0;
-  RBMC_CUDA_CHECK(kernels::compact_sorted_columns<Scalar>(data.data(), n, columns, moments.data(), request, nullptr,
-                                                          nullptr, temp_bytes, nullptr, slot, nullptr));
+  RBMC_CUDA_CHECK(kernels::compact_columns_in_brackets<Scalar>(data.data(), n, columns, nullptr, request, nullptr,
+                                                               nullptr, temp_bytes, nullptr, nullptr, nullptr,
+                                                               nullptr));
   cuda::DeviceBuffer<unsigned char> temp(std::max<std::size_t>(temp_bytes, 1));
-  row("segmented radix sort and compaction (as run)", median_ms(repetitions, [&] {
-        std::size_t bytes = temp_bytes;
-        RBMC_CUDA_CHECK(kernels::compact_sorted_columns<Scalar>(data.data(), n, columns, moments.data(), request,
-                                                                sorted.data(), temp.data(), bytes, compacted.data(),
-                                                                slot, nullptr));
-      }));
+  constexpr double kZ[kColumnBrackets] = {-2.3263, -1.6449, 0.0, 1.6449, 2.3263};
+  constexpr double kHalfWidth[kColumnBrackets] = {0.187, 0.0485, 0.0125, 0.0485, 0.187};
+  std::uint64_t sent = 0;
+  for (const bool narrow : {false, true}) {
+    std::vector<ColumnBrackets> host_brackets(columns);
+    for (std::size_t c = 0; c < columns; ++c)
+      for (int j = 0; j < kColumnBrackets; ++j) {
+        const double mean = double(c % 12), spread = 1.0 + double(c % 7);
+        host_brackets[c].lo[j] = narrow ? mean + spread * (kZ[j] - kHalfWidth[j]) : -INFINITY;
+        host_brackets[c].hi[j] = narrow ? mean + spread * (kZ[j] + kHalfWidth[j]) : INFINITY;
+      }
+    RBMC_CUDA_CHECK(cudaMemcpy(brackets.data(), host_brackets.data(), columns * sizeof(ColumnBrackets),
+                               cudaMemcpyHostToDevice));
+    row(narrow ? "classification, sort and compaction, brackets keeping 5 % (as run)"
+               : "classification, sort and compaction, open brackets (as run)",
+        median_ms(
+            repetitions,
+            [&] {
+              std::size_t bytes = temp_bytes;
+              RBMC_CUDA_CHECK(kernels::compact_columns_in_brackets<Scalar>(
+                  data.data(), n, columns, brackets.data(), request, sorted.data(), temp.data(), bytes, tallies.data(),
+                  compacted_offsets.data(), compacted.data(), nullptr));
+            },
+            fill));
+    RBMC_CUDA_CHECK(cudaMemcpy(&sent, compacted_offsets.data() + columns, sizeof sent, cudaMemcpyDeviceToHost));
+    std::printf("|   values sent | %s | %llu | %.1f a column |\n", precision, (unsigned long long)sent,
+                double(sent) / double(columns));
+  }
+  fill();
 
-  // The compacted slots (unused ends included, as the backend sends them) to the host, one batch's.
-  const std::size_t count = columns * slot;
+  // The compacted columns (the narrowed brackets', as the backend sends a later batch's) to the
+  // host.
+  const std::size_t count = std::max<std::uint64_t>(sent, 1);
   cuda::PinnedBuffer<Scalar> staging(count);
   std::vector<double> host(count);
   const auto copy_row = [&](const char* what, double ms) {
     std::printf("| %s | %s | %.2f | %.2f |\n", what, precision, ms, double(count) * 1e-9 / (ms * 1e-3));
   };
-  copy_row("compacted slots to page-locked host memory (as run)", median_ms(repetitions, [&] {
+  copy_row("compacted columns to page-locked host memory (as run)", median_ms(repetitions, [&] {
              RBMC_CUDA_CHECK(cudaMemcpyAsync(staging.data(), compacted.data(), count * sizeof(Scalar),
                                              cudaMemcpyDeviceToHost, nullptr));
            }));

@@ -47,26 +47,77 @@ __global__ void gather_columns_kernel(const Scalar* __restrict__ data, std::size
   gather_column_element(data, n, rows, n_rows, e % n_rows, e / n_rows, out);  // consecutive threads: consecutive rows
 }
 
-// One block per column: its finite values, which the sort put together between the negative and
-// the positive non-finite ones (CUB orders floating-point keys by their bits: −NaN, −∞, the finite
-// values, +∞, +NaN), compacted into the column's slot.
+// One block per column: its values classified against its brackets (tally_value), the kept ones
+// gathered at the start of the column's place in `kept` in the order the warps reach them (the
+// sort that follows makes the order irrelevant, and the result deterministic), and its tally.
+// (Bounds of 256 threads alone made ptxas hold it to 48 registers and spill 8 bytes; 4 blocks an
+// SM allow 64, and it takes 56.)
+constexpr unsigned kTallyBlock = 256;
+
+template <class Scalar>
+__global__ void __launch_bounds__(kTallyBlock, 4)
+    tally_columns_kernel(const Scalar* __restrict__ data, std::size_t n, const ColumnBrackets* __restrict__ brackets,
+                         std::size_t first_column, Scalar* __restrict__ kept, ColumnTally* __restrict__ tallies) {
+  const std::size_t c = first_column + blockIdx.x;
+  const Scalar* column = data + std::size_t(blockIdx.x) * n;
+  Scalar* to = kept + std::size_t(blockIdx.x) * n;
+  const ColumnBrackets b = brackets[c];
+  __shared__ unsigned long long kept_count, below[kColumnBrackets];
+  if (threadIdx.x == 0) kept_count = 0;
+  if (threadIdx.x < kColumnBrackets) below[threadIdx.x] = 0;
+  __syncthreads();
+  ColumnTally mine{};
+  const unsigned lane = threadIdx.x % 32;
+  for (std::size_t from = 0; from < n; from += kTallyBlock) {  // the same trips for every thread: whole warps vote
+    const std::size_t i = from + threadIdx.x;
+    const Scalar x = i < n ? column[i] : Scalar(0);
+    const bool keep = i < n && tally_value(double(x), b, mine);
+    const unsigned votes = __ballot_sync(0xFFFFFFFFu, keep);
+    unsigned long long start = 0;
+    if (lane == 0 && votes != 0) start = atomicAdd(&kept_count, (unsigned long long)(__popc(votes)));
+    start = __shfl_sync(0xFFFFFFFFu, start, 0);
+    if (keep) to[start + __popc(votes & ((1u << lane) - 1))] = x;
+  }
+  for (int j = 0; j < kColumnBrackets; ++j)
+    if (mine.below[j] != 0) atomicAdd(&below[j], (unsigned long long)(mine.below[j]));
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    ColumnTally t{};
+    t.kept = kept_count;
+    for (int j = 0; j < kColumnBrackets; ++j) t.below[j] = below[j];
+    tallies[c] = t;
+  }
+}
+
+// Where each column's compacted values go among all columns': offsets[c + 1] = offsets[c] + its
+// compacted count, for the columns [first, first + count). One thread: a few thousand columns.
+__global__ void compacted_offsets_kernel(const ColumnTally* __restrict__ tallies, std::uint64_t keep, std::size_t first,
+                                         std::size_t count, std::uint64_t* __restrict__ offsets) {
+  if (first == 0) offsets[0] = 0;
+  for (std::size_t c = first; c < first + count; ++c) {
+    const std::uint64_t m0 = tallies[c].kept;
+    offsets[c + 1] = offsets[c] + compacted_count(m0, batch_compaction_levels(m0, keep));
+  }
+}
+
+// One block per column: its sorted kept values compacted into out[offsets[c], offsets[c + 1]).
 template <class Scalar>
 __global__ void compact_sorted_columns_kernel(const Scalar* __restrict__ sorted, std::size_t n,
-                                              const Moments* __restrict__ moments, BatchCompactionRequest request,
-                                              std::size_t first_column, Scalar* __restrict__ out, std::size_t slot) {
+                                              const ColumnTally* __restrict__ tallies,
+                                              const std::uint64_t* __restrict__ offsets, BatchCompactionRequest request,
+                                              std::size_t first_column, Scalar* __restrict__ out) {
   const std::size_t c = first_column + blockIdx.x;
   const Scalar* column = sorted + std::size_t(blockIdx.x) * n;
-  __shared__ std::uint64_t first_finite, coins;
-  const auto m0 = std::uint64_t(moments[c].count);
+  __shared__ std::uint64_t coins;
+  const std::uint64_t m0 = tallies[c].kept;
   const int levels = batch_compaction_levels(m0, request.keep);
-  if (threadIdx.x == 0) {
-    first_finite = first_finite_of_sorted(column, n);
+  if (threadIdx.x == 0)
     coins = batch_compaction_coins(statistics_column_seed(request.seed, c), request.batch_key, levels);
-  }
   __syncthreads();
   const std::uint64_t count = compacted_count(m0, levels);
+  Scalar* to = out + offsets[c];
   for (std::uint64_t j = threadIdx.x; j < count; j += blockDim.x)
-    out[c * slot + j] = column[first_finite + compacted_position(m0, levels, coins, j)];
+    to[j] = column[compacted_position(m0, levels, coins, j)];
 }
 
 // One block per column: each thread takes every kMomentsBlock-th value with Welford's update
@@ -92,10 +143,15 @@ __global__ void __launch_bounds__(kMomentsBlock) column_moments_kernel(const Sca
   if (threadIdx.x == 0) moments[blockIdx.x] = partial[0];
 }
 
-// Segment s of a group of columns starts at s · n.
+// Segment s of a group of columns starts at s · n and holds the column's kept values.
 struct SegmentStart {
   int n;
   __host__ __device__ int operator()(int s) const { return s * n; }
+};
+struct SegmentEnd {
+  int n;
+  const ColumnTally* tallies;  // the group's first column's
+  __host__ __device__ int operator()(int s) const { return s * n + int(tallies[s].kept); }
 };
 
 }  // namespace
@@ -126,9 +182,10 @@ cudaError_t reduce_column_moments(const Scalar* data, std::size_t n, std::size_t
 }
 
 template <class Scalar>
-cudaError_t compact_sorted_columns(const Scalar* data, std::size_t n, std::size_t columns, const Moments* moments,
-                                   const BatchCompactionRequest& request, Scalar* sorted, void* temp,
-                                   std::size_t& temp_bytes, Scalar* out, std::size_t slot, cudaStream_t stream) {
+cudaError_t compact_columns_in_brackets(Scalar* data, std::size_t n, std::size_t columns,
+                                        const ColumnBrackets* brackets, const BatchCompactionRequest& request,
+                                        Scalar* kept, void* temp, std::size_t& temp_bytes, ColumnTally* tallies,
+                                        std::uint64_t* offsets, Scalar* out, cudaStream_t stream) {
   if (n == 0 || columns == 0 || n > std::size_t(INT_MAX)) {
     if (temp == nullptr) temp_bytes = 0;
     return n > std::size_t(INT_MAX) ? cudaErrorInvalidValue : cudaSuccess;
@@ -138,18 +195,30 @@ cudaError_t compact_sorted_columns(const Scalar* data, std::size_t n, std::size_
   const auto starts = thrust::make_transform_iterator(thrust::counting_iterator<int>(0), SegmentStart{int(n)});
   if (temp == nullptr) {
     const std::size_t largest = std::min(group, columns);
-    return cub::DeviceSegmentedRadixSort::SortKeys(nullptr, temp_bytes, data, sorted, int(largest * n), int(largest),
-                                                   starts, starts + 1, 0, int(sizeof(Scalar) * 8), stream);
+    cub::DoubleBuffer<Scalar> keys(kept, data);
+    const auto ends = thrust::make_transform_iterator(thrust::counting_iterator<int>(0), SegmentEnd{int(n), tallies});
+    return cub::DeviceSegmentedRadixSort::SortKeys(nullptr, temp_bytes, keys, int(largest * n), int(largest), starts,
+                                                   ends, 0, int(sizeof(Scalar) * 8), stream);
   }
   for (std::size_t first = 0; first < columns; first += group) {
     const std::size_t count = std::min(group, columns - first);
-    std::size_t bytes = temp_bytes;
-    cudaError_t e = cub::DeviceSegmentedRadixSort::SortKeys(temp, bytes, data + first * n, sorted, int(count * n),
-                                                            int(count), starts, starts + 1, 0, int(sizeof(Scalar) * 8),
-                                                            stream);
+    Scalar* group_data = data + first * n;
+    tally_columns_kernel<Scalar><<<unsigned(count), kTallyBlock, 0, stream>>>(group_data, n, brackets, first, kept,
+                                                                               tallies);
+    cudaError_t e = cudaGetLastError();
     if (e != cudaSuccess) return e;
-    compact_sorted_columns_kernel<Scalar><<<unsigned(count), kBlockSize, 0, stream>>>(sorted, n, moments, request, first,
-                                                                                      out, slot);
+    compacted_offsets_kernel<<<1, 1, 0, stream>>>(tallies, request.keep, first, count, offsets);
+    if ((e = cudaGetLastError()) != cudaSuccess) return e;
+    // The group's values are read: their place is the sort's other buffer.
+    cub::DoubleBuffer<Scalar> keys(kept, group_data);
+    const auto ends =
+        thrust::make_transform_iterator(thrust::counting_iterator<int>(0), SegmentEnd{int(n), tallies + first});
+    std::size_t bytes = temp_bytes;
+    e = cub::DeviceSegmentedRadixSort::SortKeys(temp, bytes, keys, int(count * n), int(count), starts, ends, 0,
+                                                int(sizeof(Scalar) * 8), stream);
+    if (e != cudaSuccess) return e;
+    compact_sorted_columns_kernel<Scalar>
+        <<<unsigned(count), kBlockSize, 0, stream>>>(keys.Current(), n, tallies, offsets, request, first, out);
     if ((e = cudaGetLastError()) != cudaSuccess) return e;
   }
   return cudaSuccess;
@@ -176,9 +245,10 @@ cudaError_t launch_gather_columns(const Scalar* data, std::size_t n, std::size_t
                                                          std::size_t, const SharedModel<Scalar>&, Scalar*,             \
                                                          cudaStream_t);                                                \
   template cudaError_t reduce_column_moments<Scalar>(const Scalar*, std::size_t, std::size_t, Moments*, cudaStream_t); \
-  template cudaError_t compact_sorted_columns<Scalar>(const Scalar*, std::size_t, std::size_t, const Moments*,       \
-                                                      const BatchCompactionRequest&, Scalar*, void*, std::size_t&,     \
-                                                      Scalar*, std::size_t, cudaStream_t);                             \
+  template cudaError_t compact_columns_in_brackets<Scalar>(Scalar*, std::size_t, std::size_t, const ColumnBrackets*,   \
+                                                           const BatchCompactionRequest&, Scalar*, void*,              \
+                                                           std::size_t&, ColumnTally*, std::uint64_t*, Scalar*,        \
+                                                           cudaStream_t);                                              \
   template cudaError_t launch_gather_rows<Scalar>(const Scalar*, std::size_t, std::size_t, const std::uint32_t*,       \
                                                   std::size_t, Scalar*, cudaStream_t);                                 \
   template cudaError_t launch_gather_columns<Scalar>(const Scalar*, std::size_t, std::size_t, const std::uint32_t*,    \

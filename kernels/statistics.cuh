@@ -27,14 +27,17 @@ template <class Scalar>
 cudaError_t reduce_column_moments(const Scalar* data, std::size_t n, std::size_t columns, Moments* moments,
                                   cudaStream_t stream);
 
-// Each of `columns` structure-of-arrays columns of n values sorted (CUB's segmented radix sort,
-// into `sorted`), and its finite values compacted as `request` asks (rbmc/stats/batch_compaction.hpp)
-// into out[c · slot, ...); moments: the columns' on the device, whose counts are their finite
-// values. temp: scratch of temp_bytes; with temp null, only sets temp_bytes to what it needs.
+// Each of `columns` structure-of-arrays columns of n values classified against its brackets
+// (tally_value; brackets and tallies: (columns), on the device), and its kept values sorted (CUB's
+// segmented radix sort) and compacted as `request` asks (rbmc/stats/batch_compaction.hpp) into
+// out[offsets[c], offsets[c + 1]) (offsets: columns + 1, on the device). The sort alternates
+// between `kept` (min(columns, INT_MAX / n) · n values) and `data`, which is scratch afterwards.
+// temp: scratch of temp_bytes; with temp null, only sets temp_bytes to what it needs.
 template <class Scalar>
-cudaError_t compact_sorted_columns(const Scalar* data, std::size_t n, std::size_t columns, const Moments* moments,
-                                   const BatchCompactionRequest& request, Scalar* sorted, void* temp,
-                                   std::size_t& temp_bytes, Scalar* out, std::size_t slot, cudaStream_t stream);
+cudaError_t compact_columns_in_brackets(Scalar* data, std::size_t n, std::size_t columns,
+                                        const ColumnBrackets* brackets, const BatchCompactionRequest& request,
+                                        Scalar* kept, void* temp, std::size_t& temp_bytes, ColumnTally* tallies,
+                                        std::uint64_t* offsets, Scalar* out, cudaStream_t stream);
 
 // out[r · columns + c] = data[c · n + rows[r]] for r < n_rows (sample_layout.hpp gather_element).
 template <class Scalar>

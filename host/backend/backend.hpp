@@ -14,6 +14,7 @@
 
 #include "host/backend/cpu_lanes.hpp"
 #include "host/util/cache_line_allocator.hpp"
+#include "host/util/default_init_allocator.hpp"
 #include "host/util/stage_timings.hpp"
 #include "rbmc/sample/run_sample.hpp"
 #include "rbmc/stats/batch_compaction.hpp"
@@ -26,6 +27,15 @@ namespace rbmc {
 // quantity::count, rows)), each column's start on a cache line when rows is a multiple of 8: the
 // CPU's SIMD lanes write each column's values of 8 samples as one line (lane_quantities.hpp).
 using QuantityValues = std::vector<double, CacheLineAllocator<double>>;
+
+// What reduce_statistics_compacted gives: each column's tally against its brackets, and its
+// compacted values. A run holds one, refilled batch after batch once the previous batch's merge is
+// done; its values are overwritten whole, so growing them zeroes nothing.
+struct CompactedColumns {
+  std::vector<ColumnTally> tallies;                          // (columns)
+  std::vector<std::uint64_t> offsets;                        // (columns + 1)
+  std::vector<double, DefaultInitAllocator<double>> values;  // column c's at [offsets[c], offsets[c + 1])
+};
 
 class SamplingPlan;  // host/sampling/sampling_plan.hpp
 
@@ -142,14 +152,17 @@ class Backend {
   // With sketched quantiles (request.keep > 0), a backend may instead compact each (time,
   // quantity) column of the batch where it lies (rbmc/stats/batch_compaction.hpp), so that a few
   // thousand values a column cross to the host rather than every sample's: the moments as
-  // reduce_statistics gives them, and column c's compacted finite values, in the layout
-  // batch_compaction.hpp describes, at values[c · slot], their number following from
-  // moments[c].count. Returns slot; 0, having done nothing, when it does not compact: the caller
-  // then calls reduce_statistics. The CPU backend never does (its values cross no bus, and its
-  // batches are too small for a compaction). Once per integrated batch, instead of reduce_statistics.
-  virtual std::size_t reduce_statistics_compacted(const BatchIntegration&, const BatchCompactionRequest&,
-                                                  std::vector<Moments>&, QuantityValues&, StageTimings&) {
-    return 0;
+  // reduce_statistics gives them, and for column c its tally against brackets[c] (ColumnTally: the
+  // finite values kept, the others counted below each bracket) and its kept values compacted, in
+  // the layout batch_compaction.hpp describes (CompactedColumns). Returns
+  // false, having done nothing, when it does not compact: the caller then calls
+  // reduce_statistics. The CPU backend never does (its values cross no bus, and its batches are
+  // too small for a compaction). Once per integrated batch, instead of reduce_statistics.
+  virtual bool reduce_statistics_compacted(const BatchIntegration& /*how*/, const BatchCompactionRequest& /*request*/,
+                                           const std::vector<ColumnBrackets>& /*brackets*/,
+                                           std::vector<Moments>& /*moments*/, CompactedColumns& /*compacted*/,
+                                           StageTimings& /*timings*/) {
+    return false;
   }
   // The kept states of the given rows (ascending): (rows, output times, 13), p, q, v, ω at each time.
   // `trajectories` is resized to that and every value overwritten (whatever it held before).

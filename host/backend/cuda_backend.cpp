@@ -166,29 +166,43 @@ class CudaBackend final : public Backend {
     copy_to_host(d_gathered_.data(), values.size(), values.data());  // the moments' copy completes with it
   }
 
-  // The columns sorted and compacted on the device (kernels/statistics.cuh): a few thousand values
-  // a column cross to the host instead of every sample's. Batches of fewer than 2 · keep samples
+  // The columns classified against their brackets, and their kept values sorted and compacted, on
+  // the device (kernels/statistics.cuh): a few thousand values a column cross to the host instead
+  // of every sample's, and fewer once the brackets narrow. Batches of fewer than 2 · keep samples
   // have nothing to compact, and take reduce_statistics.
-  std::size_t reduce_statistics_compacted(const BatchIntegration& how, const BatchCompactionRequest& request,
-                                          std::vector<Moments>& moments, QuantityValues& values,
-                                          StageTimings& timings) override {
-    if (request.keep == 0 || n_ < 2 * request.keep) return 0;
+  bool reduce_statistics_compacted(const BatchIntegration& how, const BatchCompactionRequest& request,
+                                   const std::vector<ColumnBrackets>& brackets, std::vector<Moments>& moments,
+                                   CompactedColumns& compacted, StageTimings& timings) override {
+    if (request.keep == 0 || n_ < 2 * request.keep) return false;
     const StageClock clock(&timings, Stage::statistics);
     const std::size_t n = n_, columns = quantities_and_moments(how, moments);
-    const auto slot = std::size_t(compacted_capacity(n, request.keep));
+    if (brackets.size() != columns) throw std::logic_error("reduce_statistics_compacted: a bracket for each column");
+    d_brackets_.reserve(columns);
+    d_tallies_.reserve(columns);
+    d_offsets_.reserve(columns + 1);
+    RBMC_CUDA_CHECK(cudaMemcpyAsync(d_brackets_.data(), brackets.data(), columns * sizeof(ColumnBrackets),
+                                    cudaMemcpyHostToDevice, stream_));
     std::size_t temp_bytes = 0;
-    RBMC_CUDA_CHECK(kernels::compact_sorted_columns<Scalar>(d_quantities_.data(), n, columns, d_moments_.data(), request,
-                                                            nullptr, nullptr, temp_bytes, nullptr, slot, stream_));
+    RBMC_CUDA_CHECK(kernels::compact_columns_in_brackets<Scalar>(d_quantities_.data(), n, columns, nullptr, request,
+                                                                 nullptr, nullptr, temp_bytes, nullptr, nullptr,
+                                                                 nullptr, stream_));
     temp_bytes = std::max<std::size_t>(temp_bytes, 1);  // a null scratch would ask for the size again
     d_sort_temp_.reserve(temp_bytes);
     d_sorted_.reserve(std::min(columns, std::max<std::size_t>(1, std::size_t(INT_MAX) / n)) * n);
-    d_gathered_.reserve(columns * slot);
-    RBMC_CUDA_CHECK(kernels::compact_sorted_columns<Scalar>(d_quantities_.data(), n, columns, d_moments_.data(), request,
-                                                            d_sorted_.data(), d_sort_temp_.data(), temp_bytes,
-                                                            d_gathered_.data(), slot, stream_));
-    values.resize(columns * slot);  // unused ends of the slots included
-    copy_to_host(d_gathered_.data(), values.size(), values.data());  // the moments' copy completes with it
-    return slot;
+    d_gathered_.reserve(columns * std::size_t(compacted_capacity(n, request.keep)));
+    RBMC_CUDA_CHECK(kernels::compact_columns_in_brackets<Scalar>(
+        d_quantities_.data(), n, columns, d_brackets_.data(), request, d_sorted_.data(), d_sort_temp_.data(),
+        temp_bytes, d_tallies_.data(), d_offsets_.data(), d_gathered_.data(), stream_));
+    compacted.tallies.resize(columns);
+    compacted.offsets.resize(columns + 1);
+    RBMC_CUDA_CHECK(cudaMemcpyAsync(compacted.tallies.data(), d_tallies_.data(), columns * sizeof(ColumnTally),
+                                    cudaMemcpyDeviceToHost, stream_));
+    RBMC_CUDA_CHECK(cudaMemcpyAsync(compacted.offsets.data(), d_offsets_.data(), (columns + 1) * sizeof(std::uint64_t),
+                                    cudaMemcpyDeviceToHost, stream_));
+    RBMC_CUDA_CHECK(cudaStreamSynchronize(stream_));  // the moments' copy completes with them
+    compacted.values.resize(compacted.offsets[columns]);  // unwritten: the copy on every core touches it first
+    copy_to_host(d_gathered_.data(), compacted.values.size(), compacted.values.data());
+    return true;
   }
 
   // Only the retained rows' trajectories cross to the host.
@@ -315,6 +329,9 @@ class CudaBackend final : public Backend {
   cuda::DeviceBuffer<std::uint32_t> d_rows_;
   cuda::DeviceBuffer<Quaternion<Scalar>> d_nominal_;
   cuda::DeviceBuffer<Moments> d_moments_;
+  cuda::DeviceBuffer<ColumnBrackets> d_brackets_;
+  cuda::DeviceBuffer<ColumnTally> d_tallies_;
+  cuda::DeviceBuffer<std::uint64_t> d_offsets_;
   // Sampling on the device: the plan's model and tables, the batch's sample indices and its draws.
   // cudaMalloc aligns to 256 bytes, enough for the model and the counter after it.
   cuda::DeviceBuffer<unsigned char> d_sampling_, d_sampling_tables_;

@@ -288,6 +288,11 @@ struct BatchStages {
   // values then stay in one buffer (119 MB a batch for the main job), not two or three whose pages
   // are each faulted in once.
   QuantityValues& sketched_quantities;
+  // A compacting backend's batch: it classifies the columns against the sketches' brackets, and
+  // sends its compacted columns into the run's one buffer, which the merge reads before the next
+  // batch's statistics stage begins (it waits for it, to read the brackets the merge left).
+  std::vector<ColumnBrackets>& brackets;
+  CompactedColumns& compacted;
 
   // Stage sample: rows [0, n) drawn as samples index[0, n), where the backend integrates (the GPU
   // keeps its draws for its kernel and sends back only the columns the file keeps) or else on the
@@ -313,21 +318,26 @@ struct BatchStages {
   }
 
   // Stage statistics: the batch's quantities reduced by the backend and merged into the run's. A
-  // backend that compacts each column for the sketches where it lies sends far fewer values; they
-  // merge on `merging` while the driver goes on (the batch's moments and quantities stay untouched
-  // until the merge of the batch after it is submitted, which waits for this one). Returns whether
-  // it compacted (the journal then records no quantile values).
+  // backend that compacts each column for the sketches where it lies (against their brackets)
+  // sends far fewer values; they merge on `merging` while the driver goes on, and the next batch's
+  // statistics stage waits for that merge before it reads the brackets and refills `compacted`.
+  // Returns whether it compacted (the journal then records no quantile values).
   bool reduce_statistics(HostBatch& batch, std::size_t n, StageTimings& timings) const {
     if (!statistics.enabled()) return false;
-    const std::size_t slot = backend.reduce_statistics_compacted(how, statistics.compaction_request(batch.index[0]),
-                                                                 batch.moments, batch.quantities, timings);
-    if (slot > 0) {
-      const StageClock waiting(&timings, Stage::idle);  // for the previous batch's merge
+    if (!statistics.exact()) {
+      // The brackets as every batch so far left them: the previous batch's merge first (it ran
+      // while this batch was drawn and integrated).
+      const StageClock waiting(&timings, Stage::idle);
+      merging.wait();
+      statistics.compaction_brackets(brackets);
+    }
+    if (backend.reduce_statistics_compacted(how, statistics.compaction_request(batch.index[0]), brackets, batch.moments,
+                                            compacted, timings)) {
       // What the job uses outlives `merging` (run_scenario declares it after them); this struct
       // does not, so the job holds no pointer to it.
-      merging.submit([&run = statistics, &seconds = merge_seconds, &batch, slot, n] {
+      merging.submit([&run = statistics, &seconds = merge_seconds, &batch, &sent = compacted, n] {
         const StageClock clock(&seconds, Stage::statistics);
-        run.add_compacted(batch.moments, batch.quantities, slot, n);
+        run.add_compacted(batch.moments, sent.tallies, sent.offsets, sent.values, n);
       });
       return true;
     }
@@ -582,6 +592,8 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
   // Each thread times its own stages.
   std::array<HostBatch, 2> batches;
   QuantityValues sketched_quantities;  // BatchStages::sketched_quantities
+  std::vector<ColumnBrackets> brackets;  // BatchStages::brackets
+  CompactedColumns compacted;            // BatchStages::compacted
   // The stages every batch goes through (BatchStages), the write on the writer's thread below.
   const std::vector<SampleDataset> kept_datasets = sample_datasets(scenario);
   StageTimings driver_seconds, writer_seconds, merge_seconds;
@@ -594,7 +606,8 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
   const BatchStages stages{plan, how,
                            DrawnColumnsWanted{keeps_any(kept_datasets, {SampleSource::inputs, SampleSource::inertia}),
                                               keeps_any(kept_datasets, {SampleSource::params})},
-                           threads, *backend, statistics, selector, merging, merge_seconds, sketched_quantities};
+                           threads, *backend, statistics, selector, merging, merge_seconds, sketched_quantities,
+                           brackets, compacted};
   const auto wait_for_writing = [&] {  // rethrows the writer's error here
     const StageClock clock(&driver_seconds, Stage::idle);
     writing.wait();

@@ -136,9 +136,24 @@ void BracketedSketch::update_brackets() {
   note_filters();
 }
 
-void BracketedSketch::merge_compacted(const double* values, std::uint64_t m0, int levels) {
-  sketch_.merge_compacted(values, m0, levels);
-  count_ += m0;
+void BracketedSketch::merge_compacted(const double* values, int levels, const ColumnTally& tally, std::uint64_t finite,
+                                      std::uint64_t offered) {
+  if (tally.kept > finite) throw std::logic_error("BracketedSketch::merge_compacted: more values kept than finite");
+  sketch_.merge_compacted(values, tally.kept, levels);
+  count_ += finite;
+  for (std::size_t j = 0; j < kProbabilities; ++j) below_[j] += tally.below[j];
+  const std::uint64_t next = bracketed_ ? next_update() : ~std::uint64_t(0);
+  offered_ += offered;
+  if (offered_ >= next) update_brackets();
+}
+
+ColumnBrackets BracketedSketch::brackets() const {
+  ColumnBrackets b;
+  for (std::size_t j = 0; j < kProbabilities; ++j) {
+    b.lo[j] = lo_[j];
+    b.hi[j] = hi_[j];
+  }
+  return b;
 }
 
 void BracketedSketch::merge(const BracketedSketch& other) {

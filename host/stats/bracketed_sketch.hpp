@@ -39,12 +39,14 @@
 #include <vector>
 
 #include "host/stats/quantile_sketch.hpp"
+#include "rbmc/stats/batch_compaction.hpp"
 
 namespace rbmc {
 
 class BracketedSketch {
  public:
   static constexpr std::size_t kProbabilities = 5;
+  static_assert(kProbabilities == std::size_t(kColumnBrackets), "a backend's tallies count below each bracket");
   using Probabilities = std::array<double, kProbabilities>;
   // The values offered before the first brackets (unless merged in).
   static constexpr std::uint64_t kFirstBrackets = 4096;
@@ -57,8 +59,16 @@ class BracketedSketch {
 
   // The finite ones of values[0, n), in order (non-finite ones are counted apart by the caller).
   void add(const double* values, std::size_t n);
-  // A batch's compacted column (QuantileSketch::merge_compacted): into the sketch, unfiltered.
-  void merge_compacted(const double* values, std::uint64_t m0, int levels);
+  // A batch's column as a backend classified it against this sketch's brackets as they were at
+  // some earlier time (they only narrow) and compacted its kept values
+  // (rbmc/stats/batch_compaction.hpp): the compacted values of tally.kept
+  // (QuantileSketch::merge_compacted) into the sketch, the others counted below each bracket;
+  // finite: the column's finite values, offered: all of its values. The brackets narrow at the
+  // end of the batch once the values offered reach the next update.
+  void merge_compacted(const double* values, int levels, const ColumnTally& tally, std::uint64_t finite,
+                       std::uint64_t offered);
+  // The brackets, for a backend to classify a batch against: (−∞, +∞) before any.
+  ColumnBrackets brackets() const;
   // Another part's values, as if they had come after this one's.
   void merge(const BracketedSketch& other);
 

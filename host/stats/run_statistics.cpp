@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
+#include <string>
 
 #include "host/stats/column_moments.hpp"
 #include "host/stats/sort_finite.hpp"  // append_finite
@@ -118,22 +120,38 @@ BatchCompactionRequest RunStatistics::compaction_request(std::uint64_t batch_key
   return {2 * std::uint64_t(sketch_k_), seed_, batch_key};
 }
 
-void RunStatistics::add_compacted(const std::vector<Moments>& moments, const double* values, std::size_t n_values,
-                                  std::size_t slot, std::size_t n_rows) {
+void RunStatistics::compaction_brackets(std::vector<ColumnBrackets>& out) const {
+  constexpr double kInfinity = std::numeric_limits<double>::infinity();
+  ColumnBrackets none;
+  std::fill(std::begin(none.lo), std::end(none.lo), kInfinity);
+  std::fill(std::begin(none.hi), std::end(none.hi), -kInfinity);
+  out.assign(moments_.size(), none);
+  if (exact()) return;
+  for (const std::size_t c : kept_columns_) out[c] = sketches_[c].brackets();
+}
+
+void RunStatistics::add_compacted(const std::vector<Moments>& moments, const std::vector<ColumnTally>& tallies,
+                                  const std::vector<std::uint64_t>& offsets, const double* values, std::size_t n_values,
+                                  std::size_t n_rows) {
   if (exact()) throw std::logic_error("RunStatistics::add_compacted: exact quantiles need every value");
   const std::size_t columns = moments_.size();
   const std::uint64_t keep = compaction_request(0).keep;
-  if (moments.size() != columns || n_values < columns * slot)
-    throw std::logic_error("RunStatistics::add_compacted: a batch's moments or compacted columns are missing");
-  for (const Moments& m : moments)
-    if (compacted_count(std::uint64_t(m.count), batch_compaction_levels(std::uint64_t(m.count), keep)) > slot)
-      throw std::logic_error("RunStatistics::add_compacted: a compacted column overruns its slot");
+  if (moments.size() != columns || tallies.size() != columns || offsets.size() != columns + 1 ||
+      offsets[columns] > n_values)
+    throw std::logic_error("RunStatistics::add_compacted: a batch's moments, tallies or compacted columns are missing");
+  for (const std::size_t c : kept_columns_) {
+    const std::uint64_t m0 = tallies[c].kept, sent = compacted_count(m0, batch_compaction_levels(m0, keep));
+    if (offsets[c] > offsets[c + 1] || offsets[c + 1] - offsets[c] != sent || m0 > std::uint64_t(moments[c].count))
+      throw std::logic_error("RunStatistics::add_compacted: column " + std::to_string(c) +
+                             "'s compacted values do not match its tally");
+  }
   parallel_for(kept_columns_.size(), threads_, [&](std::size_t begin, std::size_t end) {
     for (std::size_t j = begin; j < end; ++j) {
       const std::size_t c = kept_columns_[j];
       moments_[c] = merge(moments_[c], moments[c]);
-      const auto m0 = std::uint64_t(moments[c].count);  // the finite values: what the backend compacted
-      sketches_[c].merge_compacted(values + c * slot, m0, batch_compaction_levels(m0, keep));
+      const std::uint64_t m0 = tallies[c].kept;
+      sketches_[c].merge_compacted(values + offsets[c], batch_compaction_levels(m0, keep), tallies[c],
+                                   std::uint64_t(moments[c].count), n_rows);
     }
   });
   quantile_samples_ += n_rows;

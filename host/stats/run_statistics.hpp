@@ -83,14 +83,22 @@ class RunStatistics {
   // a column; nothing (keep 0) for exact quantiles. batch_key: the global index of the batch's
   // first sample.
   BatchCompactionRequest compaction_request(std::uint64_t batch_key) const;
-  // One batch of n_rows samples whose columns a backend compacted as compaction_request asked:
-  // column c's compacted_count(moments[c].count, levels) values at values[c · slot].
-  void add_compacted(const std::vector<Moments>& moments, const double* values, std::size_t n_values, std::size_t slot,
+  // The brackets a backend classifies a batch's columns against before compacting them, as the
+  // sketches hold them now ((columns)): (−∞, +∞), every finite value, before the first brackets or
+  // where the run does not bracket; (+∞, −∞), none, in the columns whose statistics the run does not
+  // keep. Not while a batch is being added.
+  void compaction_brackets(std::vector<ColumnBrackets>& out) const;
+  // One batch of n_rows samples whose columns a backend compacted as compaction_request asked,
+  // against brackets compaction_brackets gave after some earlier batch: column c's tally, and its
+  // compacted values at values[offsets[c], offsets[c + 1]) (n_values of them in all).
+  void add_compacted(const std::vector<Moments>& moments, const std::vector<ColumnTally>& tallies,
+                     const std::vector<std::uint64_t>& offsets, const double* values, std::size_t n_values,
                      std::size_t n_rows);
   template <class Allocator>
-  void add_compacted(const std::vector<Moments>& moments, const std::vector<double, Allocator>& values, std::size_t slot,
+  void add_compacted(const std::vector<Moments>& moments, const std::vector<ColumnTally>& tallies,
+                     const std::vector<std::uint64_t>& offsets, const std::vector<double, Allocator>& values,
                      std::size_t n_rows) {
-    add_compacted(moments, values.data(), values.size(), slot, n_rows);
+    add_compacted(moments, tallies, offsets, values.data(), values.size(), n_rows);
   }
 
   const std::vector<Moments>& moments() const { return moments_; }

@@ -155,6 +155,65 @@ TEST(BracketedSketch, TheSameValuesInAnyChunksMakeTheSameSketch) {
   }
 }
 
+// A backend classifies a batch's column with the core's tally_value against brackets() and sends
+// the kept values (here uncompacted: levels 0) with its tally: the sketch counts, keeps and
+// narrows exactly as its own filter does with the same values, edge values, zeros of both signs
+// and non-finite ones included.
+TEST(BracketedSketch, ABatchTalliedAgainstItsBracketsCountsAsItsOwnFilterDoes) {
+  const std::vector<double> first = draws(0, 20000, Order::random, 6);
+  BracketedSketch filtered(kP, true, 1000, 9);
+  filtered.add(first.data(), first.size());
+  ASSERT_TRUE(filtered.filters());
+  std::vector<double> batch = draws(0, 8192, Order::random, 7);
+  const ColumnBrackets edges = filtered.brackets();
+  for (int j = 0; j < kColumnBrackets; ++j) {
+    batch[10 * std::size_t(j)] = edges.lo[j];
+    batch[10 * std::size_t(j) + 1] = edges.hi[j];
+    batch[10 * std::size_t(j) + 2] = std::nextafter(edges.lo[j], -INFINITY);
+    batch[10 * std::size_t(j) + 3] = std::nextafter(edges.hi[j], INFINITY);
+  }
+  batch[100] = INFINITY;
+  batch[101] = -INFINITY;
+  batch[102] = NAN;
+  batch[103] = 0.0;
+  batch[104] = -0.0;
+  const auto tally_and_merge = [&batch](BracketedSketch& s) {
+    ColumnTally tally{};
+    std::vector<double> kept;
+    std::uint64_t finite = 0;
+    for (double x : batch) {
+      finite += std::isfinite(x) ? 1 : 0;
+      if (tally_value(x, s.brackets(), tally)) kept.push_back(x);
+    }
+    ASSERT_EQ(tally.kept, kept.size());
+    s.merge_compacted(kept.data(), 0, tally, finite, batch.size());
+  };
+  BracketedSketch own(kP, true, 1000, 9), tallied(kP, true, 1000, 9);
+  own.restore(filtered.save());
+  tallied.restore(filtered.save());
+  own.add(batch.data(), batch.size());
+  tally_and_merge(tallied);
+  const BracketedSketch::State a = own.save(), b = tallied.save();
+  EXPECT_EQ(a.counts, b.counts);  // offered, count, and below each bracket
+  EXPECT_EQ(own.sketch().count(), tallied.sketch().count());
+  EXPECT_EQ(bits_of({a.brackets.begin(), a.brackets.end()}), bits_of({b.brackets.begin(), b.brackets.end()}));
+  // A batch that takes the values offered past the next update (65,536) narrows the brackets at
+  // its end: inside the old ones, and narrower.
+  BracketedSketch crossing(kP, true, 1000, 9);
+  feed(crossing, draws(0, 60000, Order::random, 8), 8192);
+  const ColumnBrackets old_edges = crossing.brackets();
+  tally_and_merge(crossing);
+  const ColumnBrackets new_edges = crossing.brackets();
+  double old_width = 0, new_width = 0;
+  for (int j = 0; j < kColumnBrackets; ++j) {
+    EXPECT_GE(new_edges.lo[j], old_edges.lo[j]) << j;
+    EXPECT_LE(new_edges.hi[j], old_edges.hi[j]) << j;
+    old_width += old_edges.hi[j] - old_edges.lo[j];
+    new_width += new_edges.hi[j] - new_edges.lo[j];
+  }
+  EXPECT_LT(new_width, 0.9 * old_width);  // from 16,384 values to 68,192: half the standard deviations
+}
+
 TEST(BracketedSketch, SaveAndRestoreAreExact) {
   const std::vector<double> v = draws(0, 100000, Order::random, 5);
   const std::size_t half = 50000;

@@ -1,36 +1,49 @@
 // The CPU's reference for a backend's compacted columns (rbmc/stats/batch_compaction.hpp): each
-// column's finite values sorted with std::sort and gathered by the core's positions.
+// column's values classified against its brackets one by one, the kept ones sorted with
+// std::sort and gathered by the core's positions.
 #pragma once
 
 #include <algorithm>
-#include <cmath>
 #include <cstddef>
+#include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "rbmc/stats/batch_compaction.hpp"
 
 namespace rbmc::test {
 
-// values: (columns, n), column by column. Returns the slot; out: (columns, slot), each column's
-// compacted values first.
+// Brackets that keep every finite value.
+inline std::vector<ColumnBrackets> open_brackets(std::size_t columns) {
+  ColumnBrackets open;
+  std::fill(std::begin(open.lo), std::end(open.lo), -std::numeric_limits<double>::infinity());
+  std::fill(std::begin(open.hi), std::end(open.hi), std::numeric_limits<double>::infinity());
+  return std::vector<ColumnBrackets>(columns, open);
+}
+
+// values: (columns, n), column by column; brackets: (columns). tallies: (columns); offsets:
+// (columns + 1); out: column c's compacted values at [offsets[c], offsets[c + 1]).
 template <class Allocator>
-std::size_t compact_columns_for_reference(const std::vector<double, Allocator>& values, std::size_t n, std::size_t columns,
-                                                 const BatchCompactionRequest& request, std::vector<double>& out) {
-  const auto slot = std::size_t(compacted_capacity(n, request.keep));
-  out.assign(columns * slot, 0.0);
-  std::vector<double> finite;
+void compact_columns_for_reference(const std::vector<double, Allocator>& values, std::size_t n, std::size_t columns,
+                                   const BatchCompactionRequest& request, const std::vector<ColumnBrackets>& brackets,
+                                   std::vector<ColumnTally>& tallies, std::vector<std::uint64_t>& offsets,
+                                   std::vector<double>& out) {
+  tallies.assign(columns, ColumnTally{});
+  offsets.assign(columns + 1, 0);
+  out.clear();
+  std::vector<double> kept;
   for (std::size_t c = 0; c < columns; ++c) {
-    finite.clear();
+    kept.clear();
     for (std::size_t r = 0; r < n; ++r)
-      if (std::isfinite(values[c * n + r])) finite.push_back(values[c * n + r]);
-    std::sort(finite.begin(), finite.end());
-    const std::uint64_t m0 = finite.size();
+      if (tally_value(values[c * n + r], brackets[c], tallies[c])) kept.push_back(values[c * n + r]);
+    std::sort(kept.begin(), kept.end());
+    const std::uint64_t m0 = kept.size();
     const int levels = batch_compaction_levels(m0, request.keep);
     const std::uint64_t coins = batch_compaction_coins(statistics_column_seed(request.seed, c), request.batch_key, levels);
     for (std::uint64_t j = 0; j < compacted_count(m0, levels); ++j)
-      out[c * slot + j] = finite[std::size_t(compacted_position(m0, levels, coins, j))];
+      out.push_back(kept[std::size_t(compacted_position(m0, levels, coins, j))]);
+    offsets[c + 1] = out.size();
   }
-  return slot;
 }
 
 }  // namespace rbmc::test

@@ -205,17 +205,19 @@ TEST_P(GpuTest, StatisticsAndRetainedTrajectoriesMatchTheCpu) {
   EXPECT_TRUE(compare_results(dir.file("cpu.h5"), dir.file("cuda.h5"), options).pass);
 }
 
-// Sketched statistics: the device sorts and compacts each (time, quantity) column of a batch
-// (kernels/statistics.cu) and sends a few thousand values a column. They equal, value by value,
-// the CPU's reference compaction (std::sort and the core's positions) of the values the same
-// backend sends uncompacted for the same batch, and the moments are the same either way.
+// Sketched statistics: the device classifies each (time, quantity) column of a batch against its
+// brackets, sorts and compacts the kept values (kernels/statistics.cu), and sends a few thousand
+// values a column. They equal, value by value, the CPU's reference (tally_value one value at a
+// time, std::sort and the core's positions) of the values the same backend sends uncompacted for
+// the same batch, and so do the tallies; the moments are the same either way. Twice: with open
+// brackets (a run's first batch), then with those the first batch's merge leaves.
 TEST_P(GpuTest, ColumnsCompactedOnTheDeviceEqualTheCpusReference) {
   const Precision precision = GetParam();
   constexpr std::size_t kSamples = 40000;
   const Scenario s = parse_scenario(test::valid_scenario_text(int(kSamples), 0.5, 0.01) +
                                         "[output]\ninterval = 0.1\nquantile_memory_mb = 1\n",
                                     "gpu.toml");
-  const RunStatistics statistics(s, kSamples);
+  RunStatistics statistics(s, kSamples);
   ASSERT_FALSE(statistics.exact());
   const BatchCompactionRequest request = statistics.compaction_request(12345);
   ASSERT_GT(batch_compaction_levels(kSamples - 100, request.keep), 1);
@@ -238,13 +240,17 @@ TEST_P(GpuTest, ColumnsCompactedOnTheDeviceEqualTheCpusReference) {
   StageTimings timings;
   backend->integrate(inputs.data(), outputs.data(), status.data(), kSamples, how, {}, timings);
   std::vector<Moments> moments, all_moments;
-  QuantityValues compacted, every_value;
-  const std::size_t slot = backend->reduce_statistics_compacted(how, request, moments, compacted, timings);
-  ASSERT_EQ(slot, compacted_capacity(kSamples, request.keep));
+  QuantityValues every_value;
+  CompactedColumns sent;
+  std::vector<ColumnBrackets> brackets;
+  statistics.compaction_brackets(brackets);
+  ASSERT_TRUE(backend->reduce_statistics_compacted(how, request, brackets, moments, sent, timings));
   backend->reduce_statistics(how, statistics.quantile_rows(kSamples), all_moments, every_value, timings);
   const std::size_t columns = moments.size();
   std::vector<double> reference;
-  ASSERT_EQ(test::compact_columns_for_reference(every_value, kSamples, columns, request, reference), slot);
+  std::vector<ColumnTally> tallies;
+  std::vector<std::uint64_t> offsets;
+  test::compact_columns_for_reference(every_value, kSamples, columns, request, brackets, tallies, offsets, reference);
   // The device's moments (a block per column, Welford's update in each thread) against the host's
   // corrected two-pass ones over the same values: counts and extremes exactly; the mean and the
   // sum of squares to the rounding of 4·10⁴ updates (n ε ≈ 1e-11, within 1e-10 of their scale).
@@ -265,14 +271,36 @@ TEST_P(GpuTest, ColumnsCompactedOnTheDeviceEqualTheCpusReference) {
   for (std::size_t c = 0; c < columns; ++c) {
     ASSERT_EQ(moments[c].count, all_moments[c].count) << c;
     ASSERT_EQ(moments[c].non_finite, all_moments[c].non_finite) << c;
-    const auto m0 = std::uint64_t(moments[c].count);
-    const std::uint64_t n = compacted_count(m0, batch_compaction_levels(m0, request.keep));
-    for (std::uint64_t j = 0; j < n; ++j) ASSERT_EQ(compacted[c * slot + j], reference[c * slot + j]) << c << " " << j;
   }
+  const auto expect_reference = [&](const char* brackets_name) {
+    SCOPED_TRACE(brackets_name);
+    ASSERT_EQ(sent.offsets, offsets);
+    ASSERT_EQ(sent.values.size(), reference.size());
+    for (std::size_t c = 0; c < columns; ++c) {
+      ASSERT_EQ(sent.tallies[c].kept, tallies[c].kept) << c;
+      for (int j = 0; j < kColumnBrackets; ++j)
+        ASSERT_EQ(sent.tallies[c].below[j], tallies[c].below[j]) << c << " " << j;
+    }
+    for (std::size_t i = 0; i < reference.size(); ++i) ASSERT_EQ(sent.values[i], reference[i]) << i;
+  };
+  expect_reference("open brackets");
+  for (std::size_t c = 0; c < columns; ++c) ASSERT_EQ(sent.tallies[c].kept, std::uint64_t(moments[c].count)) << c;
+  // The same batch against the brackets its own merge leaves (40,000 values offered: narrowed).
+  statistics.add_compacted(moments, sent.tallies, sent.offsets, sent.values, kSamples);
+  statistics.compaction_brackets(brackets);
+  ASSERT_TRUE(backend->reduce_statistics_compacted(how, request, brackets, moments, sent, timings));
+  test::compact_columns_for_reference(every_value, kSamples, columns, request, brackets, tallies, offsets, reference);
+  expect_reference("narrowed brackets");
+  std::uint64_t kept = 0, finite = 0;
+  for (std::size_t c = 0; c < columns; ++c) {
+    kept += sent.tallies[c].kept;
+    finite += std::uint64_t(moments[c].count);
+  }
+  EXPECT_LT(2 * kept, finite);  // most values counted, not sent
   // A batch too small to compact is left to reduce_statistics.
   BatchCompactionRequest large = request;
   large.keep = kSamples;
-  EXPECT_EQ(backend->reduce_statistics_compacted(how, large, moments, compacted, timings), 0u);
+  EXPECT_FALSE(backend->reduce_statistics_compacted(how, large, brackets, moments, sent, timings));
 }
 
 // The device draws a batch (Backend::draw_inputs: kernels/draw_inputs.cu over the plan's tables

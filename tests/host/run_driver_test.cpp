@@ -240,8 +240,11 @@ class CompactingCpuBackend final : public ForwardingCpuBackend {
  public:
   struct Sent {
     std::vector<Moments> moments;
+    std::vector<ColumnBrackets> brackets;
+    std::vector<ColumnTally> tallies;
+    std::vector<std::uint64_t> offsets;
     std::vector<double> values;
-    std::size_t slot = 0, n = 0;
+    std::size_t n = 0;
   };
   explicit CompactingCpuBackend(std::vector<Sent>& sent) : sent_(sent) {}
   void integrate(const double* inputs, double* outputs, std::uint8_t* status, std::size_t n, const BatchIntegration& how,
@@ -249,10 +252,10 @@ class CompactingCpuBackend final : public ForwardingCpuBackend {
     n_ = n;
     cpu_->integrate(inputs, outputs, status, n, how, needs, timings);
   }
-  std::size_t reduce_statistics_compacted(const BatchIntegration& how, const BatchCompactionRequest& request,
-                                          std::vector<Moments>& moments, QuantityValues& values,
-                                          StageTimings& timings) override {
-    if (n_ < 2 * request.keep) return 0;
+  bool reduce_statistics_compacted(const BatchIntegration& how, const BatchCompactionRequest& request,
+                                   const std::vector<ColumnBrackets>& brackets, std::vector<Moments>& moments,
+                                   CompactedColumns& compacted, StageTimings& timings) override {
+    if (n_ < 2 * request.keep) return false;
     std::vector<std::uint32_t> rows(n_);
     for (std::size_t i = 0; i < n_; ++i) rows[i] = std::uint32_t(i);
     QuantityValues every;
@@ -262,11 +265,13 @@ class CompactingCpuBackend final : public ForwardingCpuBackend {
     for (std::size_t c = 0; c < columns; ++c) starts[c] = every.data() + c * n_;
     moments.resize(columns);
     column_moments(starts.data(), columns, n_, moments.data());
-    std::vector<double> compacted;
-    const std::size_t slot = test::compact_columns_for_reference(every, n_, columns, request, compacted);
-    values.assign(compacted.begin(), compacted.end());
-    sent_.push_back({moments, compacted, slot, n_});
-    return slot;
+    Sent sent{moments, brackets, {}, {}, {}, n_};
+    test::compact_columns_for_reference(every, n_, columns, request, brackets, sent.tallies, sent.offsets, sent.values);
+    compacted.tallies = sent.tallies;
+    compacted.offsets = sent.offsets;
+    compacted.values.assign(sent.values.begin(), sent.values.end());
+    sent_.push_back(std::move(sent));
+    return true;
   }
 
  private:
@@ -358,7 +363,10 @@ TEST(RunDriver, DefaultBatchesStopAtTheLargestBatch) {
 // A backend that compacts its columns (as the GPU does) has each batch's merged into the run's
 // statistics on a thread of their own while the next batch is drawn and integrated. The file's
 // statistics equal those of the same batches merged one after the other here: the merge read
-// each batch's values before the driver reused their buffers two batches later.
+// each batch's values before the driver reused their buffers two batches later. Each batch is
+// classified against the brackets every batch before it left (the previous merge done first):
+// open ones until the values offered reach BracketedSketch::kFirstBrackets, then narrower ones,
+// outside which the values are counted instead of sent.
 TEST(RunDriver, CompactedStatisticsMergeWhileTheNextBatchIntegrates) {
   test::TempDir dir;
   const Scenario s = parse_scenario(test::valid_scenario_text(6000, 0.5, 0.01) +
@@ -374,7 +382,36 @@ TEST(RunDriver, CompactedStatisticsMergeWhileTheNextBatchIntegrates) {
   EXPECT_LT(summary.totals.statistics_merging_seconds, summary.totals.stage_seconds[Stage::statistics]);
   RunStatistics merged(s, 6000, 1);
   ASSERT_FALSE(merged.exact());
-  for (const CompactingCpuBackend::Sent& b : sent) merged.add_compacted(b.moments, b.values, b.slot, b.n);
+  ASSERT_TRUE(merged.bracketed());
+  std::vector<ColumnBrackets> brackets;
+  std::uint64_t offered = 0;
+  for (const CompactingCpuBackend::Sent& b : sent) {
+    merged.compaction_brackets(brackets);
+    ASSERT_EQ(b.brackets.size(), brackets.size());
+    const std::size_t column = quantity::count + quantity::angular_velocity;  // the second time's ω_x
+    std::uint64_t kept = 0, finite = 0;
+    for (std::size_t c = 0; c < brackets.size(); ++c) {
+      for (int j = 0; j < kColumnBrackets; ++j) {
+        ASSERT_EQ(b.brackets[c].lo[j], brackets[c].lo[j]) << offered << " " << c << " " << j;
+        ASSERT_EQ(b.brackets[c].hi[j], brackets[c].hi[j]) << offered << " " << c << " " << j;
+      }
+      kept += b.tallies[c].kept;
+      finite += std::uint64_t(b.moments[c].count);
+    }
+    if (offered < BracketedSketch::kFirstBrackets) {
+      EXPECT_EQ(brackets[column].lo[2], -INFINITY);
+      EXPECT_EQ(kept, finite);
+    } else {
+      // The median's bracket at least has narrowed (the tails' may not yet: at 5,000 values and
+      // this small k, p ∓ their margin lies beyond 0 and 1), and some values are counted instead
+      // of sent (44 % are sent here).
+      EXPECT_GT(brackets[column].lo[2], -INFINITY);
+      EXPECT_LT(kept, finite);
+    }
+    merged.add_compacted(b.moments, b.tallies, b.offsets, b.values, b.n);
+    offered += b.n;
+  }
+  EXPECT_GE(offered, BracketedSketch::kFirstBrackets + 1000);  // a batch classified against finite brackets
   const auto quantiles = merged.all_quantiles();
   const ResultsReader r(dir.file("c.h5"));
   ASSERT_NE(r.string_attribute("statistics", "quantile_method").find("sketch"), std::string::npos);

@@ -497,6 +497,8 @@ TEST(RunStatistics, SketchedQuantilesStayWithinTheirRankBound) {
 // Batches compacted where they lie (a GPU's way: rbmc/stats/batch_compaction.hpp), here by the
 // CPU's reference: the same moments as every value gives, and each quantile's rank within the
 // recorded 95 % bound, checked at 99.99 % as above (the bound counts the batches' compactions).
+// From the second batch on, only the values inside the brackets the first left are compacted;
+// the others are counted.
 TEST(RunStatistics, CompactedBatchesStayWithinTheirRankBound) {
   // 9 times × 12 quantities; a 1 MiB budget gives sketches of k near 300 (keep 2k), so that each
   // batch of 20,000 is compacted several levels.
@@ -505,6 +507,7 @@ TEST(RunStatistics, CompactedBatchesStayWithinTheirRankBound) {
   const std::size_t columns = std::size_t(scenario.output_times.n) * quantity::count;
   RunStatistics compacted(scenario, kRows * kBatches, 2), every_value(scenario, kRows * kBatches, 2);
   ASSERT_FALSE(compacted.exact());
+  ASSERT_TRUE(compacted.bracketed());
   ASSERT_GT(batch_compaction_levels(kRows, compacted.compaction_request(0).keep), 2);
   std::mt19937_64 rng(11);
   std::normal_distribution<double> normal;
@@ -524,10 +527,25 @@ TEST(RunStatistics, CompactedBatchesStayWithinTheirRankBound) {
     every_value.add(none, values, kRows);  // the moments of every value, handed back
     moments = none;
     std::vector<double> sent;
+    std::vector<ColumnBrackets> brackets;
+    std::vector<ColumnTally> tallies;
+    std::vector<std::uint64_t> offsets;
+    compacted.compaction_brackets(brackets);
     const BatchCompactionRequest request = compacted.compaction_request(b * kRows);
-    const std::size_t slot = test::compact_columns_for_reference(values, kRows, columns, request, sent);
-    EXPECT_LT(slot * 10, kRows);  // a tenth of the values cross, at most
-    compacted.add_compacted(moments, sent, slot, kRows);
+    test::compact_columns_for_reference(values, kRows, columns, request, brackets, tallies, offsets, sent);
+    EXPECT_LT(sent.size() * 10, values.size());  // a tenth of the values cross, at most
+    for (std::size_t c = 0; c < columns; ++c) {
+      const auto finite = std::uint64_t(moments[c].count);
+      // Before any bracket every finite value is compacted. After 20,000 values each bracket spans
+      // 12 standard deviations of its quantile's estimate (0.017–0.085 of the values for p = 0.01
+      // to 0.5) and four times the sketch's error (k ≈ 300): about a third of the values are kept.
+      if (b == 0) {
+        EXPECT_EQ(tallies[c].kept, finite) << c;
+      } else {
+        EXPECT_LT(2 * tallies[c].kept, finite) << b << " " << c;
+      }
+    }
+    compacted.add_compacted(moments, tallies, offsets, sent, kRows);
   }
   EXPECT_EQ(compacted.quantile_samples(), kRows * kBatches);
   for (std::size_t c = 0; c < columns; ++c) {
@@ -552,9 +570,15 @@ TEST(RunStatistics, CompactedBatchesStayWithinTheirRankBound) {
       EXPECT_LE(target, at_or_below + bound) << c << " " << p;
     }
   }
-  // A slot too small for a column is the caller's error, found before anything is merged.
+  // Offsets that do not match a column's tally are the caller's error, found before anything is
+  // merged.
   std::vector<Moments> moments = compacted.moments();
-  EXPECT_THROW(compacted.add_compacted(moments, std::vector<double>(columns), 1, kRows), std::logic_error);
+  std::vector<ColumnTally> tallies(columns, ColumnTally{});
+  std::vector<std::uint64_t> offsets(columns + 1);
+  for (std::size_t c = 0; c < columns; ++c) offsets[c + 1] = offsets[c] + 1;
+  tallies[0].kept = 2;  // one value sent, two kept: no compaction below 2 · keep
+  EXPECT_THROW(compacted.add_compacted(moments, tallies, offsets, std::vector<double>(columns), kRows),
+               std::logic_error);
 }
 
 // Each retention rule keeps the samples it names, in index order, and statistics still cover all.

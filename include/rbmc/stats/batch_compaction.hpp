@@ -19,9 +19,17 @@
 // of a run of N samples in batches of B ≤ N, by √(2 ln(2/δ) · N B / (12 k²)) / N ≤ 0.78 / k at
 // δ = 0.05: 1.5e-4 for the default k, against the sketch's own 1e-3.
 //
+// Which values are compacted: those a column's brackets keep (host/stats/bracketed_sketch.hpp).
+// Past its first values, a run's sketch takes only the values near its quantiles and counts the
+// others below each bracket; a backend classifies a batch's column against the brackets as they
+// stood after the batches merged so far (ColumnBrackets, tally_value), and compacts only the kept
+// ones. A bracket only ever narrows, so a value outside an older bracket lies outside the newer
+// one on the same side: the counts stay exact. Before any bracket (−∞, +∞) every finite value is
+// kept, and the compaction is of the whole column.
+//
 // The compacted column, as a backend sends it: the m_h values of level h (ascending), then each
 // value kept back, from level 0 up (only the levels where m_l was odd). Its length and layout
-// follow from m₀ and keep alone, so the receiver needs only the column's finite count.
+// follow from m₀ (the column's kept count) and keep alone.
 #pragma once
 
 #include <cstddef>
@@ -42,6 +50,36 @@ struct BatchCompactionRequest {
   std::uint64_t seed = 0;
   std::uint64_t batch_key = 0;
 };
+
+// A column's brackets, as its sketch holds them: lo_j and hi_j for each of the run's quantile
+// probabilities. A value is kept when it is finite and inside some [lo_j, hi_j]. (−∞, +∞): every
+// finite value; (+∞, −∞): none (a column whose statistics the run does not keep).
+inline constexpr int kColumnBrackets = 5;
+struct ColumnBrackets {
+  double lo[kColumnBrackets];
+  double hi[kColumnBrackets];
+};
+
+// What the classification of a batch's column gives besides its kept values: how many were kept
+// (m₀ of the compaction), and of the other finite values, how many lie below each lo_j.
+struct ColumnTally {
+  std::uint64_t kept;
+  std::uint64_t below[kColumnBrackets];
+};
+
+// Classifies x against b into t: true when x is kept. Non-finite values are neither kept nor
+// counted here (the moments count them). The same rule as BracketedSketch's own filter.
+RBMC_HD inline bool tally_value(double x, const ColumnBrackets& b, ColumnTally& t) {
+  if (!(x - x == 0)) return false;
+  bool inside = false;
+  for (int j = 0; j < kColumnBrackets; ++j) inside = inside || (x >= b.lo[j] && x <= b.hi[j]);
+  if (inside) {
+    ++t.kept;
+    return true;
+  }
+  for (int j = 0; j < kColumnBrackets; ++j) t.below[j] += x < b.lo[j] ? 1 : 0;
+  return false;
+}
 
 // The seed of column c's sketch and coins: every (time, quantity) column draws from its own streams.
 RBMC_HD inline std::uint64_t statistics_column_seed(std::uint64_t run_seed, std::size_t column) {
