@@ -42,8 +42,12 @@ class CudaBackend final : public Backend {
     RBMC_CUDA_CHECK(cudaGetDevice(&device_));
     RBMC_CUDA_CHECK(cudaGetDeviceProperties(&properties_, device_));
     RBMC_CUDA_CHECK(cudaStreamCreate(&stream_));
+    for (cudaEvent_t& e : staged_) RBMC_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
   }
-  ~CudaBackend() override { (void)cudaStreamDestroy(stream_); }
+  ~CudaBackend() override {
+    for (cudaEvent_t e : staged_) (void)cudaEventDestroy(e);
+    (void)cudaStreamDestroy(stream_);
+  }
 
   std::string name() const override { return "cuda"; }
   std::string device() const override { return properties_.name; }
@@ -299,20 +303,35 @@ class CudaBackend final : public Backend {
     copy_to_host(d_gathered_.data(), out.size(), out.data());
   }
 
-  // count values from the device, through page-locked staging, into `out` as doubles on the host's
-  // cores (this process's share of them); the stream is synchronised, so earlier copies on it are
+  // count values from the device into `out` as doubles, in parts through two halves of page-locked
+  // staging: part k + 1 crosses the bus while the host's cores (this process's share of them)
+  // copy part k out. The staging stays kStagingPart values a half whatever the count: a batch's
+  // compacted columns or kept trajectories (hundreds of megabytes) once took as much page-locked
+  // memory, whose allocation cost 0.09–0.12 s of the default scenario's first batch on an H200's
+  // host (bench/RESULTS.md, 2026-11-27). The stream is synchronised, so earlier copies on it are
   // complete too.
   void copy_to_host(const Scalar* device_values, std::size_t count, double* out) {
-    staging_.reserve(std::max<std::size_t>(count, 1));
-    if (count > 0)
-      RBMC_CUDA_CHECK(cudaMemcpyAsync(staging_.data(), device_values, count * sizeof(Scalar), cudaMemcpyDeviceToHost,
-                                      stream_));
+    constexpr std::size_t kStagingPart = std::size_t(1) << 22;  // values: 32 MiB of doubles
+    const std::size_t parts = (count + kStagingPart - 1) / kStagingPart;
+    staging_.reserve(2 * kStagingPart);
+    const auto send = [&](std::size_t k) {  // part k into its half of the staging
+      const std::size_t first = k * kStagingPart, n = std::min(kStagingPart, count - first);
+      RBMC_CUDA_CHECK(cudaMemcpyAsync(staging_.data() + (k % 2) * kStagingPart, device_values + first,
+                                      n * sizeof(Scalar), cudaMemcpyDeviceToHost, stream_));
+      RBMC_CUDA_CHECK(cudaEventRecord(staged_[k % 2], stream_));
+    };
+    if (parts > 0) send(0);
+    for (std::size_t k = 0; k < parts; ++k) {
+      if (k + 1 < parts) send(k + 1);  // into the half part k − 1 left, copied out already
+      RBMC_CUDA_CHECK(cudaEventSynchronize(staged_[k % 2]));
+      const std::size_t first = k * kStagingPart, n = std::min(kStagingPart, count - first);
+      const Scalar* from = staging_.data() + (k % 2) * kStagingPart;
+      constexpr std::size_t kBlock = std::size_t(1) << 18;  // 2 MiB of doubles a claim
+      parallel_for((n + kBlock - 1) / kBlock, copy_threads_, [&](std::size_t begin, std::size_t end) {
+        std::copy(from + begin * kBlock, from + std::min(n, end * kBlock), out + first + begin * kBlock);
+      });
+    }
     RBMC_CUDA_CHECK(cudaStreamSynchronize(stream_));
-    const Scalar* from = staging_.data();
-    constexpr std::size_t kBlock = std::size_t(1) << 18;  // 2 MiB of doubles a claim
-    parallel_for((count + kBlock - 1) / kBlock, copy_threads_, [&](std::size_t begin, std::size_t end) {
-      std::copy(from + begin * kBlock, from + std::min(count, end * kBlock), out + begin * kBlock);
-    });
   }
 
   int device_ = 0;
@@ -320,7 +339,8 @@ class CudaBackend final : public Backend {
   cudaDeviceProp properties_{};
   cudaStream_t stream_ = nullptr;
   std::vector<Scalar> staging_in_;
-  cuda::PinnedBuffer<Scalar> staging_;  // what comes back from the device (copy_to_host)
+  cuda::PinnedBuffer<Scalar> staging_;  // what comes back from the device (copy_to_host): two halves
+  cudaEvent_t staged_[2] = {nullptr, nullptr};  // each half's copy done
   unsigned copy_threads_ = 1;
   std::vector<Quaternion<Scalar>> staging_nominal_;
   cuda::DeviceBuffer<Scalar> d_inputs_, d_outputs_, d_trajectory_, d_quantities_, d_gathered_, d_sorted_;

@@ -19,6 +19,7 @@
 #include "host/io/results_reader.hpp"
 #include "host/sampling/sampling_plan.hpp"
 #include "host/scenario/output_schema.hpp"
+#include "host/util/default_init_allocator.hpp"
 #include "host/util/environment.hpp"
 #include "host/util/parallel_for.hpp"
 #include "host/util/serial_worker.hpp"
@@ -41,7 +42,10 @@ using Clock = std::chrono::steady_clock;
 
 // Host buffers of one batch, structure of arrays with stride n (rbmc/sample/sample_layout.hpp).
 struct HostBatch {
-  std::vector<double> inputs, outputs, params;
+  // Grown unzeroed: every row is written before it is read (drawn or copied back, integrated), and
+  // zeroing them first took most of the GPU's sample stage (a batch of 2²⁰ samples' inputs are
+  // 300 MB; bench/RESULTS.md, 2026-11-27).
+  std::vector<double, DefaultInitAllocator<double>> inputs, outputs, params;
   std::vector<std::uint8_t> status;
   std::vector<std::uint64_t> index;  // each row's global sample index
   // What the backend's primitives reduced of it:
@@ -667,7 +671,7 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
       batch.index.resize(n);
       for (std::size_t i = 0; i < n; ++i) batch.index[i] = global_index(record.first + i);
       stages.sample(batch, n, replay_seconds);
-      batch.outputs = record.outputs;
+      batch.outputs.assign(record.outputs.begin(), record.outputs.end());
       batch.status = record.status;
       batch.kept = record.kept;
       batch.trajectories = record.trajectories;

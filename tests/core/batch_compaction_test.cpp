@@ -87,54 +87,54 @@ TEST(BatchCompaction, CoinsAreFairAndDifferPerColumnAndBatch) {
   EXPECT_EQ(batch_compaction_coins(1, 2, 0), 0u);
 }
 
-// A radix sort's order of floating-point keys, as CUB's: the bits with every bit flipped for a
-// negative sign and the sign bit flipped otherwise, compared as unsigned integers.
-template <class Scalar, class Bits>
-Bits radix_key(Scalar x) {
-  Bits b;
-  std::memcpy(&b, &x, sizeof b);
-  const Bits sign = Bits(1) << (8 * sizeof(Bits) - 1);
-  return (b & sign) != 0 ? Bits(~b) : Bits(b | sign);
-}
-
-// The device's step for one column (kernels/statistics.cu): its values sorted by their bits, the
-// finite ones found among the non-finite ones at both ends, and compacted by position. The same
-// values as the CPU's reference, which sorts the finite values alone.
-template <class Scalar, class Bits>
-void check_radix_sorted_column(unsigned seed) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<Scalar> normal;
-  const Scalar nan = std::numeric_limits<Scalar>::quiet_NaN(), inf = std::numeric_limits<Scalar>::infinity();
-  std::vector<Scalar> column;
-  for (int i = 0; i < 5000; ++i) column.push_back(normal(rng));
-  for (Scalar x : {nan, -nan, inf, -inf, Scalar(0), -Scalar(0), nan, -inf, -nan}) column.push_back(x);
-  std::shuffle(column.begin(), column.end(), rng);
-  std::vector<Scalar> by_bits = column, finite;
-  std::sort(by_bits.begin(), by_bits.end(),
-            [](Scalar a, Scalar b) { return radix_key<Scalar, Bits>(a) < radix_key<Scalar, Bits>(b); });
-  for (Scalar x : column)
-    if (std::isfinite(x)) finite.push_back(x);
-  std::sort(finite.begin(), finite.end());
-  const std::size_t first = first_finite_of_sorted(by_bits.data(), by_bits.size());
-  EXPECT_EQ(first, 4u);  // two −NaN, then two −∞
-  for (std::size_t i = 0; i < finite.size(); ++i) ASSERT_EQ(by_bits[first + i], finite[i]) << i;
-  const std::uint64_t m0 = finite.size();
-  const int levels = batch_compaction_levels(m0, 300);
-  ASSERT_EQ(levels, 4);  // 5,002 → 2,501 → 1,250 (one kept back) → 625 → 312
-  const std::uint64_t coins = batch_compaction_coins(statistics_column_seed(5, 7), 0, levels);
-  for (std::uint64_t j = 0; j < compacted_count(m0, levels); ++j) {
-    const std::uint64_t at = compacted_position(m0, levels, coins, j);
-    ASSERT_EQ(by_bits[first + at], finite[at]) << j;
+// A column's classification against its brackets (tally_value, as the device's kernel and the
+// CPU's reference make it): a value is kept when finite and inside some closed bracket; every
+// other finite value counts below each bracket whose lower edge it is under; non-finite values are
+// neither. Checked against the definition written out, on edge values, zeros of both signs,
+// infinities and NaN, with overlapping, one-point, open and empty brackets.
+TEST(BatchCompaction, TallyKeepsTheValuesInsideSomeBracketAndCountsTheOthersBelowEach) {
+  const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+  ColumnBrackets b{};
+  const double lo[kColumnBrackets] = {-2.0, -1.5, 0.0, 1.0, 3.0}, hi[kColumnBrackets] = {-1.0, -1.2, 0.0, 2.0, -inf};
+  for (int j = 0; j < kColumnBrackets; ++j) {
+    b.lo[j] = lo[j];
+    b.hi[j] = hi[j];  // [0, 0]: one point; [3, −∞]: empty
   }
-  // Without a non-finite value, or with nothing finite.
-  EXPECT_EQ(first_finite_of_sorted(finite.data(), finite.size()), 0u);
-  const Scalar none[] = {-nan, -inf, inf, nan};
-  EXPECT_EQ(first_finite_of_sorted(none, 4), 2u);
-}
-
-TEST(BatchCompaction, FindsAndCompactsTheFiniteValuesOfARadixSortedColumn) {
-  check_radix_sorted_column<double, std::uint64_t>(1);
-  check_radix_sorted_column<float, std::uint32_t>(2);
+  std::vector<double> values = {nan, -nan, inf, -inf, 0.0, -0.0, 3.0, 4.0, 2.5};
+  for (double e : {-2.0, -1.5, -1.2, -1.0, 1.0, 2.0})
+    for (double x : {e, std::nextafter(e, -inf), std::nextafter(e, inf)}) values.push_back(x);
+  std::mt19937_64 rng(3);
+  std::normal_distribution<double> normal(0.0, 2.0);
+  for (int i = 0; i < 2000; ++i) values.push_back(normal(rng));
+  ColumnTally tally{};
+  std::uint64_t kept = 0, below[kColumnBrackets] = {};
+  for (double x : values) {
+    bool inside = false;
+    for (int j = 0; j < kColumnBrackets; ++j) inside = inside || (lo[j] <= x && x <= hi[j]);
+    const bool expected = std::isfinite(x) && inside;
+    EXPECT_EQ(tally_value(x, b, tally), expected) << x;
+    kept += expected ? 1 : 0;
+    if (std::isfinite(x) && !inside)
+      for (int j = 0; j < kColumnBrackets; ++j) below[j] += x < lo[j] ? 1 : 0;
+  }
+  EXPECT_EQ(tally.kept, kept);
+  for (int j = 0; j < kColumnBrackets; ++j) EXPECT_EQ(tally.below[j], below[j]) << j;
+  EXPECT_GT(kept, 0u);
+  EXPECT_GT(below[4], 0u);
+  // Open brackets keep every finite value; empty ones none.
+  ColumnBrackets open{}, none{};
+  for (int j = 0; j < kColumnBrackets; ++j) {
+    open.lo[j] = -inf;
+    open.hi[j] = inf;
+    none.lo[j] = inf;
+    none.hi[j] = -inf;
+  }
+  ColumnTally all{}, nothing{};
+  for (double x : values) {
+    EXPECT_EQ(tally_value(x, open, all), bool(std::isfinite(x))) << x;
+    EXPECT_FALSE(tally_value(x, none, nothing)) << x;
+  }
+  EXPECT_EQ(nothing.kept, 0u);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // The CPU's reference for a backend's compacted columns (rbmc/stats/batch_compaction.hpp): each
 // column's values classified against its brackets one by one, the kept ones sorted with
-// std::sort and gathered by the core's positions.
+// std::stable_sort and gathered by the core's positions. Stable, as the device's radix sort is
+// (it orders −0 and +0 as equal and keeps their order): the same bits, zeros' signs included.
 #pragma once
 
 #include <algorithm>
@@ -36,7 +37,7 @@ void compact_columns_for_reference(const std::vector<double, Allocator>& values,
     kept.clear();
     for (std::size_t r = 0; r < n; ++r)
       if (tally_value(values[c * n + r], brackets[c], tallies[c])) kept.push_back(values[c * n + r]);
-    std::sort(kept.begin(), kept.end());
+    std::stable_sort(kept.begin(), kept.end());
     const std::uint64_t m0 = kept.size();
     const int levels = batch_compaction_levels(m0, request.keep);
     const std::uint64_t coins = batch_compaction_coins(statistics_column_seed(request.seed, c), request.batch_key, levels);

@@ -34,8 +34,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
-#include <type_traits>
 
 #include "rbmc/hd.hpp"
 #include "rbmc/random/philox_stream.hpp"
@@ -152,27 +150,6 @@ RBMC_HD inline int compacted_level(std::uint64_t m0, int levels, std::uint64_t j
   for (int l = 0; l < levels; ++l, m /= 2)
     if (m % 2 == 1 && skip-- == 0) return l;
   return levels;
-}
-
-// In a column sorted by its values' bits, as a device's radix sort orders floating-point keys
-// (−NaN, −∞, the finite values, +∞, +NaN; −0 before +0), where the finite values begin: the
-// values before them are a prefix, found by bisection.
-template <class Scalar>
-RBMC_HD inline std::size_t first_finite_of_sorted(const Scalar* sorted, std::size_t n) {
-  static_assert(sizeof(Scalar) == 4 || sizeof(Scalar) == 8, "float or double");
-  using Bits = std::conditional_t<sizeof(Scalar) == 8, std::uint64_t, std::uint32_t>;
-  std::size_t lo = 0, hi = n;
-  while (lo < hi) {
-    const std::size_t mid = lo + (hi - lo) / 2;
-    const Scalar x = sorted[mid];
-    Bits bits;
-    memcpy(&bits, &x, sizeof bits);
-    const bool negative = (bits >> (8 * sizeof(Bits) - 1)) != 0;  // the sign bit, NaN's too
-    const bool before_finite = !(x - x == Scalar(0)) && negative;  // −∞ or −NaN
-    if (before_finite) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 }  // namespace rbmc
