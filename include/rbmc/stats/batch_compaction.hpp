@@ -65,18 +65,39 @@ struct ColumnTally {
   std::uint64_t below[kColumnBrackets];
 };
 
-// Classifies x against b into t: true when x is kept. Non-finite values are neither kept nor
-// counted here (the moments count them). The same rule as BracketedSketch's own filter.
+// The bracket rule, written once for one value (V = double: the device's kernel, the tests'
+// reference) and for several at once (V a vector of doubles in GCC's vector extension: the CPU's
+// filter, host/stats/bracketed_sketch.cpp). A value is kept when it is finite and inside some
+// closed bracket [lo_j, hi_j]; every other finite value is counted below each lo_j it is under;
+// non-finite values are neither (the moments count them). The masks are what V's comparisons
+// give, combined with & | ^: 0 or 1 for one value, all bits or none per lane for a vector.
+// Branch-free, so that a vector's rule is one instruction per operation: for a finite x,
+// "outside every bracket" (x < lo_j or x > hi_j, for each j) is the complement of "inside
+// some", so the kept values are the finite ones less the counted ones, an exclusive or.
+template <class Mask>
+struct BracketMasks {
+  Mask finite, kept, below[kColumnBrackets];  // below[j]: counted, and under lo_j
+};
+template <class V>
+RBMC_HD inline auto bracket_masks(V x, const V* lo, const V* hi) {
+  using Mask = decltype((x < x) | (x < x));
+  BracketMasks<Mask> m;
+  const V d = x - x;  // 0 for a finite value, NaN for ±∞ and NaN
+  m.finite = d == d;
+  Mask outside = (x < lo[0]) | (x > hi[0]);
+  for (int j = 1; j < kColumnBrackets; ++j) outside = outside & ((x < lo[j]) | (x > hi[j]));
+  const Mask counted = m.finite & outside;
+  m.kept = m.finite ^ counted;
+  for (int j = 0; j < kColumnBrackets; ++j) m.below[j] = counted & (x < lo[j]);
+  return m;
+}
+
+// Classifies x against b into t (bracket_masks): true when x is kept.
 RBMC_HD inline bool tally_value(double x, const ColumnBrackets& b, ColumnTally& t) {
-  if (!(x - x == 0)) return false;
-  bool inside = false;
-  for (int j = 0; j < kColumnBrackets; ++j) inside = inside || (x >= b.lo[j] && x <= b.hi[j]);
-  if (inside) {
-    ++t.kept;
-    return true;
-  }
-  for (int j = 0; j < kColumnBrackets; ++j) t.below[j] += x < b.lo[j] ? 1 : 0;
-  return false;
+  const BracketMasks<int> m = bracket_masks(x, b.lo, b.hi);
+  t.kept += std::uint64_t(m.kept);
+  for (int j = 0; j < kColumnBrackets; ++j) t.below[j] += std::uint64_t(m.below[j]);
+  return m.kept != 0;
 }
 
 // The seed of column c's sketch and coins: every (time, quantity) column draws from its own streams.
