@@ -62,13 +62,16 @@ class CpuBackend final : public Backend {
     n_ = n;
     const int n_times = shared_.output_times.n;
     const std::size_t block = std::size_t(n_times) * kTrajectoryColumns;  // one sample's states
+    // The samples whose states share a block (TrajectoryLayout::by_group): a lane group's, so that
+    // the lanes store and load each component's values as one vector.
+    const std::size_t width = std::size_t(rk4_lanes_.width);
     // Each sample's quantities at the output times, computed as soon as its group is integrated,
     // while its states are still in cache (reading them back batch-wide afterwards ran at memory
     // speed). Their thread time is moved from the integrate stage to the statistics stage below.
     const bool quantities = n_times > 0 && how.statistics;
     const bool keep = n_times > 0 && how.keep_states;
-    // States at the output times, sample by sample (TrajectoryLayout::by_sample: the integration's
-    // stores stay in the sample's own pages). Every row's in the batch's buffer where any row may
+    // States at the output times, a lane group's together (TrajectoryLayout::by_group: the
+    // integration's stores stay in the group's own pages). Every row's in the batch's buffer where any row may
     // be gathered; otherwise only those of the rows named in advance (needs.state_rows), and every
     // group's pass through a buffer of its thread's own that stays in the core's cache while their
     // quantities are computed. The main job's batch-wide buffer, 129 MB of 8,192 samples' states
@@ -81,7 +84,9 @@ class CpuBackend final : public Backend {
       if (!std::is_sorted(kept_rows_.begin(), kept_rows_.end()) || (!kept_rows_.empty() && kept_rows_.back() >= n))
         throw std::logic_error("integrate: BatchNeeds::state_rows must be ascending rows of the batch");
     }
-    trajectory_.resize((every_row_kept_ ? n : kept_rows_.size()) * block);  // every entry is written
+    // Every entry is written: every row's in whole groups, or the rows named in advance, each in a
+    // block of its own (by sample: keep_passing_states).
+    trajectory_.resize((every_row_kept_ ? (n + width - 1) / width * width : kept_rows_.size()) * block);
     const bool passing_states = !every_row_kept_ && (quantities || !kept_rows_.empty());
     quantities_ready_ = false;
     if (quantities) prepare_quantities(how, n);
@@ -89,22 +94,21 @@ class CpuBackend final : public Backend {
     // The per-sample function compiled for the run's kinds (sample_kinds.hpp).
     with_sample_kinds(choose_sample_kinds(shared_, settings), [&](auto kinds) {
       using Kinds = decltype(kinds);
-      // Samples [begin, end), their states from `states` on (sample begin's block), or none.
+      // A group's samples [begin, end), their states into the group's block `states`, or none.
       const auto one_by_one = [&](std::size_t begin, std::size_t end, double* states) {
         for (std::size_t i = begin; i < end; ++i)
-          run_sample_in_batch<Scalar, Kinds, TrajectoryLayout::by_sample, ModelValuesAccess::copied>(
-              inputs, outputs, states != nullptr ? states + (i - begin) * block : nullptr, status, n, i, shared_,
-              settings);
+          run_sample_in_batch<Scalar, Kinds, TrajectoryLayout::by_group, ModelValuesAccess::copied>(
+              inputs, outputs, states, status, n, i, shared_, settings, width);
       };
       // RK4 in SIMD lanes (cpu_lanes.hpp) where the kind allows, a group of `width` samples at a
-      // time; a group the lanes give back, and the samples short of a whole group, one by one.
-      // The same results bit for bit either way.
+      // time; a group the lanes give back, the samples short of a whole group and the kinds the
+      // lanes do not run, one by one. The same results bit for bit either way.
       LaneGroupFunction<Scalar> group = nullptr;
       // The general lanes take the unconstrained kind too (the lanes dispatch on the constraint).
       if constexpr (std::is_same_v<Kinds, FreeBodyRk4Kinds>) group = rk4_lanes_.free_body;
       else if constexpr (Kinds::stepper == StepperKind::rk4 && !Kinds::events) group = rk4_lanes_.general;
-      const std::size_t width = group != nullptr ? std::size_t(rk4_lanes_.width) : std::size_t(1);
-      // Threads claim whole groups, so that only the batch's last group can fall short of a width.
+      // Threads claim whole groups, whatever integrates them, so that a group's states are all in
+      // its block when its quantities are computed; only the batch's last group can fall short.
       parallel_for((n + width - 1) / width, threads_, [&](std::size_t first_group, std::size_t end_group) {
         // The states of samples [unreduced, ...): their quantities are still to compute, and those
         // passing through the thread's buffer still to copy where the file keeps them.
@@ -119,7 +123,7 @@ class CpuBackend final : public Backend {
           if (how.stop != nullptr && how.stop->load(std::memory_order_relaxed)) throw BatchAbandoned();
           const std::size_t i = g * width, group_end = std::min(n, i + width);
           double* const states = states_of(i);
-          if (group_end - i < width || width == 1 || !group(inputs, outputs, states, status, n, i, shared_, settings))
+          if (group == nullptr || group_end - i < width || !group(inputs, outputs, states, status, n, i, shared_, settings))
             one_by_one(i, group_end, states);
           if ((quantities || passing_states) && (group_end - unreduced >= kQuantityBlock || g + 1 == end_group)) {
             if (quantities) {
@@ -130,7 +134,7 @@ class CpuBackend final : public Backend {
                       .count(),
                   std::memory_order_relaxed);
             }
-            if (passing_states) keep_passing_states(unreduced, group_end, passing.data(), block);
+            if (passing_states) keep_passing_states(unreduced, group_end, passing.data());
             unreduced = group_end;
           }
           if (how.progress != nullptr) how.progress->fetch_add(group_end - i, std::memory_order_relaxed);
@@ -184,8 +188,8 @@ class CpuBackend final : public Backend {
   void gather_trajectories(const std::vector<std::uint32_t>& rows, std::vector<double>& trajectories,
                            StageTimings& timings) override {
     const StageClock clock(&timings, Stage::gather);
-    // The states lie sample by sample: a kept row is one contiguous block, at the row's place, or
-    // at its place among the rows named in advance.
+    // Every row's states lie in their lane groups' blocks (TrajectoryLayout::by_group); the rows
+    // named in advance each in a block of its own, in their order (by sample).
     const std::size_t block = std::size_t(shared_.output_times.n) * kTrajectoryColumns;
     std::vector<std::size_t> at(rows.size());
     for (std::size_t r = 0; r < rows.size(); ++r) {
@@ -198,10 +202,11 @@ class CpuBackend final : public Backend {
       at[r] = std::size_t(found - kept_rows_.begin());
     }
     trajectories.resize(rows.size() * block);
+    const std::size_t width = every_row_kept_ ? std::size_t(rk4_lanes_.width) : 1;
     parallel_for(rows.size(), threads_, [&](std::size_t begin, std::size_t end) {
       for (std::size_t r = begin; r < end; ++r)
-        std::copy_n(trajectory_.begin() + std::ptrdiff_t(at[r] * block), block,
-                    trajectories.begin() + std::ptrdiff_t(r * block));
+        copy_sample_states(trajectory_.data() + at[r] / width * width * block, width, at[r] % width, block,
+                           trajectories.data() + r * block);
     });
   }
 
@@ -243,17 +248,26 @@ class CpuBackend final : public Backend {
     std::vector<double> buffer_;
   };
 
-  // The states of samples [first, end), from `states` on (sample first's block), copied to their
-  // places in trajectory_ where the rows named in advance hold them.
-  void keep_passing_states(std::size_t first, std::size_t end, const double* states, std::size_t block) {
-    auto row = std::lower_bound(kept_rows_.begin(), kept_rows_.end(), std::uint32_t(first));
-    for (; row != kept_rows_.end() && *row < end; ++row)
-      std::copy_n(states + (*row - first) * block, block,
-                  trajectory_.begin() + std::ptrdiff_t(std::size_t(row - kept_rows_.begin()) * block));
+  // One sample's states, the group's sample `lane` of a block of `width` (TrajectoryLayout::by_group),
+  // into `out` by sample ([k · 13 + c]).
+  static void copy_sample_states(const double* group_states, std::size_t width, std::size_t lane, std::size_t block,
+                                 double* out) {
+    for (std::size_t j = 0; j < block; ++j) out[j] = group_states[j * width + lane];
   }
 
-  // Samples [first, end)'s quantities at every output time, from their states (sample by sample,
-  // from `states` on: sample first's block), into quantities_ column by column ((times ×
+  // The states of samples [first, end), from `states` on (sample first's group's block), copied to
+  // their places in trajectory_ where the rows named in advance hold them.
+  void keep_passing_states(std::size_t first, std::size_t end, const double* states) {
+    const std::size_t block = std::size_t(shared_.output_times.n) * kTrajectoryColumns,
+                      width = std::size_t(rk4_lanes_.width);
+    auto row = std::lower_bound(kept_rows_.begin(), kept_rows_.end(), std::uint32_t(first));
+    for (; row != kept_rows_.end() && *row < end; ++row)
+      copy_sample_states(states + (*row - *row % width - first) * block, width, *row % width, block,
+                         trajectory_.data() + std::size_t(row - kept_rows_.begin()) * block);
+  }
+
+  // Samples [first, end)'s quantities at every output time, from their states (by group, from
+  // `states` on: sample first's group's block), into quantities_ column by column ((times ×
   // quantity::count, n)): a lane group at a time while the lanes take them (the same values bit
   // for bit), the rest sample by sample, time by time, so that each column's values of the block
   // are written together.
@@ -292,8 +306,9 @@ class CpuBackend final : public Backend {
         for (std::size_t j = 0; j < count; ++j) {
           const std::size_t i = from + j;
           StateVector<Scalar> y;
-          const double* x = states + (i - states_first) * state_block + std::size_t(k) * kTrajectoryColumns;
-          for (int c = 0; c < kTrajectoryColumns; ++c) y(c) = Scalar(x[c]);
+          const double* x = states + (i - i % width - states_first) * state_block +
+                            std::size_t(k) * kTrajectoryColumns * width + i % width;
+          for (int c = 0; c < kTrajectoryColumns; ++c) y(c) = Scalar(x[std::size_t(c) * width]);
           Scalar q[quantity::count];
           sample_quantities_at(shared_.loads, own_values_in_batch(shared_.parameters, inputs_, n, i), model[j], unpack(y),
                                nominal_[std::size_t(k)], q);
@@ -316,8 +331,9 @@ class CpuBackend final : public Backend {
   LaneIsa lane_isa_;
   Rk4Lanes<Scalar> rk4_lanes_;
   std::size_t n_ = 0;
-  // The kept states, sample by sample: every row's (every_row_kept_), or those of kept_rows_, in
-  // their order ((rows, output times, 13)).
+  // The kept states: every row's (every_row_kept_) by lane group (TrajectoryLayout::by_group, the
+  // batch's whole groups), or those of kept_rows_, in their order, sample by sample ((rows,
+  // output times, 13)).
   std::vector<double> trajectory_;
   bool every_row_kept_ = false;
   std::vector<std::uint32_t> kept_rows_;

@@ -33,15 +33,16 @@ bool lane_isa_supported(LaneIsa isa);
 LaneIsa chosen_lane_isa();
 
 // Integrates samples first, ..., first + width − 1 of a batch together, or returns false when
-// the group must go sample by sample (rk4_lanes.hpp); their states into group_states (sample
-// first's block, then the others', by sample), or nowhere when null.
+// the group must go sample by sample (rk4_lanes.hpp); their states into group_states (the group's
+// block, TrajectoryLayout::by_group with groups of width), or nowhere when null.
 template <class Scalar>
 using LaneGroupFunction = bool (*)(const double* inputs, double* outputs, double* group_states, std::uint8_t* status,
                                    std::size_t n, std::size_t first, const SharedModel<Scalar>& shared,
                                    const IntegrationSettings<Scalar>& how);
 
 // Computes samples first, ..., first + width − 1's quantities at every output time from their
-// states in group_states (as LaneGroupFunction stores them; rbmc/simd/lane_quantities.hpp), only
+// states in group_states (their group's block, as LaneGroupFunction and the one-sample path store
+// them; rbmc/simd/lane_quantities.hpp), only
 // the columns in `kept`, or returns false when the group must go sample by sample; any kind of run.
 template <class Scalar>
 using LaneQuantitiesFunction = bool (*)(const double* inputs, const double* group_states, std::size_t n,

@@ -233,7 +233,10 @@ std::vector<double> batch_inputs(const Scenario& s, std::size_t n) {
   return inputs;
 }
 
-Batch integrate(const Scenario& s, const std::vector<double>& inputs, std::size_t n, Precision precision, LaneIsa isa) {
+// Every row's states kept (named_rows null), or only those of the rows named: the others' then
+// pass through each thread's own buffer for the quantities (cpu_backend.cpp).
+Batch integrate(const Scenario& s, const std::vector<double>& inputs, std::size_t n, Precision precision, LaneIsa isa,
+                const std::vector<std::uint32_t>* named_rows = nullptr) {
   const std::unique_ptr<Backend> backend = make_cpu_backend(precision, 2, isa);
   BatchIntegration how(s.integration(), s.shared_model());
   how.statistics = how.keep_states = true;
@@ -244,10 +247,10 @@ Batch integrate(const Scenario& s, const std::vector<double>& inputs, std::size_
   b.outputs.assign(n * std::size_t(output_column_count(0)), -1.0);
   b.status.assign(n, 255);
   StageTimings timings;
-  backend->integrate(b.inputs.data(), b.outputs.data(), b.status.data(), n, how, {}, timings);
+  backend->integrate(b.inputs.data(), b.outputs.data(), b.status.data(), n, how, BatchNeeds{named_rows}, timings);
   std::vector<std::uint32_t> rows(n);
   for (std::size_t i = 0; i < n; ++i) rows[i] = std::uint32_t(i);
-  backend->gather_trajectories(rows, b.trajectories, timings);
+  backend->gather_trajectories(named_rows != nullptr ? *named_rows : rows, b.trajectories, timings);
   std::vector<Moments> moments;
   backend->reduce_statistics(how, rows, moments, b.quantities, timings);
   return b;
@@ -294,6 +297,19 @@ void expect_the_one_sample_paths_results(Precision precision, LaneIsa isa, Model
           << "sample " << i << " column " << c << ": " << one.outputs[std::size_t(c) * n + i] << " against "
           << lanes.outputs[std::size_t(c) * n + i];
   EXPECT_EQ(std::memcmp(one.trajectories.data(), lanes.trajectories.data(), one.trajectories.size() * sizeof(double)), 0);
+  // Only some rows' states kept (every 7th, and the last: rows in every lane of a group), the
+  // others' passing through the threads' buffers: the same rows' states and the same quantities.
+  std::vector<std::uint32_t> named;
+  for (std::size_t i = 0; i < n; i += 7) named.push_back(std::uint32_t(i));
+  if (named.back() != n - 1) named.push_back(std::uint32_t(n - 1));
+  const Batch passing = integrate(s, inputs, n, precision, isa, &named);
+  const std::size_t block = std::size_t(s.output_times.n) * kTrajectoryColumns;
+  ASSERT_EQ(passing.trajectories.size(), named.size() * block);
+  for (std::size_t r = 0; r < named.size(); ++r)
+    ASSERT_EQ(std::memcmp(&one.trajectories[named[r] * block], &passing.trajectories[r * block], block * sizeof(double)), 0)
+        << "row " << named[r];
+  ASSERT_EQ(passing.quantities.size(), lanes.quantities.size());
+  EXPECT_EQ(std::memcmp(passing.quantities.data(), lanes.quantities.data(), lanes.quantities.size() * sizeof(double)), 0);
   // The statistics' quantities, computed a lane group at a time (lane_quantities.hpp) against
   // sample by sample: stopped samples (NaN), the one marked overflowed (+∞) and the rest.
   ASSERT_EQ(one.quantities.size(), lanes.quantities.size());

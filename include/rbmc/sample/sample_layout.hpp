@@ -187,9 +187,12 @@ RBMC_HD inline void gather_column_element(const Stored* data, std::size_t n, con
 }
 
 // How a batch's states at the output times lie in memory. By column (the GPU's, coalesced): the
-// output_times.hpp layout, component c at time k of sample i at [(k · 13 + c) · n + i]. By sample
-// (the CPU's: one sample's stores and loads stay within a few pages): [(i · T + k) · 13 + c].
-enum class TrajectoryLayout { by_column, by_sample };
+// output_times.hpp layout, component c at time k of sample i at [(k · 13 + c) · n + i]. By group
+// (the CPU's): each group of g consecutive samples, from a multiple of g, in a block of its own,
+// laid out by column within it as a batch of g: [(k · 13 + c) · g + l] for the group's sample l.
+// A group's stores and loads stay within a few pages, and with g the CPU's SIMD lanes each
+// component's g values are one vector (rbmc/simd/). g = 1: by sample, [k · 13 + c].
+enum class TrajectoryLayout { by_column, by_group };
 
 // Sample i's own values of the dispersed load and constraint fields, read from its input columns
 // where the loads use them (dynamics/model_values.hpp): nothing is copied per sample.
@@ -210,26 +213,26 @@ enum class ModelValuesAccess { read_in_place, copied };
 // Loads sample i, integrates it and stores its result: the whole per-sample path of a batch.
 // trajectory, when not null, receives the states at the output times, in the given layout (a
 // compile-time choice: the GPU's kernels carry nothing of the CPU's): by column, the batch's
-// buffer; by sample, the sample's own block, wherever its caller keeps it.
+// buffer; by group, the block of sample i's group of `group` samples, wherever its caller keeps it.
 // Kinds: the run's SampleKinds (choose_sample_kinds), or RuntimeKinds to choose them here.
 template <class Scalar, class Kinds = RuntimeKinds, TrajectoryLayout Layout = TrajectoryLayout::by_column,
           ModelValuesAccess Access = ModelValuesAccess::read_in_place, class StoredIn, class StoredOut>
 RBMC_HD_KERNEL_INLINE void run_sample_in_batch(const StoredIn* inputs, StoredOut* outputs, StoredOut* trajectory,
                                                std::uint8_t* status, std::size_t n, std::size_t i,
                                                const SharedModel<Scalar>& shared,
-                                               const IntegrationSettings<Scalar>& how) {
+                                               const IntegrationSettings<Scalar>& how, std::size_t group = 1) {
   if constexpr (std::is_same_v<Kinds, RuntimeKinds>) {
     with_sample_kinds(choose_sample_kinds(shared, how), [&](auto kinds) {
       run_sample_in_batch<Scalar, decltype(kinds), Layout, Access>(inputs, outputs, trajectory, status, n, i, shared,
-                                                                   how);
+                                                                   how, group);
     });
     return;
   } else {
-    // By sample: the sample's own block, written as a one-sample batch.
+    // By group: the group's block, written as a batch of `group` samples.
     std::size_t sink_n = n, sink_i = i;
-    if constexpr (Layout == TrajectoryLayout::by_sample) {
-      sink_n = 1;
-      sink_i = 0;
+    if constexpr (Layout == TrajectoryLayout::by_group) {
+      sink_n = group;
+      sink_i = i % group;
     }
     TrajectorySink<Scalar, StoredOut> sink{&shared.output_times, trajectory, sink_n, sink_i, 0};
     // The model values stay in their columns (none loaded here): own_values_in_batch reads them.

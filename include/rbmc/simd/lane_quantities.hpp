@@ -1,5 +1,5 @@
 // The quantities of W samples at every output time (rbmc/stats/output_quantities.hpp) computed
-// together in SIMD lanes on the CPU, from their states by sample: the same function as one
+// together in SIMD lanes on the CPU, from their group's states: the same function as one
 // sample's, computed_quantities_at, instantiated on Lanes<Scalar, W>, so every value equals the
 // one-sample path's bit for bit (tests/host/rk4_lanes_test.cpp). Every operation is one vector
 // instruction, the attitude angle's atan2 included (a polynomial, portable_math.hpp; the C
@@ -46,8 +46,8 @@ inline void mark_overflowed_quantities(const RigidBodyState<Lanes<S, W>>& x, Lan
 }
 
 // Samples first, ..., first + G W − 1 of a batch of n, G lane groups of W: their inputs
-// (sample_layout.hpp), their states at the output times in group_states (sample first's block,
-// then the others', TrajectoryLayout::by_sample), the nominal attitude at each output time, into
+// (sample_layout.hpp), their states at the output times in group_states (their groups' blocks, one
+// after another, TrajectoryLayout::by_group), the nominal attitude at each output time, into
 // quantities ((times × quantity::count, n)): the columns in `kept` (quantity_columns_of the run's
 // [output] statistics), the others untouched. Returns false, having written nothing, where the
 // lanes cannot take the samples (their bodies disagree on their centre of mass lying at the
@@ -77,49 +77,37 @@ inline bool lane_quantities(const double* inputs, const double* group_states, st
     set_lane(loads[lane / W], lane % W, own_loads);
   }
   // Stage: at each output time, the lanes' states, their quantities, each column's G W values.
-  // The states are transposed into lanes a chunk of output times at a time, through a buffer
-  // that is written element by element and read back as whole vectors only after the chunk is
-  // written (a vector read right after its lanes' scalar stores cannot take them from the store
-  // buffer). Each column's values leave in G vector stores instead of G W scalar ones, and where
-  // they fill whole lines, through non-temporal stores, which do not read the line first: the
-  // batch's columns, each in its own pages, are far more than the caches hold, so each line
-  // written was a miss to memory (bench/RESULTS.md, 2026-11-25, ninth session; 2026-11-27 for
-  // AVX2, whose half lines had been written with plain stores).
+  // Each state component's W values lie together in its group's block, one vector load. Each
+  // column's values leave in G vector stores, and where they fill whole lines, through
+  // non-temporal stores, which do not read the line first: the batch's columns, each in its own
+  // pages, are far more than the caches hold, so each line written was a miss to memory
+  // (bench/RESULTS.md, 2026-11-25, ninth session; 2026-11-27 for AVX2, whose half lines had been
+  // written with plain stores).
   const int n_times = shared.output_times.n;
-  const std::size_t block = std::size_t(n_times) * kTrajectoryColumns;
+  const std::size_t block = std::size_t(n_times) * kTrajectoryColumns * W;  // a group's states
   // Whole cache lines where the columns allow (quantities' and each column's start on a line).
   const bool whole_lines = (G * W) % 8 == 0 && reinterpret_cast<std::uintptr_t>(quantities) % 64 == 0 && n % 8 == 0 &&
                            first % 8 == 0;
-  constexpr int kChunk = 16;  // output times transposed at once: 13 × 16 × G W values, in L1
-  alignas(64) Scalar lanes_of[kChunk][kTrajectoryColumns][G][W];
-  for (int k0 = 0; k0 < n_times; k0 += kChunk) {
-    const int chunk = n_times - k0 < kChunk ? n_times - k0 : kChunk;
-    for (int lane = 0; lane < G * W; ++lane) {
-      const double* x = group_states + std::size_t(lane) * block + std::size_t(k0) * kTrajectoryColumns;
-      for (int j = 0; j < chunk; ++j)
-        for (int c = 0; c < kTrajectoryColumns; ++c) lanes_of[j][c][lane / W][lane % W] = Scalar(x[j * kTrajectoryColumns + c]);
+  for (int k = 0; k < n_times; ++k) {
+    const Quaternion<Scalar>& one_nominal = nominal_q[k];
+    const Quaternion<L> nominal{L(one_nominal.w), L(one_nominal.x), L(one_nominal.y), L(one_nominal.z)};
+    L q[G][quantity::count];
+    for (int g = 0; g < G; ++g) {
+      const double* const x_k = group_states + std::size_t(g) * block + std::size_t(k) * kTrajectoryColumns * W;
+      StateVector<L> y;
+      for (int c = 0; c < kTrajectoryColumns; ++c) y(c) = load_lanes<Scalar, W>(x_k + std::size_t(c) * W);
+      const RigidBodyState<L> x = unpack(y);
+      computed_quantities_at(loads[g], SharedValuesOnly{}, model[g], x, nominal, q[g]);
+      mark_overflowed_quantities(x, q[g]);
     }
-    for (int j = 0; j < chunk; ++j) {
-      const int k = k0 + j;
-      const Quaternion<Scalar>& one_nominal = nominal_q[k];
-      const Quaternion<L> nominal{L(one_nominal.w), L(one_nominal.x), L(one_nominal.y), L(one_nominal.z)};
-      L q[G][quantity::count];
-      for (int g = 0; g < G; ++g) {
-        StateVector<L> y;
-        for (int c = 0; c < kTrajectoryColumns; ++c) y(c) = lanes_from(lanes_of[j][c][g]);
-        const RigidBodyState<L> x = unpack(y);
-        computed_quantities_at(loads[g], SharedValuesOnly{}, model[g], x, nominal, q[g]);
-        mark_overflowed_quantities(x, q[g]);
-      }
-      for (int c = 0; c < quantity::count; ++c) {
-        if (((kept >> c) & 1u) == 0) continue;  // the stores, not the arithmetic, are the cost
-        double* const column = quantities + (std::size_t(k) * quantity::count + std::size_t(c)) * n + first;
-        for (int g = 0; g < G; ++g) {  // one line's parts one after another
-          if (whole_lines)
-            stream_lanes(q[g][c], column + g * W);
-          else
-            store_lanes(q[g][c], column + g * W);
-        }
+    for (int c = 0; c < quantity::count; ++c) {
+      if (((kept >> c) & 1u) == 0) continue;  // the stores, not the arithmetic, are the cost
+      double* const column = quantities + (std::size_t(k) * quantity::count + std::size_t(c)) * n + first;
+      for (int g = 0; g < G; ++g) {  // one line's parts one after another
+        if (whole_lines)
+          stream_lanes(q[g][c], column + g * W);
+        else
+          store_lanes(q[g][c], column + g * W);
       }
     }
   }

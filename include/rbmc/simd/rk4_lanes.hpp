@@ -21,31 +21,29 @@
 
 namespace rbmc {
 
-// The states at the output times of W samples, each into its own block of a by-sample trajectory
-// buffer (sample_layout.hpp's TrajectoryLayout::by_sample: [k · 13 + c] within the block).
-template <class Scalar, int W, class Stored>
+// The states at the output times of W samples into their group's block (sample_layout.hpp's
+// TrajectoryLayout::by_group: [(k · 13 + c) · W + lane]): each component's W lanes in one store.
+template <class Scalar, int W>
 struct LaneTrajectorySink {
   using L = Lanes<Scalar, W>;
   const OutputTimes<Scalar>* times;
-  Stored* data[W];  // each lane's block; data[0] null: no trajectory is kept
+  double* data;  // the group's block; null: no state is kept
   int next = 0;
 
-  bool active() const { return data[0] != nullptr && next < times->n; }
+  bool active() const { return data != nullptr && next < times->n; }
 
   void write(int k, const RigidBodyState<L>& x) {
     const StateVector<L> y = pack(x);
-    for (int lane = 0; lane < W; ++lane)
-      for (int c = 0; c < kTrajectoryColumns; ++c)
-        data[lane][std::size_t(k) * kTrajectoryColumns + c] = Stored(y(c)[lane]);
+    for (int c = 0; c < kTrajectoryColumns; ++c) store_lanes(y(c), data + (std::size_t(k) * kTrajectoryColumns + c) * W);
   }
   void start(const L& t0, const RigidBodyState<L>& x0) {
     while (active() && times->at(next) <= t0[0]) write(next++, x0);
   }
   // Every lane's step ends at the same time (a fixed step), so lane 0's time stands for all.
-  bool interpolates(const L& t1) const { return data[0] != nullptr && covers_time_before_end(*times, next, t1[0]); }
+  bool interpolates(const L& t1) const { return data != nullptr && covers_time_before_end(*times, next, t1[0]); }
   template <class Interpolant>
   void step(const Interpolant& interp, const L& t1, const RigidBodyState<L>& x1) {
-    if (data[0] == nullptr) return;
+    if (data == nullptr) return;
     next = take_output_times(*times, next, t1[0], [&](int k, Scalar t, bool on_end) {
       write(k, on_end ? x1 : interpolated_state<L>(interp, L(t)));
     });
@@ -137,8 +135,8 @@ inline void set_lane(FreeBodyModel<Lanes<S, W>>& m, int lane, const FreeBodyMode
 }
 
 // Integrates samples first, ..., first + W − 1 of a batch (the layout of sample_layout.hpp) in
-// lanes and stores their results; their states at the output times into group_states (by sample:
-// sample first's block, then the others', TrajectoryLayout::by_sample), or nowhere when null.
+// lanes and stores their results; their states at the output times into group_states (their
+// group's block, TrajectoryLayout::by_group), or nowhere when null.
 // Kinds: FreeBodyRk4Kinds, or RK4 without events (SampleKinds<rk4, false>: any loads and
 // constraint). Returns false, having stored nothing the one-sample path would not overwrite, when
 // the group must go sample by sample.
@@ -190,11 +188,8 @@ inline bool run_rk4_lanes(const StoredIn* inputs, StoredOut* outputs, StoredOut*
     set_lane(lanes_x0, lane, x0[lane]);
   }
   // Stage: integrate, with the one-sample path's stepper and loop (fixed_step.hpp).
-  LaneTrajectorySink<Scalar, W, StoredOut> sink{&shared.output_times, {}, 0};
-  for (int lane = 0; lane < W; ++lane)
-    sink.data[lane] = group_states == nullptr
-                          ? nullptr
-                          : group_states + std::size_t(lane) * std::size_t(shared.output_times.n) * kTrajectoryColumns;
+  static_assert(std::is_same_v<StoredOut, double>, "the lanes store doubles");
+  LaneTrajectorySink<Scalar, W> sink{&shared.output_times, group_states, 0};
   // The lanes' own values are in lanes_loads and lanes_constraint already: nothing to look up.
   using Rate = LaneRate<L, Kinds::free_body>;
   const LoadSet<Scalar>& loads0 = loads[0];
