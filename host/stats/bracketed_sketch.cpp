@@ -6,6 +6,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "host/stats/double_vectors.hpp"
 #include "host/stats/sort_finite.hpp"  // RBMC_VECTOR_CLONES
 
 namespace rbmc {
@@ -16,22 +17,10 @@ constexpr double kInfinity = std::numeric_limits<double>::infinity();
 // Values filtered at a time: their kept ones gather on the stack before the sketch takes them.
 constexpr std::size_t kFilterBlock = 4096;
 
-// The filter's rows, 8 at a time as two vectors of 4 doubles in GCC's vector extension (as the
-// moments' passes, column_moments.cpp: on AVX2 a vector of 8 lowered lane by lane).
-constexpr std::size_t kHalf = 4;
-using Half = double __attribute__((vector_size(kHalf * sizeof(double))));
-using HalfMask = decltype(Half{} < Half{});  // all bits or none per lane
-
-// Rows i, ..., i + 3 of values[0, n); those past its end NaN, which is neither kept nor counted.
-inline Half load_half(const double* x, std::size_t i, std::size_t n) {
-  Half v;
-  if (i + kHalf <= n) {
-    std::memcpy(&v, x + i, sizeof v);
-  } else {
-    for (std::size_t j = 0; j < kHalf; ++j) v[j] = i + j < n ? x[i + j] : std::numeric_limits<double>::quiet_NaN();
-  }
-  return v;
-}
+// The filter's rows, 8 at a time as two vectors of 4 doubles (double_vectors.hpp).
+constexpr std::size_t kHalf = kDoubleVectorLanes;
+using Half = DoubleVector;
+using HalfMask = DoubleVectorMask;
 
 inline bool any_lane(HalfMask m) {
   std::uint64_t bits[kHalf];
@@ -61,7 +50,7 @@ RBMC_VECTOR_CLONES std::size_t keep_inside_brackets(const double* values, std::s
     }
   HalfMask below_lanes[kColumnBrackets] = {}, finite_lanes = {};
   std::size_t count = 0;
-  const auto eight = [&](Half a, Half b) {
+  const auto eight = [&](const Half& a, const Half& b) {
     const BracketMasks<HalfMask> ma = bracket_masks(a, lo_v, hi_v), mb = bracket_masks(b, lo_v, hi_v);
     finite_lanes += ma.finite + mb.finite;
     for (int j = 0; j < kColumnBrackets; ++j) below_lanes[j] += ma.below[j] + mb.below[j];
@@ -82,7 +71,7 @@ RBMC_VECTOR_CLONES std::size_t keep_inside_brackets(const double* values, std::s
     std::memcpy(&b, values + i + kHalf, sizeof b);
     eight(a, b);
   }
-  if (i < n) eight(load_half(values, i, n), load_half(values, i + kHalf, n));
+  if (i < n) eight(load_rows(values, i, n), load_rows(values, i + kHalf, n));
   for (int j = 0; j < kColumnBrackets; ++j) below[j] += count_of(below_lanes[j]);
   finite += count_of(finite_lanes);
   return count;

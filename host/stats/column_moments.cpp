@@ -3,6 +3,7 @@
 #include <cstring>
 #include <limits>
 
+#include "host/stats/double_vectors.hpp"
 #include "host/stats/sort_finite.hpp"  // RBMC_VECTOR_CLONES
 
 namespace rbmc {
@@ -11,25 +12,11 @@ namespace {
 
 // Partial sums a pass keeps: 8 lanes, row i adding to lane i mod 8, so that the result is the
 // same bit for bit on every instruction set. Each pass holds them as two vectors of 4 doubles
-// (lanes 0–3 and 4–7), written with GCC's vector extension, which every target lowers lane by lane
-// with the same operations. Not one vector of 8: on AVX2 (32-byte registers) GCC 12 lowered that
-// vector's comparisons and blends to a scalar comparison, branch and move per lane, which made
-// the first pass 7 times slower (bench/RESULTS.md, 2026-11-27).
-// Left to itself, GCC vectorised the loop over rows and added the lanes one at a time.
-constexpr std::size_t kLanes = 8, kHalf = kLanes / 2;
-using Half = double __attribute__((vector_size(kHalf * sizeof(double))));
+// (lanes 0–3 and 4–7, double_vectors.hpp), combined in a fixed order. Left to itself, GCC
+// vectorised the loop over rows and added the lanes one at a time.
+constexpr std::size_t kLanes = 8, kHalf = kDoubleVectorLanes;
+using Half = DoubleVector;
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
-
-// Rows i, ..., i + kHalf − 1 of a column of n; those past its end as NaN, which no sum counts.
-inline Half load(const double* x, std::size_t i, std::size_t n) {
-  Half v;
-  if (i + kHalf <= n) {
-    std::memcpy(&v, x + i, sizeof v);
-  } else {
-    for (std::size_t j = 0; j < kHalf; ++j) v[j] = i + j < n ? x[i + j] : std::numeric_limits<double>::quiet_NaN();
-  }
-  return v;
-}
 
 // The 8 lanes' partial results (lanes 0–3 in low, 4–7 in high) in a fixed order.
 inline double sum_of(Half low, Half high) {
@@ -65,8 +52,8 @@ struct FirstPassLanes {
 RBMC_VECTOR_CLONES Moments first_pass(const double* x, std::size_t n, double& sum) {
   FirstPassLanes low = FirstPassLanes::start(), high = FirstPassLanes::start();
   for (std::size_t i = 0; i < n; i += kLanes) {
-    low.add(load(x, i, n));
-    high.add(load(x, i + kHalf, n));
+    low.add(load_rows(x, i, n));
+    high.add(load_rows(x, i + kHalf, n));
   }
   Moments m;
   m.count = sum_of(low.count, high.count);
@@ -86,7 +73,7 @@ RBMC_VECTOR_CLONES void second_pass(const double* x, std::size_t n, double mean,
   Half d1[2] = {zero, zero}, d2[2] = {zero, zero};
   for (std::size_t i = 0; i < n; i += kLanes) {
     for (std::size_t h = 0; h < 2; ++h) {
-      const Half v = load(x, i + h * kHalf, n);
+      const Half v = load_rows(x, i + h * kHalf, n);
       const Half d = v - v == zero ? v - mean : zero;
       d1[h] += d;
       d2[h] += d * d;

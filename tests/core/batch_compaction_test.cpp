@@ -87,25 +87,36 @@ TEST(BatchCompaction, CoinsAreFairAndDifferPerColumnAndBatch) {
   EXPECT_EQ(batch_compaction_coins(1, 2, 0), 0u);
 }
 
+// Brackets that overlap ([−1.5, −1.2] inside [−2, −1]), one of a single point ([0, 0]) and an
+// empty one ([3, −∞]), and values that test them: NaN of both signs, infinities, zeros of both
+// signs, each edge and its neighbouring doubles, and `normals` draws of N(0, 2²).
+constexpr double kBracketLo[kColumnBrackets] = {-2.0, -1.5, 0.0, 1.0, 3.0};
+constexpr double kBracketHi[kColumnBrackets] = {-1.0, -1.2, 0.0, 2.0, -std::numeric_limits<double>::infinity()};
+std::vector<double> values_about_the_brackets(unsigned seed, int normals) {
+  const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+  std::vector<double> values = {nan, -nan, inf, -inf, 0.0, -0.0, 3.0, 4.0, 2.5};
+  for (double e : {-2.0, -1.5, -1.2, -1.0, 1.0, 2.0})
+    for (double x : {e, std::nextafter(e, -inf), std::nextafter(e, inf)}) values.push_back(x);
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> normal(0.0, 2.0);
+  for (int i = 0; i < normals; ++i) values.push_back(normal(rng));
+  return values;
+}
+
 // A column's classification against its brackets (tally_value, as the device's kernel and the
 // CPU's reference make it): a value is kept when finite and inside some closed bracket; every
 // other finite value counts below each bracket whose lower edge it is under; non-finite values are
 // neither. Checked against the definition written out, on edge values, zeros of both signs,
 // infinities and NaN, with overlapping, one-point, open and empty brackets.
 TEST(BatchCompaction, TallyKeepsTheValuesInsideSomeBracketAndCountsTheOthersBelowEach) {
-  const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  const double *lo = kBracketLo, *hi = kBracketHi;
   ColumnBrackets b{};
-  const double lo[kColumnBrackets] = {-2.0, -1.5, 0.0, 1.0, 3.0}, hi[kColumnBrackets] = {-1.0, -1.2, 0.0, 2.0, -inf};
   for (int j = 0; j < kColumnBrackets; ++j) {
     b.lo[j] = lo[j];
-    b.hi[j] = hi[j];  // [0, 0]: one point; [3, −∞]: empty
+    b.hi[j] = hi[j];
   }
-  std::vector<double> values = {nan, -nan, inf, -inf, 0.0, -0.0, 3.0, 4.0, 2.5};
-  for (double e : {-2.0, -1.5, -1.2, -1.0, 1.0, 2.0})
-    for (double x : {e, std::nextafter(e, -inf), std::nextafter(e, inf)}) values.push_back(x);
-  std::mt19937_64 rng(3);
-  std::normal_distribution<double> normal(0.0, 2.0);
-  for (int i = 0; i < 2000; ++i) values.push_back(normal(rng));
+  const std::vector<double> values = values_about_the_brackets(3, 2000);
   ColumnTally tally{};
   std::uint64_t kept = 0, below[kColumnBrackets] = {};
   for (double x : values) {
@@ -139,18 +150,12 @@ TEST(BatchCompaction, TallyKeepsTheValuesInsideSomeBracketAndCountsTheOthersBelo
 
 // The rule on a vector of values (GCC's vector extension, as the CPU's filter uses it) gives
 // every lane the mask of that value alone: all bits where the scalar rule gives 1, none where 0.
-// The values of the test above, four at a time in every rotation, against the same brackets.
+// Such values, four at a time in every rotation, against the same brackets.
 TEST(BatchCompaction, TheBracketRuleOnAVectorIsTheRuleOnEachOfItsValues) {
   using Four = double __attribute__((vector_size(4 * sizeof(double))));
   using FourMask = decltype(Four{} < Four{});
-  const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
-  const double lo[kColumnBrackets] = {-2.0, -1.5, 0.0, 1.0, 3.0}, hi[kColumnBrackets] = {-1.0, -1.2, 0.0, 2.0, -inf};
-  std::vector<double> values = {nan, -nan, inf, -inf, 0.0, -0.0, 3.0, 4.0, 2.5};
-  for (double e : {-2.0, -1.5, -1.2, -1.0, 1.0, 2.0})
-    for (double x : {e, std::nextafter(e, -inf), std::nextafter(e, inf)}) values.push_back(x);
-  std::mt19937_64 rng(5);
-  std::normal_distribution<double> normal(0.0, 2.0);
-  for (int i = 0; i < 203; ++i) values.push_back(normal(rng));
+  const double *lo = kBracketLo, *hi = kBracketHi;
+  const std::vector<double> values = values_about_the_brackets(5, 203);
   Four lo_v[kColumnBrackets], hi_v[kColumnBrackets];
   for (int j = 0; j < kColumnBrackets; ++j)
     for (int l = 0; l < 4; ++l) {
