@@ -71,10 +71,10 @@ class CpuBackend final : public Backend {
     const bool quantities = n_times > 0 && how.statistics;
     const bool keep = n_times > 0 && how.keep_states;
     // States at the output times, a lane group's together (TrajectoryLayout::by_group: the
-    // integration's stores stay in the group's own pages). Every row's in the batch's buffer where any row may
-    // be gathered; otherwise only those of the rows named in advance (needs.state_rows), and every
-    // group's pass through a buffer of its thread's own that stays in the core's cache while their
-    // quantities are computed. The main job's batch-wide buffer, 129 MB of 8,192 samples' states
+    // integration's stores stay in the group's own pages). Every row's in the batch's buffer where
+    // any row may be gathered; otherwise only those of the rows named in advance
+    // (needs.state_rows), and every group's pass through a buffer of its thread's own that stays
+    // in the core's cache while their quantities are computed. The main job's batch-wide buffer, 129 MB of 8,192 samples' states
     // of which the file keeps 20, cost its 2.5 s integration 0.1–0.2 s (bench/RESULTS.md,
     // 2026-11-26, fifteenth session).
     every_row_kept_ = keep && (needs.state_rows == nullptr || needs.state_rows->size() == n);
@@ -123,8 +123,9 @@ class CpuBackend final : public Backend {
           if (how.stop != nullptr && how.stop->load(std::memory_order_relaxed)) throw BatchAbandoned();
           const std::size_t i = g * width, group_end = std::min(n, i + width);
           double* const states = states_of(i);
-          if (group == nullptr || group_end - i < width || !group(inputs, outputs, states, status, n, i, shared_, settings))
-            one_by_one(i, group_end, states);
+          const bool in_lanes = group != nullptr && group_end - i == width &&
+                                group(inputs, outputs, states, status, n, i, shared_, settings);
+          if (!in_lanes) one_by_one(i, group_end, states);
           if ((quantities || passing_states) && (group_end - unreduced >= kQuantityBlock || g + 1 == end_group)) {
             if (quantities) {
               const auto start = std::chrono::steady_clock::now();

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "host/io/h5_handle.hpp"
+#include "host/io/statistics_group.hpp"  // the statistics' state, which a suspended run keeps
 #include "host/io/trajectory_chunks.hpp"
 #include "host/scenario/output_schema.hpp"
 #include "host/scenario/scenario.hpp"
@@ -93,11 +94,6 @@ struct SuspendedRun {
   RunTotals totals;
   StatisticsState statistics;
 };
-
-// The statistics' state as a group's datasets (moments, values, value_counts) and attribute
-// (quantile_samples): an interrupted run's /resume, a shard's /shard_state.
-void write_statistics_state(hid_t group, const StatisticsState& state);
-StatisticsState read_statistics_state(const class ResultsReader& r, const std::string& group);
 
 class ResultsWriter {
  public:

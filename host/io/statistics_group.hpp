@@ -1,0 +1,32 @@
+// The results file's /statistics group: each kept quantity's count, moments, extremes and
+// quantiles over the samples at every output time, with units, meanings and named dimensions
+// (docs/output-format.md). And the statistics' mergeable state, which an interrupted run (/resume)
+// and a shard (/shard_state) keep so that a resume or rbmc merge continues them exactly.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <hdf5.h>
+
+#include "host/scenario/scenario.hpp"
+#include "host/stats/run_statistics.hpp"
+
+namespace rbmc {
+
+class ResultsReader;
+
+// Creates /statistics in `file` from the run's statistics, for the quantities the scenario's
+// [output] statistics names.
+void write_statistics_group(hid_t file, const RunStatistics& stats, const Scenario& scenario);
+
+// Attaches the statistics' named dimensions (time, then quantile, then xyz) in each quantity's
+// group of /statistics, where the file has one: after the group is written, or copied.
+void attach_statistics_dimensions(hid_t file, const std::vector<double>& times);
+
+// The statistics' state as a group's datasets (moments, values, value_counts, the sketches') and
+// attribute (quantile_samples).
+void write_statistics_state(hid_t group, const StatisticsState& state);
+StatisticsState read_statistics_state(const ResultsReader& r, const std::string& group);
+
+}  // namespace rbmc
