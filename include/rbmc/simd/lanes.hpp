@@ -139,15 +139,8 @@ inline Lanes<S, W> atan2_hd(const Lanes<S, W>& y, const Lanes<S, W>& x) {
   for (int i = 0; i < W; ++i) r.v[i] = std::atan2(y.v[i], x.v[i]);
   return r;
 }
-// W values from memory as lanes, W doubles as lanes (converted as Scalar(x) converts one), and
-// lanes to memory as doubles (a float lane widened exactly): one vector load or store where the
-// scalar is double.
-template <class S, int W>
-inline Lanes<S, W> lanes_from(const S (&values)[W]) {
-  Lanes<S, W> r;
-  std::memcpy(&r.v, values, sizeof r.v);
-  return r;
-}
+// W doubles from memory as lanes (converted as Scalar(x) converts one), and lanes to memory as
+// doubles (a float lane widened exactly): one vector load or store where the scalar is double.
 template <class S, int W>
 inline Lanes<S, W> load_lanes(const double* in) {
   Lanes<S, W> r;
