@@ -174,6 +174,6 @@ echo "== summary: kernel table, then each run's throughput and stages =="
 cat "$logs/kernel.txt" 2>/dev/null
 for f in $(ls "$logs"/stages-*.txt 2>/dev/null); do
   echo "-- $(basename "$f" .txt)"
-  grep -E "samples |integration |throughput|backend|^  (sample|transfer|integrate|statistics|gather|compress|write|idle|wall) |s wall|file bytes|device MiB|error" "$f"
+  grep -E "samples |integration |throughput|backend|^  (setup|sample|transfer|integrate|statistics|gather|compress|write|idle|wall) |s wall|file bytes|device MiB|error" "$f"
 done
 exit 0

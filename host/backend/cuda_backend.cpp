@@ -100,11 +100,11 @@ class CudaBackend final : public Backend {
     }
     StageClock clock(&timings, Stage::transfer);
     unsigned long long redraws = 0;
-    if (wanted.inputs)
-      RBMC_CUDA_CHECK(cudaMemcpyAsync(inputs, d_drawn_.data(), n_in * sizeof(double), cudaMemcpyDeviceToHost, stream_));
-    if (wanted.params && n_params > 0)
-      RBMC_CUDA_CHECK(cudaMemcpyAsync(params, d_params_.data(), n_params * sizeof(double), cudaMemcpyDeviceToHost, stream_));
     RBMC_CUDA_CHECK(cudaMemcpyAsync(&redraws, device_redraw_count(), sizeof(redraws), cudaMemcpyDeviceToHost, stream_));
+    // Through the page-locked staging, as the outputs: a copy into pageable memory would go
+    // through the driver's own buffer on one thread.
+    if (wanted.inputs) copy_to_host(d_drawn_.data(), n_in, inputs);
+    if (wanted.params && n_params > 0) copy_to_host(d_params_.data(), n_params, params);
     RBMC_CUDA_CHECK(cudaStreamSynchronize(stream_));
     redrawn += redraws;
     drawn_inputs_ = inputs;
@@ -303,30 +303,37 @@ class CudaBackend final : public Backend {
     copy_to_host(d_gathered_.data(), out.size(), out.data());
   }
 
-  // count values from the device into `out` as doubles, in parts through two halves of page-locked
-  // staging: part k + 1 crosses the bus while the host's cores (this process's share of them)
-  // copy part k out. The staging stays kStagingPart values a half whatever the count: a batch's
-  // compacted columns or kept trajectories (hundreds of megabytes) once took as much page-locked
-  // memory, whose allocation cost 0.09–0.12 s of the default scenario's first batch on an H200's
-  // host (bench/RESULTS.md, 2026-11-27). The stream is synchronised, so earlier copies on it are
-  // complete too.
-  void copy_to_host(const Scalar* device_values, std::size_t count, double* out) {
-    constexpr std::size_t kStagingPart = std::size_t(1) << 22;  // values: 32 MiB of doubles
-    const std::size_t parts = (count + kStagingPart - 1) / kStagingPart;
-    staging_.reserve(2 * kStagingPart);
+  // count values (Scalar, or the draws' doubles) from the device into `out` as doubles, in parts
+  // through two halves of page-locked staging: part k + 1 crosses the bus while the host's cores
+  // (this process's share of them) copy part k out. A half is at most kStagingHalf bytes whatever
+  // the count: a batch's compacted columns or kept trajectories (hundreds of megabytes) once took
+  // as much page-locked memory, whose allocation cost 0.09–0.12 s of the default scenario's first
+  // batch on an H200's host (bench/RESULTS.md, 2026-11-27). A small run's copies lock only what
+  // they need, not 64 MiB. The stream is synchronised, so earlier copies on it are complete too.
+  template <class T>
+  void copy_to_host(const T* device_values, std::size_t count, double* out) {
+    constexpr std::size_t kStagingHalf = std::size_t(32) << 20;  // bytes
+    constexpr std::size_t kPart = kStagingHalf / sizeof(T);     // values a half holds
+    const std::size_t parts = (count + kPart - 1) / kPart;
+    // A copy of at most 4 MiB (one part) stages in a buffer of its size; any larger one takes both
+    // halves whole, so that a large run allocates its staging once.
+    const bool small = count * sizeof(T) <= (std::size_t(4) << 20);
+    staging_.reserve(small ? std::max<std::size_t>(count * sizeof(T), 1) : 2 * kStagingHalf);
+    T* const halves[2] = {reinterpret_cast<T*>(staging_.data()),
+                          reinterpret_cast<T*>(staging_.data() + (small ? 0 : kStagingHalf))};
     const auto send = [&](std::size_t k) {  // part k into its half of the staging
-      const std::size_t first = k * kStagingPart, n = std::min(kStagingPart, count - first);
-      RBMC_CUDA_CHECK(cudaMemcpyAsync(staging_.data() + (k % 2) * kStagingPart, device_values + first,
-                                      n * sizeof(Scalar), cudaMemcpyDeviceToHost, stream_));
+      const std::size_t first = k * kPart, n = std::min(kPart, count - first);
+      RBMC_CUDA_CHECK(
+          cudaMemcpyAsync(halves[k % 2], device_values + first, n * sizeof(T), cudaMemcpyDeviceToHost, stream_));
       RBMC_CUDA_CHECK(cudaEventRecord(staged_[k % 2], stream_));
     };
     if (parts > 0) send(0);
     for (std::size_t k = 0; k < parts; ++k) {
       if (k + 1 < parts) send(k + 1);  // into the half part k − 1 left, copied out already
       RBMC_CUDA_CHECK(cudaEventSynchronize(staged_[k % 2]));
-      const std::size_t first = k * kStagingPart, n = std::min(kStagingPart, count - first);
-      const Scalar* from = staging_.data() + (k % 2) * kStagingPart;
-      constexpr std::size_t kBlock = std::size_t(1) << 18;  // 2 MiB of doubles a claim
+      const std::size_t first = k * kPart, n = std::min(kPart, count - first);
+      const T* from = halves[k % 2];
+      constexpr std::size_t kBlock = std::size_t(1) << 18;  // values a claim: 1–2 MiB
       parallel_for((n + kBlock - 1) / kBlock, copy_threads_, [&](std::size_t begin, std::size_t end) {
         std::copy(from + begin * kBlock, from + std::min(n, end * kBlock), out + first + begin * kBlock);
       });
@@ -339,7 +346,7 @@ class CudaBackend final : public Backend {
   cudaDeviceProp properties_{};
   cudaStream_t stream_ = nullptr;
   std::vector<Scalar> staging_in_;
-  cuda::PinnedBuffer<Scalar> staging_;  // what comes back from the device (copy_to_host): two halves
+  cuda::PinnedBuffer<unsigned char> staging_;  // what comes back from the device (copy_to_host)
   cudaEvent_t staged_[2] = {nullptr, nullptr};  // each half's copy done
   unsigned copy_threads_ = 1;
   std::vector<Quaternion<Scalar>> staging_nominal_;

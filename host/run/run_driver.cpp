@@ -702,6 +702,8 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
   journal = !options.journal     ? std::make_unique<RunJournal>()
             : journal_identity ? std::make_unique<RunJournal>(journal_path, this_run, journal_bytes)
                                : std::make_unique<RunJournal>(journal_path, this_run);
+  // Everything since the run started: the backend, the file, the statistics, a replay.
+  driver_seconds[Stage::setup] += std::chrono::duration<double>(Clock::now() - start).count();
   int current = 0;
   for (std::uint64_t first = start_row; first < n_total; first += batch_size, current ^= 1) {
     if (interrupt_requested()) suspend(first);

@@ -98,8 +98,9 @@ void add_shard_totals(const ResultsReader& r, RunTotals& t) {
   t.n_redrawn += std::uint64_t(r.number_attribute("", "n_redrawn_bodies"));
   t.wall_seconds += r.number_attribute("", "wall_seconds");
   if (r.has("timings"))
-    for (int i = 0; i < int(Stage::count); ++i)
-      t.stage_seconds[Stage(i)] += r.number_attribute("timings", stage_name(Stage(i)));
+    for (int i = 0; i < int(Stage::count); ++i)  // a part written before a stage was timed has none of it
+      if (r.has_attribute("timings", stage_name(Stage(i))))
+        t.stage_seconds[Stage(i)] += r.number_attribute("timings", stage_name(Stage(i)));
 }
 
 std::string device_of_shards(const std::vector<ShardFile>& shards) {

@@ -10,6 +10,8 @@
 namespace rbmc {
 
 enum class Stage : int {
+  setup,       // before the first batch: the backend (on a GPU, its context), the results file, the
+               // statistics' state, a resumed run's replay
   sample,      // drawing every sample's inputs (Philox streams, designs)
   transfer,    // host <-> device copies (CUDA)
   integrate,   // the per-sample function over the batch
@@ -22,7 +24,7 @@ enum class Stage : int {
 };
 
 inline constexpr std::array<const char*, std::size_t(Stage::count)> kStageNames = {
-    "sample", "transfer", "integrate", "statistics", "gather", "compress", "write", "idle"};
+    "setup", "sample", "transfer", "integrate", "statistics", "gather", "compress", "write", "idle"};
 
 inline const char* stage_name(Stage s) { return kStageNames[std::size_t(s)]; }
 

@@ -146,6 +146,22 @@ TEST(MergeShards, PartsKeepingSomeQuantitiesMergeIntoTheirStatistics) {
     EXPECT_FALSE(merged.has(std::string("statistics/") + q)) << q;
 }
 
+// The merged file's /timings add up the parts' stage by stage; a part written before a stage
+// was timed (here `setup`, timed since 2026-11-27) adds nothing to it instead of failing the merge.
+TEST(MergeShards, TimingsAddUpThePartsAndToleratePartsWithoutAStage) {
+  test::TempDir dir;
+  const Scenario s = parse_scenario(test::valid_scenario_text(80, 0.2, 0.01), "box.toml");
+  for (std::uint64_t i = 0; i < 2; ++i) run_scenario(s, options_for(dir.file("p" + std::to_string(i) + ".h5"), i, 2));
+  test::remove_root_attribute(dir.file("p1.h5"), "setup", "timings");
+  merge_shards({dir.file("p0.h5"), dir.file("p1.h5")}, dir.file("merged.h5"), false, 1);
+  const ResultsReader p0(dir.file("p0.h5")), p1(dir.file("p1.h5")), merged(dir.file("merged.h5"));
+  EXPECT_FALSE(p1.has_attribute("timings", "setup"));
+  EXPECT_GT(p0.number_attribute("timings", "setup"), 0.0);
+  EXPECT_EQ(merged.number_attribute("timings", "setup"), p0.number_attribute("timings", "setup"));
+  EXPECT_EQ(merged.number_attribute("timings", "integrate"),
+            p0.number_attribute("timings", "integrate") + p1.number_attribute("timings", "integrate"));
+}
+
 TEST(MergeShards, RefusesPartsThatDoNotMakeOneRun) {
   test::TempDir dir;
   const std::string text = test::valid_scenario_text(90, 0.2, 0.01);

@@ -1165,6 +1165,11 @@ TEST(RunDriverOutput, StageTimingsAreRecorded) {
   EXPECT_GT(summary.totals.stage_seconds[Stage::integrate], 0.0);
   EXPECT_GT(summary.totals.stage_seconds[Stage::statistics], 0.0);
   EXPECT_GT(summary.totals.stage_seconds[Stage::compress], 0.0);
+  // Before the first batch (the backend, the file, the statistics): a part of the wall that the
+  // batches' stages, on the same thread after it, do not overlap.
+  EXPECT_GT(summary.totals.stage_seconds[Stage::setup], 0.0);
+  EXPECT_LE(summary.totals.stage_seconds[Stage::setup] + summary.totals.stage_seconds[Stage::integrate],
+            summary.totals.wall_seconds);
   EXPECT_EQ(summary.totals.statistics_merging_seconds, 0.0);  // the CPU's statistics merge on the driver's thread
   EXPECT_GT(summary.totals.statistics_final_seconds, 0.0);    // the final quantiles and their write
   EXPECT_LT(summary.totals.statistics_final_seconds, summary.totals.stage_seconds[Stage::statistics]);

@@ -132,12 +132,12 @@ std::string TempDir::write(const std::string& name, const std::string& text) con
   return p;
 }
 
-void remove_root_attribute(const std::string& path, const char* name) {
+void remove_root_attribute(const std::string& path, const char* name, const char* object) {
   const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
   if (file < 0) throw std::runtime_error("cannot open " + path);
-  const herr_t removed = H5Adelete(file, name);
+  const herr_t removed = H5Adelete_by_name(file, object, name, H5P_DEFAULT);
   H5Fclose(file);
-  if (removed < 0) throw std::runtime_error(path + " has no root attribute " + name);
+  if (removed < 0) throw std::runtime_error(path + " has no attribute " + name + " at " + object);
 }
 
 }  // namespace rbmc::test

@@ -16,8 +16,9 @@ std::string valid_scenario_text(int samples = 64, double duration = 0.5, double 
 // attitude: "uniform_rotation" or "random_axis".
 std::string every_draw_scenario_text(const std::string& design, const std::string& attitude);
 
-// Takes a root attribute away from a results file, as a file written before it was recorded.
-void remove_root_attribute(const std::string& path, const char* name);
+// Takes an attribute of the root (or of the group `object`) away from a results file, as a file
+// written before it was recorded.
+void remove_root_attribute(const std::string& path, const char* name, const char* object = "/");
 
 // A fresh empty directory under the system's temporary directory, removed by its destructor.
 class TempDir {
