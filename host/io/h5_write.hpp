@@ -34,7 +34,11 @@ void write_counts(hid_t parent, const std::string& name, const std::vector<std::
 // A (rows, columns) array; a single column is stored as a 1-D (rows,) dataset.
 void write_matrix(hid_t parent, const std::string& name, const std::vector<double>& values, hsize_t rows, hsize_t columns);
 
-// Flushes and closes a file written at `from`, then renames it to `to` (atomically, on one file system).
+// Flushes and closes a file written at `from`, then renames it to `to` (on one file system). A
+// file already at `to` (--overwrite) is first moved aside to replaced_path(to) and removed after.
 void close_into_place(Handle& file, const std::string& from, const std::string& to);
+
+// Where close_into_place moves the file it replaces, in this process, until it is removed.
+std::string replaced_path(const std::string& to);
 
 }  // namespace rbmc::h5

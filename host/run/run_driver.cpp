@@ -238,8 +238,9 @@ std::size_t batch_size_of(const std::string& identity, std::size_t otherwise) {
   return v > 0 ? v : otherwise;
 }
 
-// Removes OUT.partial-<pid> and OUT.writing-<pid> files a killed run left (the caller holds the
-// output's lock, so no live process is writing them).
+// Removes OUT.partial-<pid> and OUT.writing-<pid> files a killed run left, and the files it was
+// replacing when killed between its two renames (OUT.replaced-<pid>, OUT.partial.replaced-<pid>:
+// h5::close_into_place). The caller holds the output's lock, so no live process is writing them.
 void remove_leftover_temporaries(const std::string& output) {
   namespace fs = std::filesystem;
   const fs::path out(output);
@@ -248,7 +249,7 @@ void remove_leftover_temporaries(const std::string& output) {
   std::error_code e;
   for (const auto& entry : fs::directory_iterator(dir, e)) {
     const std::string f = entry.path().filename().string();
-    for (const char* kind : {".partial-", ".writing-"}) {
+    for (const char* kind : {".partial-", ".writing-", ".replaced-", ".partial.replaced-"}) {
       const std::string prefix = name + kind;
       if (f.size() > prefix.size() && f.compare(0, prefix.size(), prefix) == 0 &&
           f.find_first_not_of("0123456789", prefix.size()) == std::string::npos) {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "host/errors.hpp"
+#include "host/io/h5_write.hpp"
 #include "host/io/results_reader.hpp"
 #include "host/io/results_writer.hpp"
 #include "rbmc/sample/sample_layout.hpp"
@@ -175,6 +176,34 @@ TEST(ResultsFile, RefusesToReplaceAFileWithoutOverwrite) {
   EXPECT_THROW(ResultsWriter(path, false, {"cpu", "d", "double", &s, 10}), UsageError);
   EXPECT_NO_THROW(ResultsWriter(path, true, {"cpu", "d", "double", &s, 10}));
   EXPECT_THROW(ResultsWriter(dir.file("missing/out.h5"), false, {"cpu", "d", "double", &s, 10}), UsageError);
+}
+
+// A finished file takes the place of one it replaces (--overwrite), which is moved aside first
+// (h5::close_into_place says why) and then removed: nothing is left beside it. Where the aside name
+// is taken, the file is renamed over the old one instead, and what holds the name is left alone.
+TEST(ResultsFile, AReplacedFileLeavesNothingBesideTheNewOne) {
+  test::TempDir dir;
+  const std::string to = dir.write("out.h5", "the old results");
+  const auto finished_file = [&](const std::string& name) {
+    const std::string from = dir.file(name);
+    h5::Handle file(H5Fcreate(from.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose, "creating " + from);
+    h5::write_string_attribute(file.get(), "which", name);
+    h5::close_into_place(file, from, to);
+  };
+  finished_file("first.partial");
+  EXPECT_EQ(ResultsReader(to).string_attribute("", "which"), "first.partial");
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir.path()), fs::directory_iterator()), 1);
+  fs::create_directories(fs::path(h5::replaced_path(to)) / "occupied");
+  finished_file("second.partial");
+  EXPECT_EQ(ResultsReader(to).string_attribute("", "which"), "second.partial");
+  EXPECT_TRUE(fs::is_directory(fs::path(h5::replaced_path(to)) / "occupied"));
+  EXPECT_FALSE(fs::exists(dir.file("second.partial")));
+  // A file new at its place replaces nothing.
+  fs::remove_all(h5::replaced_path(to));
+  fs::remove(to);
+  finished_file("third.partial");
+  EXPECT_EQ(ResultsReader(to).string_attribute("", "which"), "third.partial");
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir.path()), fs::directory_iterator()), 1);
 }
 
 TEST(ResultsFile, ReadingANonHdf5FileIsAnHdf5Error) {

@@ -59,6 +59,23 @@ TEST(RunDriver, WritesACompleteFile) {
   EXPECT_EQ(r.doubles("samples/params/body.mass").data, mass.data);
 }
 
+// What a killed run of the same output left beside it (its temporary files, and the file it was
+// replacing when killed between its two renames) is removed under the output's lock; files of other
+// outputs, and names that only look alike, are not.
+TEST(RunDriver, AKilledRunsLeftoversOfThisOutputAreRemoved) {
+  test::TempDir dir;
+  const Scenario s = parse_scenario(test::valid_scenario_text(20), "box.toml");
+  const std::vector<std::string> leftovers{"r.h5.partial-12", "r.h5.writing-34", "r.h5.replaced-56",
+                                           "r.h5.partial.replaced-78"},
+      kept{"r.h5.replaced-x", "r.h5.replaced-", "other.h5.replaced-56", "other.h5.partial-12"};
+  for (const std::string& f : leftovers) dir.write(f, "left");
+  for (const std::string& f : kept) dir.write(f, "kept");
+  run_scenario(s, cpu_options(dir.file("r.h5"), 1, 20));
+  for (const std::string& f : leftovers) EXPECT_FALSE(fs::exists(dir.file(f))) << f;
+  for (const std::string& f : kept) EXPECT_TRUE(fs::exists(dir.file(f))) << f;
+  EXPECT_TRUE(fs::exists(dir.file("r.h5")));
+}
+
 // Results depend on nothing but the scenario, the seed and the precision: thread count and batch
 // size leave every number unchanged, bit for bit.
 TEST(RunDriver, ThreadsAndBatchSizeDoNotChangeAnyNumber) {
