@@ -62,7 +62,7 @@ void close_into_place(Handle& file, const std::string& from, const std::string& 
   std::error_code e, ignored;
   const std::string aside = replaced_path(to);
   bool moved_aside = false;
-  if (fs::exists(to, ignored)) {
+  if (fs::is_regular_file(fs::symlink_status(to, ignored))) {  // anything else in the way fails the rename, as before
     fs::rename(to, aside, e);
     moved_aside = !e;  // else renamed over, as before
     e.clear();

@@ -180,7 +180,8 @@ TEST(ResultsFile, RefusesToReplaceAFileWithoutOverwrite) {
 
 // A finished file takes the place of one it replaces (--overwrite), which is moved aside first
 // (h5::close_into_place says why) and then removed: nothing is left beside it. Where the aside name
-// is taken, the file is renamed over the old one instead, and what holds the name is left alone.
+// is taken, the file is renamed over the old one instead, and what holds the name is left alone;
+// what is not a file is never moved.
 TEST(ResultsFile, AReplacedFileLeavesNothingBesideTheNewOne) {
   test::TempDir dir;
   const std::string to = dir.write("out.h5", "the old results");
@@ -204,6 +205,13 @@ TEST(ResultsFile, AReplacedFileLeavesNothingBesideTheNewOne) {
   finished_file("third.partial");
   EXPECT_EQ(ResultsReader(to).string_attribute("", "which"), "third.partial");
   EXPECT_EQ(std::distance(fs::directory_iterator(dir.path()), fs::directory_iterator()), 1);
+  // Only a file is moved aside: a directory in the way fails the rename and stays where it is.
+  fs::remove(to);
+  fs::create_directories(fs::path(to) / "in-the-way");
+  EXPECT_THROW(finished_file("fourth.partial"), Hdf5Error);
+  EXPECT_TRUE(fs::is_directory(fs::path(to) / "in-the-way"));
+  EXPECT_FALSE(fs::exists(h5::replaced_path(to)));
+  EXPECT_TRUE(fs::exists(dir.file("fourth.partial")));  // the finished file is kept where it was written
 }
 
 TEST(ResultsFile, ReadingANonHdf5FileIsAnHdf5Error) {
