@@ -3,7 +3,7 @@
 # lease (15 minutes of device time, the start included; 8 files back): unpack the carried Debian
 # packages, build with CUDA and the benchmarks, then, most valuable first, each step under its own
 # time limit and all under one deadline:
-#   the compiler's resource report; the test suite (CUDA against the CPU, sample by sample); the
+#   the CUDA driver's start alone; the compiler's resource report; the test suite (CUDA against the CPU, sample by sample); the
 #   kernel-only table of issue 13; issue 12's end-to-end runs with their stages (`--timings`); the
 #   integrate stage of every example config; the CPU backend on this machine's cores; the JAX peer
 #   on the same GPU. Prints the tables; $OUT gets summary.log and logs.tgz (every log).
@@ -65,6 +65,9 @@ git rev-parse --short HEAD 2>/dev/null || echo "commit unknown"
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv | tee "$logs/gpu.csv"
 echo "$(nproc) cores: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"
 nvcc --version | tail -1
+nvidia-smi --query-gpu=persistence_mode --format=csv,noheader | sed 's/^/persistence mode: /'
+# The floor of every GPU run's `setup` stage (twice: the first may load the driver's files).
+for i in 1 2; do python3 bench/cuda_start.py; done | tee "$logs/cuda_start.txt"
 
 if [ "${PREBUILT:-0}" = 1 ]; then
   echo "== prebuilt binaries in $build =="
@@ -170,7 +173,8 @@ if [ "${NCU:-0}" = 1 ] && command -v ncu >/dev/null; then
     $build/bench/rbmc_kernel_bench 262144 1000 1
 fi
 
-echo "== summary: kernel table, then each run's throughput and stages =="
+echo "== summary: the CUDA start, the kernel table, then each run's throughput and stages =="
+cat "$logs/cuda_start.txt" 2>/dev/null
 cat "$logs/kernel.txt" 2>/dev/null
 for f in $(ls "$logs"/stages-*.txt 2>/dev/null); do
   echo "-- $(basename "$f" .txt)"
