@@ -50,10 +50,10 @@ void write_matrix(hid_t parent, const std::string& name, const std::vector<doubl
 std::string replaced_path(const std::string& to) { return to + ".replaced-" + std::to_string(::getpid()); }
 
 // Why aside: renamed over an existing file, ext4 (its auto_da_alloc heuristic) writes out the new
-// file's delayed blocks within the rename, 0.23–0.45 s for the 400–480 MB of a 10⁶-sample run on
-// the development machine and an H100's host (bench/RESULTS.md, 2026-11-27, twenty-third
-// session). Moved aside first, the rename replaces nothing, and removing the old file only
-// releases its blocks. Between the two renames `to` is missing, but both files are on disk; a
+// file's delayed blocks within the rename: 0.35 s for a 400 MB file on the development machine,
+// where the two renames now take under a millisecond and the old file's removal 0.04 s
+// (bench/RESULTS.md, 2026-11-27, twenty-third session; less gained on an H100's host). Moved
+// aside first, the rename replaces nothing, and removing the old file only releases its blocks. Between the two renames `to` is missing, but both files are on disk; a
 // later run of the same output removes the one moved aside (run_driver.cpp's leftovers).
 void close_into_place(Handle& file, const std::string& from, const std::string& to) {
   namespace fs = std::filesystem;
