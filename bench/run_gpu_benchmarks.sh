@@ -3,10 +3,10 @@
 # lease (15 minutes of device time, the start included; 8 files back): unpack the carried Debian
 # packages, build with CUDA and the benchmarks, then, most valuable first, each step under its own
 # time limit and all under one deadline:
-#   the CUDA driver's start alone; the compiler's resource report; the test suite (CUDA against the CPU, sample by sample); the
-#   kernel-only table of issue 13; issue 12's end-to-end runs with their stages (`--timings`); the
-#   integrate stage of every example config; the CPU backend on this machine's cores; the JAX peer
-#   on the same GPU. Prints the tables; $OUT gets summary.log and logs.tgz (every log).
+#   the CUDA driver's start alone (bench/cuda_start.py); the compiler's resource report; the test
+#   suite (CUDA against the CPU, sample by sample); the kernel-only table of issue 13; issue 12's
+#   end-to-end runs with their stages (`--timings`); the integrate stage of every example config;
+#   the CPU backend on this machine's cores; the JAX peer on the same GPU. Prints the tables; $OUT gets summary.log and logs.tgz (every log).
 #   here:   bash bench/fetch_device_packages.sh
 #   device: run(command="bash bench/run_gpu_benchmarks.sh", carry=[".debs"], timeout_s=595)
 # DEADLINE (s, default 540) ends the optional steps early enough to pack the logs; NCU=1 adds a

@@ -152,7 +152,7 @@ TEST(MergeShards, TimingsAddUpThePartsAndToleratePartsWithoutAStage) {
   test::TempDir dir;
   const Scenario s = parse_scenario(test::valid_scenario_text(80, 0.2, 0.01), "box.toml");
   for (std::uint64_t i = 0; i < 2; ++i) run_scenario(s, options_for(dir.file("p" + std::to_string(i) + ".h5"), i, 2));
-  test::remove_root_attribute(dir.file("p1.h5"), "setup", "timings");
+  test::remove_attribute(dir.file("p1.h5"), "setup", "timings");
   merge_shards({dir.file("p0.h5"), dir.file("p1.h5")}, dir.file("merged.h5"), false, 1);
   const ResultsReader p0(dir.file("p0.h5")), p1(dir.file("p1.h5")), merged(dir.file("merged.h5"));
   EXPECT_FALSE(p1.has_attribute("timings", "setup"));
@@ -193,7 +193,7 @@ TEST(MergeShards, RefusesPartsThatDoNotMakeOneRun) {
   EXPECT_NE(refusal({"p0.h5", "p1.h5", "cut.h5.partial"}).find("incomplete"), std::string::npos);
   // A part drawn by a build whose draws differ (a file from before the revision was recorded).
   fs::copy_file(dir.file("p2.h5"), dir.file("old.h5"));
-  test::remove_root_attribute(dir.file("old.h5"), "draw_revision");
+  test::remove_attribute(dir.file("old.h5"), "draw_revision");
   EXPECT_EQ(ResultsReader(dir.file("old.h5")).draw_revision(), 1);
   const std::string refused = "draws differ (draw revision 1 against " + std::to_string(kDrawRevision) + ")";
   EXPECT_NE(refusal({"p0.h5", "p1.h5", "old.h5"}).find(refused), std::string::npos);

@@ -161,7 +161,7 @@ TEST(RunDriver, AResumedRunEqualsAnUninterruptedOne) {
   // Nor can a build whose draws differ (here: the file's revision taken away, as before it was
   // recorded), and the refusal leaves the interrupted run as it was.
   fs::copy_file(dir.file("r.h5.partial"), dir.file("saved.partial"));
-  test::remove_root_attribute(dir.file("r.h5.partial"), "draw_revision");
+  test::remove_attribute(dir.file("r.h5.partial"), "draw_revision");
   try {
     run_scenario(s, resume);
     ADD_FAILURE() << "resumed a run drawn by another build";

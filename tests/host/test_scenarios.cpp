@@ -132,7 +132,7 @@ std::string TempDir::write(const std::string& name, const std::string& text) con
   return p;
 }
 
-void remove_root_attribute(const std::string& path, const char* name, const char* object) {
+void remove_attribute(const std::string& path, const char* name, const char* object) {
   const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
   if (file < 0) throw std::runtime_error("cannot open " + path);
   const herr_t removed = H5Adelete_by_name(file, object, name, H5P_DEFAULT);

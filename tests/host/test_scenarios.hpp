@@ -18,7 +18,7 @@ std::string every_draw_scenario_text(const std::string& design, const std::strin
 
 // Takes an attribute of the root (or of the group `object`) away from a results file, as a file
 // written before it was recorded.
-void remove_root_attribute(const std::string& path, const char* name, const char* object = "/");
+void remove_attribute(const std::string& path, const char* name, const char* object = "/");
 
 // A fresh empty directory under the system's temporary directory, removed by its destructor.
 class TempDir {
