@@ -168,6 +168,37 @@ class Backend {
   // `trajectories` is resized to that and every value overwritten (whatever it held before).
   virtual void gather_trajectories(const std::vector<std::uint32_t>& rows, std::vector<double>& trajectories,
                                    StageTimings& timings) = 0;
+
+  // The overlap of batches (issue 12): a backend that integrates on a device may begin the next
+  // batch (its draws and its integration, into buffers of their own) while the host still reduces
+  // and gathers the batch before it, so that the device is not idle meanwhile.
+  //
+  // begin_batch: stages sample and integrate of rows [0, n) drawn as samples index[0, n) (read
+  // before it returns), started without waiting for them; every row's states are kept (no
+  // BatchNeeds). Returns false, having done nothing, when the backend does not begin batches ahead
+  // (the CPU's, whose threads are all busy integrating): the caller then calls draw_inputs (or
+  // draws on the host) and integrate. At most one batch is begun and not finished; the later
+  // primitives (reduce_statistics..., gather_trajectories) still refer to the batch integrated
+  // before it until finish_batch.
+  virtual bool begin_batch(const SamplingPlan& /*plan*/, const std::uint64_t* /*index*/, std::size_t /*n*/,
+                           const BatchIntegration& /*how*/) {
+    return false;
+  }
+  // Waits for the batch begun last and copies back what draw_inputs and integrate would have: the
+  // `wanted` drawn columns into inputs and params, the outputs and status; adds its redraws to
+  // `redrawn`. From here the later primitives refer to it. Throws BatchAbandoned when a stop was
+  // requested while it integrated (its outputs are then undefined). Its own stages' time (the
+  // draws, the kernel: spent while the host worked on the batch before it) is added to `ahead`,
+  // the time spent waiting for them here to `timings` as idle, the copies back as transfer.
+  virtual void finish_batch(double* /*inputs*/, double* /*params*/, const DrawnColumnsWanted& /*wanted*/,
+                            double* /*outputs*/, std::uint8_t* /*status*/, std::uint64_t& /*redrawn*/,
+                            StageTimings& /*timings*/, StageTimings& /*ahead*/) {
+    throw std::logic_error("finish_batch: no batch was begun (begin_batch returned false)");
+  }
+  // Forgets the batch begun last, if any, once the backend no longer works on it (abandoned as
+  // soon as it can be): what its integration uses (the BatchIntegration, its progress counter)
+  // may go after this returns. Never throws; the batches finished before it are untouched.
+  virtual void drop_batch() noexcept {}
 };
 
 // threads = 0: all cores. RK4 runs of a free body, or of a body under gravity alone with a

@@ -77,6 +77,8 @@ void print_timings(const RunSummary& r) {
     if (stage == Stage::statistics && r.totals.statistics_merging_seconds > 0)
       std::printf("  (%.3f s of it merging on its own thread, overlaps the next batch)",
                   r.totals.statistics_merging_seconds);
+    if (stage == Stage::integrate && r.totals.integrate_ahead_seconds > 0)
+      std::printf("  (%.3f s of it begun ahead, overlaps the previous batch)", r.totals.integrate_ahead_seconds);
     if (stage == Stage::statistics && r.totals.statistics_final_seconds > 0)
       std::printf("  (%.3f s of it after the last batch: the final quantiles and their write)",
                   r.totals.statistics_final_seconds);

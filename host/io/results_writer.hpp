@@ -79,6 +79,10 @@ struct RunTotals {
   // Of stage_seconds[statistics], the final quantiles and the write of /statistics after the last
   // batch: on the driver's path, overlapping nothing.
   double statistics_final_seconds = 0;
+  // Of stage_seconds[integrate], the batches a backend began ahead (Backend::begin_batch: a GPU's
+  // kernel while the host reduces the batch before it): off the driver's path unless the driver
+  // waits for them (idle).
+  double integrate_ahead_seconds = 0;
 };
 
 // The time now as the file's `created` attribute holds it (2026-11-23T09:00:00Z).

@@ -30,7 +30,12 @@ ProgressReport::~ProgressReport() {
 }
 
 void ProgressReport::batches_done(std::uint64_t rows) {
-  in_batch_.store(0, std::memory_order_relaxed);
+  // The samples the finished batches added to in_batch come off it; those of a batch begun ahead
+  // (Backend::begin_batch) stay. Never below zero: a backend may add none.
+  const std::uint64_t finished = rows - done_.load(std::memory_order_relaxed);
+  std::uint64_t in = in_batch_.load(std::memory_order_relaxed);
+  while (!in_batch_.compare_exchange_weak(in, in - std::min(in, finished), std::memory_order_relaxed)) {
+  }
   done_.store(rows, std::memory_order_relaxed);
 }
 

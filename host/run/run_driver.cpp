@@ -322,6 +322,23 @@ struct BatchStages {
                       BatchNeeds{named ? &batch.named : nullptr}, timings);
   }
 
+  // Stages sample and integrate of the batch after this one, begun on the backend while this
+  // one's statistics and gather run (Backend::begin_batch): the device integrates meanwhile.
+  // Returns whether the backend began it; otherwise sample and integrate run when its turn comes.
+  bool begin_next(const std::vector<std::uint64_t>& index, std::size_t n) const {
+    return backend.begin_batch(plan, index.data(), n, how);
+  }
+
+  // The batch begun by begin_next, finished into its host buffers: what sample and integrate
+  // would have left there. Returns the validity policy's redraws. Throws BatchAbandoned as
+  // integrate does. The backend's time on it before this call goes to `ahead`.
+  std::uint64_t finish_begun(HostBatch& batch, StageTimings& timings, StageTimings& ahead) const {
+    std::uint64_t redrawn = 0;
+    backend.finish_batch(batch.inputs.data(), batch.params.data(), drawn_wanted, batch.outputs.data(),
+                         batch.status.data(), redrawn, timings, ahead);
+    return redrawn;
+  }
+
   // Stage statistics: the batch's quantities reduced by the backend and merged into the run's. A
   // backend that compacts each column for the sketches where it lies (against their brackets)
   // sends far fewer values; they merge on `merging` while the driver goes on, and the next batch's
@@ -601,7 +618,9 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
   CompactedColumns compacted;            // BatchStages::compacted
   // The stages every batch goes through (BatchStages), the write on the writer's thread below.
   const std::vector<SampleDataset> kept_datasets = sample_datasets(scenario);
-  StageTimings driver_seconds, writer_seconds, merge_seconds;
+  // Each thread's own: the driver's, the writer's, the merges', and the backend's on the batches
+  // it began ahead (Backend::finish_batch).
+  StageTimings driver_seconds, writer_seconds, merge_seconds, ahead_seconds;
   std::unique_ptr<RunJournal> journal;
   // Declared after everything their jobs touch (the batches, the statistics, the journal, the
   // timings): when an error unwinds the run, each finishes the job in flight before they are
@@ -623,6 +642,12 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
   };
   ProgressReport progress(options.progress, n_total, start_row, progress_interval);
   how.progress = &progress.in_batch();
+  // However the run ends, a batch the backend began ahead is dropped before what it uses (`how`,
+  // `progress`) goes.
+  struct DropBegunBatch {
+    Backend& backend;
+    ~DropBegunBatch() { backend.drop_batch(); }
+  } drop_begun_batch{*backend};
   // On SIGINT or SIGTERM, between batches: the file so far is kept for --resume.
   const auto suspend = [&](std::uint64_t rows_done) {
     wait_for_writing();
@@ -705,23 +730,44 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
                                : std::make_unique<RunJournal>(journal_path, this_run);
   // Everything since the run started: the backend, the file, the statistics, a replay.
   driver_seconds[Stage::setup] += std::chrono::duration<double>(Clock::now() - start).count();
+  // The next batch's rows' sample indices, known before its turn: a backend that begins it ahead
+  // (Backend::begin_batch) draws and integrates it while this one's statistics and gather run.
+  // They wait here, since the batch buffers they go into may still be being written.
+  bool begun = false;
+  std::vector<std::uint64_t> upcoming;
+  const auto indices_from = [&](std::uint64_t first, std::size_t n, std::vector<std::uint64_t>& index) {
+    index.resize(n);
+    for (std::size_t i = 0; i < n; ++i) index[i] = global_index(first + i);
+  };
   int current = 0;
   for (std::uint64_t first = start_row; first < n_total; first += batch_size, current ^= 1) {
-    if (interrupt_requested()) suspend(first);
+    if (interrupt_requested()) suspend(first);  // a batch begun ahead is abandoned with the backend
     HostBatch& batch = batches[std::size_t(current)];
     const std::size_t n = std::size_t(std::min<std::uint64_t>(batch_size, n_total - first));
     {
       const StageClock clock(&driver_seconds, Stage::sample);
       batch.resize(n, scenario.model_parameters.n, plan.n_parameter_values(), scenario.events.n);
-      batch.index.resize(n);
-      for (std::size_t i = 0; i < n; ++i) batch.index[i] = global_index(first + i);
+      if (first == start_row) indices_from(first, n, batch.index);
+      else batch.index.swap(upcoming);
     }
     // Sampled again on --resume if abandoned: counted once integrated.
-    const std::uint64_t redrawn = stages.sample(batch, n, driver_seconds);
+    std::uint64_t redrawn = 0;
     try {
-      stages.integrate(batch, n, driver_seconds);
+      if (begun) {
+        redrawn = stages.finish_begun(batch, driver_seconds, ahead_seconds);
+      } else {
+        redrawn = stages.sample(batch, n, driver_seconds);
+        stages.integrate(batch, n, driver_seconds);
+      }
     } catch (const BatchAbandoned&) {
       suspend(first);  // the batches before this one are kept; this one is integrated again on --resume
+    }
+    begun = false;
+    if (first + n < n_total) {
+      const std::size_t next_n = std::size_t(std::min<std::uint64_t>(batch_size, n_total - first - n));
+      const StageClock clock(&driver_seconds, Stage::sample);
+      indices_from(first + n, next_n, upcoming);
+      begun = stages.begin_next(upcoming, next_n);
     }
     count_batch(batch, n, redrawn, totals);
     const bool compacted = stages.reduce_statistics(batch, n, driver_seconds);
@@ -768,6 +814,8 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
   totals.stage_seconds = driver_seconds;
   totals.stage_seconds += writer_seconds;
   totals.stage_seconds += merge_seconds;
+  totals.stage_seconds += ahead_seconds;
+  totals.integrate_ahead_seconds = ahead_seconds[Stage::integrate];
   totals.statistics_merging_seconds = merge_seconds[Stage::statistics];
   totals.wall_seconds = wall_before + std::chrono::duration<double>(Clock::now() - start).count();
   // A shard keeps its statistics' state, which rbmc merge needs to merge them exactly.

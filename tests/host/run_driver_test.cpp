@@ -18,10 +18,13 @@
 #include "host/io/results_reader.hpp"
 #include "host/io/run_journal.hpp"
 #include "host/run/batch_sizing.hpp"
+#include "host/sampling/sampling_plan.hpp"
 #include "host/stats/column_moments.hpp"
 #include "host/stats/run_statistics.hpp"
 #include "host/util/environment.hpp"
+#include "host/util/serial_worker.hpp"
 #include "rbmc/random/inverse_transforms.hpp"
+#include "rbmc/sample/draw_inputs.hpp"
 #include "compaction_reference.hpp"
 #include "test_scenarios.hpp"
 
@@ -375,6 +378,221 @@ TEST(RunDriver, DefaultBatchesStopAtTheLargestBatch) {
   ASSERT_EQ(batches.size(), (std::size_t(n) + kLargestBatch - 1) / kLargestBatch);
   for (std::size_t i = 0; i + 1 < batches.size(); ++i) EXPECT_EQ(batches[i], kLargestBatch) << i;
   EXPECT_EQ(batches.back(), std::size_t(n) - (batches.size() - 1) * kLargestBatch);
+}
+
+// The CUDA backend's way of overlapping batches (Backend::begin_batch), with two CPU backends as
+// its two slots: the next batch is drawn (on the host, as the driver draws) and integrated into
+// one on a thread of its own while the driver reduces and gathers the batch before it from the
+// other. The later primitives read the slot integrated last. Notes what it was asked to do.
+class AheadCpuBackend final : public Backend {
+ public:
+  struct Noted {
+    std::size_t begun = 0, finished = 0, abandoned = 0, dropped = 0, integrated = 0;
+  };
+  // stop_at: the begun batch (counted from 1) that sees a request to stop as it starts, as it would
+  // a SIGINT while it integrates; 0: none.
+  explicit AheadCpuBackend(Noted& noted, std::size_t stop_at = 0)
+      : noted_(noted),
+        stop_at_(stop_at),
+        slots_{make_cpu_backend(Precision::float64, 1), make_cpu_backend(Precision::float64, 1)} {}
+  ~AheadCpuBackend() override { wait_for_begun(); }  // not noted: the driver should have dropped it
+  std::string name() const override { return slots_[0]->name(); }
+  std::string device() const override { return slots_[0]->device(); }
+  std::size_t max_batch_size(const BatchIntegration& how) const override { return slots_[0]->max_batch_size(how); }
+  void integrate(const double* inputs, double* outputs, std::uint8_t* status, std::size_t n, const BatchIntegration& how,
+                 const BatchNeeds& needs, StageTimings& timings) override {
+    EXPECT_FALSE(begun_);
+    ++noted_.integrated;
+    slots_[current_ ^ 1]->integrate(inputs, outputs, status, n, how, needs, timings);
+    current_ ^= 1;
+  }
+  void reduce_statistics(const BatchIntegration& how, const std::vector<std::uint32_t>& rows, std::vector<Moments>& moments,
+                         QuantityValues& values, StageTimings& timings) override {
+    slots_[current_]->reduce_statistics(how, rows, moments, values, timings);
+  }
+  void gather_trajectories(const std::vector<std::uint32_t>& rows, std::vector<double>& trajectories,
+                           StageTimings& timings) override {
+    slots_[current_]->gather_trajectories(rows, trajectories, timings);
+  }
+  bool begin_batch(const SamplingPlan& plan, const std::uint64_t* index, std::size_t n,
+                   const BatchIntegration& how) override {
+    EXPECT_FALSE(begun_);
+    begun_ = true;
+    const bool stop = ++noted_.begun == stop_at_;
+    Batch& b = next_;
+    b.index.assign(index, index + n);  // read before returning, as the driver reuses it
+    const int n_model = plan.scenario().model_parameters.n;
+    b.inputs.resize(n * std::size_t(input_column_count(n_model)));
+    b.params.resize(n * std::size_t(plan.n_parameter_values()));
+    b.outputs.resize(n * std::size_t(output_column_count(how.shared.events.n)));
+    b.status.resize(n);
+    b.seconds = StageTimings{};
+    b.redrawn = 0;
+    worker_.submit([this, &b, &plan, &how, n, n_model, stop] {
+      {
+        const StageClock clock(&b.seconds, Stage::sample);
+        for (std::size_t i = 0; i < n; ++i)
+          b.redrawn += draw_batch_row(plan.model(), b.index[i], i, n, n_model, b.inputs.data(), b.params.data()) > 0;
+      }
+      BatchIntegration stopped = how;  // a stop seen by this batch alone, as a SIGINT while it integrates
+      stopped.stop = &stop_requested_;
+      slots_[current_ ^ 1]->integrate(b.inputs.data(), b.outputs.data(), b.status.data(), n, stop ? stopped : how,
+                                      BatchNeeds{}, b.seconds);
+    });
+    return true;
+  }
+  void finish_batch(double* inputs, double* params, const DrawnColumnsWanted& wanted, double* outputs,
+                    std::uint8_t* status, std::uint64_t& redrawn, StageTimings& timings, StageTimings& ahead) override {
+    EXPECT_TRUE(begun_);
+    begun_ = false;
+    try {
+      const StageClock clock(&timings, Stage::idle);
+      worker_.wait();
+    } catch (const BatchAbandoned&) {
+      ++noted_.abandoned;
+      throw;
+    }
+    ++noted_.finished;
+    ahead += next_.seconds;
+    current_ ^= 1;
+    if (wanted.inputs) std::copy(next_.inputs.begin(), next_.inputs.end(), inputs);
+    if (wanted.params) std::copy(next_.params.begin(), next_.params.end(), params);
+    std::copy(next_.outputs.begin(), next_.outputs.end(), outputs);
+    std::copy(next_.status.begin(), next_.status.end(), status);
+    redrawn += next_.redrawn;
+  }
+  void drop_batch() noexcept override {
+    if (begun_) ++noted_.dropped;
+    wait_for_begun();
+  }
+
+ private:
+  void wait_for_begun() noexcept {
+    if (!begun_) return;
+    begun_ = false;
+    try {
+      worker_.wait();
+    } catch (...) {  // abandoned: nothing of it is read
+    }
+  }
+
+  struct Batch {  // the batch begun ahead, in the host's layout
+    std::vector<std::uint64_t> index;
+    std::vector<double> inputs, params, outputs;
+    std::vector<std::uint8_t> status;
+    std::uint64_t redrawn = 0;
+    StageTimings seconds;
+  };
+  Noted& noted_;
+  const std::size_t stop_at_;
+  const std::atomic<bool> stop_requested_{true};
+  std::unique_ptr<Backend> slots_[2];
+  int current_ = 0;  // slots_[current_] integrated the batch the later primitives read
+  bool begun_ = false;
+  Batch next_;
+  SerialWorker worker_;  // last: its job uses the members above
+};
+
+// Issue 12's overlap, as the CUDA backend does it: each batch after the first is begun while the
+// driver still reduces, gathers and writes the one before it. The file is the same bits as a
+// plain run's (the draws and their redraws, outputs, statistics with exact and sketched
+// quantiles, trajectories), each batch but the first is begun ahead and finished, and the
+// integration's time shows as begun ahead.
+TEST(RunDriver, BatchesBegunAheadGiveTheFileOfBatchesRunInTurn) {
+  test::TempDir dir;
+  for (const bool sketched : {false, true}) {
+    SCOPED_TRACE(sketched ? "sketched" : "exact");
+    std::string text = test::valid_scenario_text(1500, 0.5, 0.01);
+    text += "[output]\ninterval = 0.01\ntrajectories = { every = 7 }\n";
+    if (sketched) text += "quantile_memory_mb = 1\n";  // 1500 × 51 × 12 values: past 1 MiB
+    const Scenario s = parse_scenario(text, "box.toml");
+    RunOptions plain = cpu_options(dir.file("plain.h5"), 2, 256);
+    plain.overwrite = true;
+    run_scenario(s, plain);
+    AheadCpuBackend::Noted noted;
+    RunOptions o = cpu_options(dir.file("ahead.h5"), 2, 256);
+    o.overwrite = true;
+    o.make_backend = [&noted] { return std::make_unique<AheadCpuBackend>(noted); };
+    const RunSummary summary = run_scenario(s, o);
+    EXPECT_EQ(noted.integrated, 1u);  // the first batch, in turn
+    EXPECT_EQ(noted.begun, 5u);       // 1500 = 5 × 256 + 220: the other five
+    EXPECT_EQ(noted.finished, 5u);
+    EXPECT_EQ(noted.dropped, 0u);
+    EXPECT_GT(summary.totals.integrate_ahead_seconds, 0.0);
+    EXPECT_LE(summary.totals.integrate_ahead_seconds, summary.totals.stage_seconds[Stage::integrate]);
+    const ResultsReader a(dir.file("plain.h5")), b(dir.file("ahead.h5"));
+    EXPECT_EQ(a.string_attribute("statistics", "quantile_method").find("sketch") != std::string::npos, sketched);
+    for (const char* d : {"samples/final/position", "samples/final/orientation", "samples/body/inertia",
+                          "samples/initial/angular_velocity", "samples/params/body.mass", "trajectories/position",
+                          "statistics/angular_velocity/mean", "statistics/angular_velocity/sd",
+                          "statistics/attitude_angle/quantiles", "statistics/kinetic_energy/quantiles"})
+      EXPECT_EQ(a.doubles(d).data, b.doubles(d).data) << d;
+    EXPECT_EQ(a.uint8s("samples/status").data, b.uint8s("samples/status").data);
+    EXPECT_EQ(a.uint64s("trajectories/sample_index").data, b.uint64s("trajectories/sample_index").data);
+    EXPECT_EQ(a.number_attribute("", "total_steps"), b.number_attribute("", "total_steps"));
+  }
+  // Every kind of draw, bodies redrawn among them: the same draws and redraw count.
+  const Scenario every = parse_scenario(test::every_draw_scenario_text("latin_hypercube", "uniform_rotation"), "e.toml");
+  RunOptions plain = cpu_options(dir.file("plain.h5"), 2, 64);
+  plain.overwrite = true;
+  run_scenario(every, plain);
+  AheadCpuBackend::Noted noted;
+  RunOptions o = cpu_options(dir.file("ahead.h5"), 2, 64);
+  o.overwrite = true;
+  o.make_backend = [&noted] { return std::make_unique<AheadCpuBackend>(noted); };
+  run_scenario(every, o);
+  EXPECT_EQ(noted.begun, 4u);  // 300 = 4 × 64 + 44
+  const ResultsReader a(dir.file("plain.h5")), b(dir.file("ahead.h5"));
+  EXPECT_GT(a.number_attribute("", "n_redrawn_bodies"), 0);
+  EXPECT_EQ(a.number_attribute("", "n_redrawn_bodies"), b.number_attribute("", "n_redrawn_bodies"));
+  for (const char* d : {"samples/body/mass", "samples/body/inertia", "samples/initial/orientation",
+                        "samples/final/position"})
+    EXPECT_EQ(a.doubles(d).data, b.doubles(d).data) << d;
+}
+
+// A stop while batches are begun ahead: requested between batches, the batch begun is dropped
+// (abandoned with the backend, before the run's state it uses goes); requested while a begun batch
+// integrates, its finish throws BatchAbandoned and it is integrated again on --resume. Either way
+// the resumed file equals an uninterrupted run's.
+TEST(RunDriver, AStopWithABatchBegunAheadKeepsTheBatchesBeforeIt) {
+  test::TempDir dir;
+  const Scenario s = parse_scenario(
+      test::valid_scenario_text(200, 0.5, 0.01) + "[output]\ninterval = 0.1\ntrajectories = { every = 7 }\n",
+      "box.toml");
+  run_scenario(s, cpu_options(dir.file("whole.h5"), 2, 32));
+  for (const bool while_integrating : {false, true}) {
+    SCOPED_TRACE(while_integrating ? "while a begun batch integrates" : "between batches");
+    AheadCpuBackend::Noted noted;
+    RunOptions o = cpu_options(dir.file("r.h5"), 2, 32);
+    o.overwrite = true;
+    // Between batches: after the third is written, with the fourth begun. While integrating: the
+    // third begun batch (rows 96 to 128) sees the stop as it starts.
+    if (while_integrating) {
+      o.make_backend = [&noted] { return std::make_unique<AheadCpuBackend>(noted, 3); };
+    } else {
+      o.make_backend = [&noted] { return std::make_unique<AheadCpuBackend>(noted); };
+      o.after_batch = [](std::uint64_t rows) {
+        if (rows == 96) interrupt_requested() = true;
+      };
+    }
+    EXPECT_THROW(run_scenario(s, o), Interrupted);
+    interrupt_requested() = false;
+    EXPECT_EQ(noted.begun, 3u);
+    EXPECT_EQ(noted.finished, 2u);
+    EXPECT_EQ(noted.abandoned, while_integrating ? 1u : 0u);
+    EXPECT_EQ(noted.dropped, while_integrating ? 0u : 1u);
+    EXPECT_EQ(ResultsReader(dir.file("r.h5.partial")).number_attribute("resume", "rows_done"), 96);
+    RunOptions resume = cpu_options(dir.file("r.h5"), 2, 0);
+    resume.resume = true;
+    resume.make_backend = [&noted] { return std::make_unique<AheadCpuBackend>(noted); };
+    run_scenario(s, resume);
+    const ResultsReader a(dir.file("whole.h5")), b(dir.file("r.h5"));
+    for (const char* d : {"samples/final/position", "samples/body/inertia", "trajectories/position",
+                          "statistics/angular_velocity/mean", "statistics/attitude_angle/quantiles"})
+      EXPECT_EQ(a.doubles(d).data, b.doubles(d).data) << d;
+    EXPECT_EQ(a.uint8s("samples/status").data, b.uint8s("samples/status").data);
+    fs::remove(dir.file("r.h5"));
+  }
 }
 
 // A backend that compacts its columns (as the GPU does) has each batch's merged into the run's
