@@ -500,20 +500,23 @@ class AheadCpuBackend final : public Backend {
 // integration's time shows as begun ahead.
 TEST(RunDriver, BatchesBegunAheadGiveTheFileOfBatchesRunInTurn) {
   test::TempDir dir;
+  // The scenario into plain.h5 on the CPU backend, and into ahead.h5 on AheadCpuBackend.
+  const auto run_both = [&dir](const Scenario& s, std::size_t batch, AheadCpuBackend::Noted& noted) {
+    RunOptions plain = cpu_options(dir.file("plain.h5"), 2, batch);
+    plain.overwrite = true;
+    run_scenario(s, plain);
+    RunOptions o = cpu_options(dir.file("ahead.h5"), 2, batch);
+    o.overwrite = true;
+    o.make_backend = [&noted] { return std::make_unique<AheadCpuBackend>(noted); };
+    return run_scenario(s, o);
+  };
   for (const bool sketched : {false, true}) {
     SCOPED_TRACE(sketched ? "sketched" : "exact");
     std::string text = test::valid_scenario_text(1500, 0.5, 0.01);
     text += "[output]\ninterval = 0.01\ntrajectories = { every = 7 }\n";
     if (sketched) text += "quantile_memory_mb = 1\n";  // 1500 × 51 × 12 values: past 1 MiB
-    const Scenario s = parse_scenario(text, "box.toml");
-    RunOptions plain = cpu_options(dir.file("plain.h5"), 2, 256);
-    plain.overwrite = true;
-    run_scenario(s, plain);
     AheadCpuBackend::Noted noted;
-    RunOptions o = cpu_options(dir.file("ahead.h5"), 2, 256);
-    o.overwrite = true;
-    o.make_backend = [&noted] { return std::make_unique<AheadCpuBackend>(noted); };
-    const RunSummary summary = run_scenario(s, o);
+    const RunSummary summary = run_both(parse_scenario(text, "box.toml"), 256, noted);
     EXPECT_EQ(noted.integrated, 1u);  // the first batch, in turn
     EXPECT_EQ(noted.begun, 5u);       // 1500 = 5 × 256 + 220: the other five
     EXPECT_EQ(noted.finished, 5u);
@@ -532,15 +535,8 @@ TEST(RunDriver, BatchesBegunAheadGiveTheFileOfBatchesRunInTurn) {
     EXPECT_EQ(a.number_attribute("", "total_steps"), b.number_attribute("", "total_steps"));
   }
   // Every kind of draw, bodies redrawn among them: the same draws and redraw count.
-  const Scenario every = parse_scenario(test::every_draw_scenario_text("latin_hypercube", "uniform_rotation"), "e.toml");
-  RunOptions plain = cpu_options(dir.file("plain.h5"), 2, 64);
-  plain.overwrite = true;
-  run_scenario(every, plain);
   AheadCpuBackend::Noted noted;
-  RunOptions o = cpu_options(dir.file("ahead.h5"), 2, 64);
-  o.overwrite = true;
-  o.make_backend = [&noted] { return std::make_unique<AheadCpuBackend>(noted); };
-  run_scenario(every, o);
+  run_both(parse_scenario(test::every_draw_scenario_text("latin_hypercube", "uniform_rotation"), "e.toml"), 64, noted);
   EXPECT_EQ(noted.begun, 4u);  // 300 = 4 × 64 + 44
   const ResultsReader a(dir.file("plain.h5")), b(dir.file("ahead.h5"));
   EXPECT_GT(a.number_attribute("", "n_redrawn_bodies"), 0);
