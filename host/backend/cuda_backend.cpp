@@ -10,11 +10,11 @@
 #include <vector>
 
 #include "host/backend/backend.hpp"
+#include "host/backend/batch_slots.hpp"
 #include "host/backend/cuda_check.hpp"
 #include "host/backend/device_buffer.hpp"
 #include "host/sampling/sampling_plan.hpp"
 #include "host/util/parallel_for.hpp"
-#include "host/util/serial_worker.hpp"
 #include "kernels/draw_inputs.cuh"
 #include "kernels/run_batch.cuh"
 #include "kernels/statistics.cuh"
@@ -52,7 +52,8 @@ class CudaBackend final : public Backend {
     int n_model_parameters = 0;
     std::size_t n_parameter_values = 0;
     SharedModel<Scalar> shared{};
-    StageTimings seconds;  // begin_batch's thread's stages on it
+    const BatchIntegration* how = nullptr;  // a batch begun ahead's (begin_batch)
+    StageTimings seconds;                   // a batch begun ahead's stages, on the slots' thread
   };
 
  public:
@@ -61,13 +62,13 @@ class CudaBackend final : public Backend {
     if (!cuda_device_available()) throw CudaError("--backend cuda: no CUDA device is present (or its driver is missing)");
     RBMC_CUDA_CHECK(cudaGetDevice(&device_));
     RBMC_CUDA_CHECK(cudaGetDeviceProperties(&properties_, device_));
-    for (Slot& slot : slots_) RBMC_CUDA_CHECK(cudaStreamCreate(&slot.stream));
+    for (Slot& slot : slots_.both()) RBMC_CUDA_CHECK(cudaStreamCreate(&slot.stream));
     for (cudaEvent_t& e : staged_) RBMC_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
   }
   ~CudaBackend() override {
-    drop_batch();
+    slots_.drop();
     for (cudaEvent_t e : staged_) (void)cudaEventDestroy(e);
-    for (Slot& slot : slots_) (void)cudaStreamDestroy(slot.stream);
+    for (Slot& slot : slots_.both()) (void)cudaStreamDestroy(slot.stream);
   }
 
   std::string name() const override { return "cuda"; }
@@ -100,13 +101,12 @@ class CudaBackend final : public Backend {
     return std::max<std::size_t>(1024, share / per_sample);
   }
 
-  // The batch drawn by draw_batch_row on the device (in double, into the slot the batch integrated
-  // last is not in: next_slot), copied to the host where the file keeps it; integrate then rounds
-  // it on the device instead of sending it.
+  // The batch drawn by draw_batch_row on the device (in double, into the next slot), copied to the
+  // host where the file keeps it; integrate then rounds it on the device instead of sending it.
   bool draw_inputs(const SamplingPlan& plan, const std::uint64_t* index, std::size_t n, double* inputs, double* params,
                    const DrawnColumnsWanted& wanted, std::uint64_t& redrawn, StageTimings& timings) override {
-    expect_nothing_begun("draw_inputs");
-    Slot& slot = next_slot();
+    slots_.expect_nothing_begun("draw_inputs");
+    Slot& slot = slots_.next();
     drawn_inputs_ = nullptr;
     {
       StageClock clock(&timings, Stage::transfer);
@@ -124,13 +124,13 @@ class CudaBackend final : public Backend {
     return true;
   }
 
-  // In next_slot (where draw_inputs left its draws); the later primitives then read that slot.
+  // In the next slot (where draw_inputs left its draws); the later primitives then read that slot.
   // Keeps every row's states on the device (needs.state_rows unused): its statistics' quantities
   // read them all.
   void integrate(const double* inputs, double* outputs, std::uint8_t* status, std::size_t n, const BatchIntegration& how,
                  const BatchNeeds& /*needs*/, StageTimings& timings) override {
-    expect_nothing_begun("integrate");
-    Slot& slot = next_slot();
+    slots_.expect_nothing_begun("integrate");
+    Slot& slot = slots_.next();
     const bool drawn_here = inputs == drawn_inputs_ && n == drawn_n_;
     drawn_inputs_ = nullptr;
     slot.n = n;
@@ -152,75 +152,59 @@ class CudaBackend final : public Backend {
       launch_in_parts(slot, how, nullptr);
       RBMC_CUDA_CHECK(cudaStreamSynchronize(slot.stream));
     }
-    current_ ^= 1;
+    slots_.integrated();
     StageClock clock(&timings, Stage::transfer);
     copy_outputs_back(slot, how, outputs, status);
   }
 
-  // The batch drawn and integrated in next_slot, on a thread of its own (`launching_`, which
-  // waits on the slot's stream and checks for a stop between the parts of the kernel) while the
-  // driver reduces and gathers the current slot's batch on its stream.
+  // The batch drawn and integrated in the next slot, on the slots' thread (which waits on the
+  // slot's stream and checks for a stop between the parts of the kernel) while the driver reduces
+  // and gathers the current slot's batch on its stream.
   bool begin_batch(const SamplingPlan& plan, const std::uint64_t* index, std::size_t n,
                    const BatchIntegration& how) override {
-    expect_nothing_begun("begin_batch");
+    slots_.expect_nothing_begun("begin_batch");
     drawn_inputs_ = nullptr;
-    Slot& slot = next_slot();
+    Slot& slot = slots_.next();
     slot.n = n;
     slot.seconds = StageTimings{};
-    dropping_.store(false, std::memory_order_relaxed);
+    slot.how = &how;
     // The index crosses here, from memory the driver reuses once this returns (a copy from
     // pageable memory is staged before the call returns); the tables too (once per plan).
     send_index(plan, index, n, slot);
     reserve_for_integration(slot, how);
-    begun_ = true;
-    launching_.submit([this, &slot, &how] {
+    slots_.begin([this](Slot& begun, const std::atomic<bool>& dropped) {
       RBMC_CUDA_CHECK(cudaSetDevice(device_));  // a thread's current device is the first until set
       {
-        StageClock clock(&slot.seconds, Stage::sample);
-        draw(slot);
-        RBMC_CUDA_CHECK(cudaStreamSynchronize(slot.stream));
+        StageClock clock(&begun.seconds, Stage::sample);
+        draw(begun);
+        RBMC_CUDA_CHECK(cudaStreamSynchronize(begun.stream));
       }
-      StageClock clock(&slot.seconds, Stage::integrate);
-      round_draws(slot);
-      launch_in_parts(slot, how, &dropping_);
-      RBMC_CUDA_CHECK(cudaStreamSynchronize(slot.stream));
+      StageClock clock(&begun.seconds, Stage::integrate);
+      round_draws(begun);
+      launch_in_parts(begun, *begun.how, &dropped);
+      RBMC_CUDA_CHECK(cudaStreamSynchronize(begun.stream));
     });
-    begun_how_ = &how;
     return true;
   }
 
+  // Rethrows BatchAbandoned, or a CUDA error of the slots' thread.
   void finish_batch(double* inputs, double* params, const DrawnColumnsWanted& wanted, double* outputs,
                     std::uint8_t* status, std::uint64_t& redrawn, StageTimings& timings, StageTimings& ahead) override {
-    if (!begun_) throw std::logic_error("finish_batch: no batch was begun");
-    begun_ = false;
-    Slot& slot = next_slot();
-    {
-      StageClock clock(&timings, Stage::idle);
-      launching_.wait();  // rethrows BatchAbandoned, or a CUDA error of its thread
-    }
+    Slot& slot = slots_.finish(timings);
     ahead += slot.seconds;
-    current_ ^= 1;
     StageClock clock(&timings, Stage::transfer);
     copy_draws_back(slot, inputs, params, wanted, redrawn);
-    copy_outputs_back(slot, *begun_how_, outputs, status);
+    copy_outputs_back(slot, *slot.how, outputs, status);
   }
 
-  void drop_batch() noexcept override {
-    if (!begun_) return;
-    begun_ = false;
-    dropping_.store(true, std::memory_order_relaxed);
-    try {
-      launching_.wait();
-    } catch (...) {  // abandoned, or failed: either way nothing of it is read
-    }
-  }
+  void drop_batch() noexcept override { slots_.drop(); }
 
   // Quantities and their column moments on the device; only the moments and the quantile rows'
   // values cross to the host.
   void reduce_statistics(const BatchIntegration& how, const std::vector<std::uint32_t>& rows,
                          std::vector<Moments>& moments, QuantityValues& values, StageTimings& timings) override {
     const StageClock clock(&timings, Stage::statistics);
-    const Slot& slot = current_slot();
+    const Slot& slot = slots_.current();
     const std::size_t n = slot.n, columns = quantities_and_moments(how, moments);
     // The quantile rows' values, column by column ((columns, rows), as RunStatistics::add takes them).
     values.assign(rows.size() * columns, 0.0);
@@ -243,7 +227,7 @@ class CudaBackend final : public Backend {
   bool reduce_statistics_compacted(const BatchIntegration& how, const BatchCompactionRequest& request,
                                    const std::vector<ColumnBrackets>& brackets, std::vector<Moments>& moments,
                                    CompactedColumns& compacted, StageTimings& timings) override {
-    const Slot& slot = current_slot();
+    const Slot& slot = slots_.current();
     if (request.keep == 0 || slot.n < 2 * request.keep) return false;
     const StageClock clock(&timings, Stage::statistics);
     const cudaStream_t stream = slot.stream;
@@ -281,7 +265,7 @@ class CudaBackend final : public Backend {
   void gather_trajectories(const std::vector<std::uint32_t>& rows, std::vector<double>& trajectories,
                            StageTimings& timings) override {
     const StageClock clock(&timings, Stage::gather);
-    const Slot& slot = current_slot();
+    const Slot& slot = slots_.current();
     gather_to_host(slot, slot.trajectory.data(), std::size_t(slot.shared.output_times.n) * kTrajectoryColumns, rows,
                    trajectories);
   }
@@ -325,13 +309,6 @@ class CudaBackend final : public Backend {
   }
 
  private:
-  Slot& current_slot() { return slots_[current_]; }  // the batch integrated last
-  Slot& next_slot() { return slots_[current_ ^ 1]; }  // where the next batch is drawn and integrated
-
-  void expect_nothing_begun(const char* primitive) const {
-    if (begun_) throw std::logic_error(std::string(primitive) + ": a batch begun ahead is not finished");
-  }
-
   static bool keeps_states(const BatchIntegration& how) {
     return how.shared.output_times.n > 0 && (how.statistics || how.keep_states);
   }
@@ -409,7 +386,7 @@ class CudaBackend final : public Backend {
   // copied to `moments` (on the stream: complete after its next synchronisation). Returns the
   // number of columns.
   std::size_t quantities_and_moments(const BatchIntegration& how, std::vector<Moments>& moments) {
-    Slot& slot = current_slot();
+    Slot& slot = slots_.current();
     const cudaStream_t stream = slot.stream;
     const int n_times = slot.shared.output_times.n;
     const std::size_t n = slot.n, columns = std::size_t(n_times) * quantity::count;
@@ -489,8 +466,6 @@ class CudaBackend final : public Backend {
   int device_ = 0;
   int sharing_ = 1;  // the processes using this GPU
   cudaDeviceProp properties_{};
-  Slot slots_[2];
-  int current_ = 0;  // slots_[current_] holds the batch integrated last
   std::vector<Scalar> staging_in_;
   cuda::PinnedBuffer<unsigned char> staging_;  // what comes back from the device (copy_to_host)
   cudaEvent_t staged_[2] = {nullptr, nullptr};  // each half's copy done
@@ -509,13 +484,11 @@ class CudaBackend final : public Backend {
   // Sampling on the device: the plan's model (d_sampling_) and tables, shared by the slots.
   cuda::DeviceBuffer<unsigned char> d_sampling_, d_sampling_tables_;
   std::uint64_t sampling_plan_id_ = 0;
-  const double* drawn_inputs_ = nullptr;  // the host's copy of the inputs next_slot() drew, and their rows
+  const double* drawn_inputs_ = nullptr;  // the host's copy of the inputs drawn into the next slot, and their rows
   std::size_t drawn_n_ = 0;
-  // A batch begun ahead (begin_batch): in next_slot(), its draws and kernel on `launching_`.
-  bool begun_ = false;
-  const BatchIntegration* begun_how_ = nullptr;
-  std::atomic<bool> dropping_{false};  // drop_batch's request to abandon it
-  SerialWorker launching_;  // last: its job uses the members above
+  // The batch integrated last (current) and the next one (integrated in turn, or begun ahead).
+  // Last: a batch begun ahead is dropped before the members its work uses go.
+  BatchSlots<Slot> slots_;
 };
 
 }  // namespace

@@ -17,12 +17,12 @@
 #include "host/io/h5_handle.hpp"
 #include "host/io/results_reader.hpp"
 #include "host/io/run_journal.hpp"
+#include "host/backend/batch_slots.hpp"
 #include "host/run/batch_sizing.hpp"
 #include "host/sampling/sampling_plan.hpp"
 #include "host/stats/column_moments.hpp"
 #include "host/stats/run_statistics.hpp"
 #include "host/util/environment.hpp"
-#include "host/util/serial_worker.hpp"
 #include "rbmc/random/inverse_transforms.hpp"
 #include "rbmc/sample/draw_inputs.hpp"
 #include "compaction_reference.hpp"
@@ -380,10 +380,10 @@ TEST(RunDriver, DefaultBatchesStopAtTheLargestBatch) {
   EXPECT_EQ(batches.back(), std::size_t(n) - (batches.size() - 1) * kLargestBatch);
 }
 
-// The CUDA backend's way of overlapping batches (Backend::begin_batch), with two CPU backends as
-// its two slots: the next batch is drawn (on the host, as the driver draws) and integrated into
-// one on a thread of its own while the driver reduces and gathers the batch before it from the
-// other. The later primitives read the slot integrated last. Notes what it was asked to do.
+// The CUDA backend's way of overlapping batches (Backend::begin_batch), through the same
+// BatchSlots, with a CPU backend in each slot: the next batch is drawn (on the host, as the driver
+// draws) and integrated in one on the slots' thread while the driver reduces and gathers the batch
+// before it from the other. Notes what it was asked to do.
 class AheadCpuBackend final : public Backend {
  public:
   struct Noted {
@@ -391,35 +391,31 @@ class AheadCpuBackend final : public Backend {
   };
   // stop_at: the begun batch (counted from 1) that sees a request to stop as it starts, as it would
   // a SIGINT while it integrates; 0: none.
-  explicit AheadCpuBackend(Noted& noted, std::size_t stop_at = 0)
-      : noted_(noted),
-        stop_at_(stop_at),
-        slots_{make_cpu_backend(Precision::float64, 1), make_cpu_backend(Precision::float64, 1)} {}
-  ~AheadCpuBackend() override { wait_for_begun(); }  // not noted: the driver should have dropped it
-  std::string name() const override { return slots_[0]->name(); }
-  std::string device() const override { return slots_[0]->device(); }
-  std::size_t max_batch_size(const BatchIntegration& how) const override { return slots_[0]->max_batch_size(how); }
+  explicit AheadCpuBackend(Noted& noted, std::size_t stop_at = 0) : noted_(noted), stop_at_(stop_at) {
+    for (Slot& slot : slots_.both()) slot.cpu = make_cpu_backend(Precision::float64, 1);
+  }
+  std::string name() const override { return "cpu"; }
+  std::string device() const override { return "the CPU, two slots"; }
+  std::size_t max_batch_size(const BatchIntegration&) const override { return 4096; }
   void integrate(const double* inputs, double* outputs, std::uint8_t* status, std::size_t n, const BatchIntegration& how,
                  const BatchNeeds& needs, StageTimings& timings) override {
-    EXPECT_FALSE(begun_);
+    slots_.expect_nothing_begun("integrate");
     ++noted_.integrated;
-    slots_[current_ ^ 1]->integrate(inputs, outputs, status, n, how, needs, timings);
-    current_ ^= 1;
+    slots_.next().cpu->integrate(inputs, outputs, status, n, how, needs, timings);
+    slots_.integrated();
   }
   void reduce_statistics(const BatchIntegration& how, const std::vector<std::uint32_t>& rows, std::vector<Moments>& moments,
                          QuantityValues& values, StageTimings& timings) override {
-    slots_[current_]->reduce_statistics(how, rows, moments, values, timings);
+    slots_.current().cpu->reduce_statistics(how, rows, moments, values, timings);
   }
   void gather_trajectories(const std::vector<std::uint32_t>& rows, std::vector<double>& trajectories,
                            StageTimings& timings) override {
-    slots_[current_]->gather_trajectories(rows, trajectories, timings);
+    slots_.current().cpu->gather_trajectories(rows, trajectories, timings);
   }
   bool begin_batch(const SamplingPlan& plan, const std::uint64_t* index, std::size_t n,
                    const BatchIntegration& how) override {
-    EXPECT_FALSE(begun_);
-    begun_ = true;
     const bool stop = ++noted_.begun == stop_at_;
-    Batch& b = next_;
+    Slot& b = slots_.next();
     b.index.assign(index, index + n);  // read before returning, as the driver reuses it
     const int n_model = plan.scenario().model_parameters.n;
     b.inputs.resize(n * std::size_t(input_column_count(n_model)));
@@ -428,55 +424,43 @@ class AheadCpuBackend final : public Backend {
     b.status.resize(n);
     b.seconds = StageTimings{};
     b.redrawn = 0;
-    worker_.submit([this, &b, &plan, &how, n, n_model, stop] {
+    // The run's stop request ends it early (a drop on an error waits for it: its batches are small).
+    slots_.begin([this, &plan, &how, n, n_model, stop](Slot& begun, const std::atomic<bool>& /*dropped*/) {
       {
-        const StageClock clock(&b.seconds, Stage::sample);
+        const StageClock clock(&begun.seconds, Stage::sample);
         for (std::size_t i = 0; i < n; ++i)
-          b.redrawn += draw_batch_row(plan.model(), b.index[i], i, n, n_model, b.inputs.data(), b.params.data()) > 0;
+          begun.redrawn +=
+              draw_batch_row(plan.model(), begun.index[i], i, n, n_model, begun.inputs.data(), begun.params.data()) > 0;
       }
       BatchIntegration stopped = how;  // a stop seen by this batch alone, as a SIGINT while it integrates
       stopped.stop = &stop_requested_;
-      slots_[current_ ^ 1]->integrate(b.inputs.data(), b.outputs.data(), b.status.data(), n, stop ? stopped : how,
-                                      BatchNeeds{}, b.seconds);
+      begun.cpu->integrate(begun.inputs.data(), begun.outputs.data(), begun.status.data(), n, stop ? stopped : how,
+                           BatchNeeds{}, begun.seconds);
     });
     return true;
   }
   void finish_batch(double* inputs, double* params, const DrawnColumnsWanted& wanted, double* outputs,
                     std::uint8_t* status, std::uint64_t& redrawn, StageTimings& timings, StageTimings& ahead) override {
-    EXPECT_TRUE(begun_);
-    begun_ = false;
+    const Slot* b = nullptr;
     try {
-      const StageClock clock(&timings, Stage::idle);
-      worker_.wait();
+      b = &slots_.finish(timings);
     } catch (const BatchAbandoned&) {
       ++noted_.abandoned;
       throw;
     }
     ++noted_.finished;
-    ahead += next_.seconds;
-    current_ ^= 1;
-    if (wanted.inputs) std::copy(next_.inputs.begin(), next_.inputs.end(), inputs);
-    if (wanted.params) std::copy(next_.params.begin(), next_.params.end(), params);
-    std::copy(next_.outputs.begin(), next_.outputs.end(), outputs);
-    std::copy(next_.status.begin(), next_.status.end(), status);
-    redrawn += next_.redrawn;
+    ahead += b->seconds;
+    if (wanted.inputs) std::copy(b->inputs.begin(), b->inputs.end(), inputs);
+    if (wanted.params) std::copy(b->params.begin(), b->params.end(), params);
+    std::copy(b->outputs.begin(), b->outputs.end(), outputs);
+    std::copy(b->status.begin(), b->status.end(), status);
+    redrawn += b->redrawn;
   }
-  void drop_batch() noexcept override {
-    if (begun_) ++noted_.dropped;
-    wait_for_begun();
-  }
+  void drop_batch() noexcept override { noted_.dropped += slots_.drop(); }
 
  private:
-  void wait_for_begun() noexcept {
-    if (!begun_) return;
-    begun_ = false;
-    try {
-      worker_.wait();
-    } catch (...) {  // abandoned: nothing of it is read
-    }
-  }
-
-  struct Batch {  // the batch begun ahead, in the host's layout
+  struct Slot {  // a CPU backend, and the batch begun in it in the host's layout
+    std::unique_ptr<Backend> cpu;
     std::vector<std::uint64_t> index;
     std::vector<double> inputs, params, outputs;
     std::vector<std::uint8_t> status;
@@ -486,11 +470,7 @@ class AheadCpuBackend final : public Backend {
   Noted& noted_;
   const std::size_t stop_at_;
   const std::atomic<bool> stop_requested_{true};
-  std::unique_ptr<Backend> slots_[2];
-  int current_ = 0;  // slots_[current_] integrated the batch the later primitives read
-  bool begun_ = false;
-  Batch next_;
-  SerialWorker worker_;  // last: its job uses the members above
+  BatchSlots<Slot> slots_;  // last: a batch begun is dropped (unnoted) before what it uses goes
 };
 
 // Issue 12's overlap, as the CUDA backend does it: each batch after the first is begun while the
