@@ -21,7 +21,8 @@ class ProgressReport {
   ProgressReport& operator=(const ProgressReport&) = delete;
   ~ProgressReport();
 
-  // Rows finished in whole batches; the batch in flight counts its samples in in_batch().
+  // Rows finished in whole batches; the batches in flight (one begun ahead among them) count their
+  // samples in in_batch().
   void batches_done(std::uint64_t rows);
   // The backends add each sample (CPU) or part (CUDA) they finish: BatchIntegration::progress.
   std::atomic<std::uint64_t>& in_batch() { return in_batch_; }
