@@ -369,7 +369,7 @@ class CudaBackend final : public Backend {
   }
 
   // The plan's SamplingModel and its tables copied to the device, once per plan: d_sampling_ holds
-  // the model (pointing at the copies in d_sampling_tables_), then the redraw counter.
+  // the model (pointing at the copies in d_sampling_tables_); each slot has its redraw counter.
   void upload_sampling_tables(const SamplingPlan& plan) {
     const SamplingImage image = sampling_image(plan);
     d_sampling_tables_.reserve(std::max<std::size_t>(image.bytes.size(), 1));
