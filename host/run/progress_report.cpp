@@ -39,6 +39,15 @@ void ProgressReport::batches_done(std::uint64_t rows) {
   done_.store(rows, std::memory_order_relaxed);
 }
 
+void ProgressReport::found_done(std::uint64_t rows) {
+  start_done_.store(rows, std::memory_order_relaxed);
+  done_.store(rows, std::memory_order_relaxed);
+}
+
+std::uint64_t ProgressReport::samples_done() const {
+  return std::min(total_, done_.load(std::memory_order_relaxed) + in_batch_.load(std::memory_order_relaxed));
+}
+
 void ProgressReport::loop() {
   const auto period = std::chrono::duration<double>(terminal_ ? 1.0 : log_seconds_);
   std::unique_lock<std::mutex> lock(mutex_);
@@ -47,10 +56,10 @@ void ProgressReport::loop() {
 
 void ProgressReport::print() {
   const double elapsed = std::chrono::duration<double>(Clock::now() - start_).count();
-  const std::uint64_t done = std::min(total_, done_.load(std::memory_order_relaxed) + in_batch_.load(std::memory_order_relaxed));
+  const std::uint64_t done = samples_done(), found = start_done_.load(std::memory_order_relaxed);
   const double fraction = double(done) / double(total_);
   // The rate of this process, not counting rows a resumed run found done.
-  const double rate = double(done - std::min(done, start_done_)) / std::max(elapsed, 1e-9);
+  const double rate = double(done - std::min(done, found)) / std::max(elapsed, 1e-9);
   const double left = rate > 0 ? double(total_ - done) / rate : 0;
   if (terminal_) {
     const int width = 40, filled = int(fraction * width);

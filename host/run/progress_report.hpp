@@ -24,6 +24,12 @@ class ProgressReport {
   // Rows finished in whole batches; the batches in flight (one begun ahead among them) count their
   // samples in in_batch().
   void batches_done(std::uint64_t rows);
+  // Rows a resumed run found finished before it integrated any (the partial file's, and the
+  // journal's batches it replayed): done, and not counted in this process's rate. Called before
+  // any batch is integrated.
+  void found_done(std::uint64_t rows);
+  // The samples finished now: whole batches, and those of the batches in flight.
+  std::uint64_t samples_done() const;
   // The backends add each sample (CPU) or part (CUDA) they finish: BatchIntegration::progress.
   std::atomic<std::uint64_t>& in_batch() { return in_batch_; }
 
@@ -34,8 +40,8 @@ class ProgressReport {
   using Clock = std::chrono::steady_clock;
   const bool enabled_, terminal_;
   const double log_seconds_;
-  const std::uint64_t total_, start_done_;
-  std::atomic<std::uint64_t> done_{0}, in_batch_{0};
+  const std::uint64_t total_;
+  std::atomic<std::uint64_t> start_done_{0}, done_{0}, in_batch_{0};
   const Clock::time_point start_ = Clock::now();
   bool shown_ = false, stopping_ = false;
   std::mutex mutex_;

@@ -715,6 +715,10 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
       return true;
     });
   }
+  // The replayed rows are done, and were not integrated by this process: without this the first
+  // batch's batches_done took them off the samples in flight (a batch begun ahead among them) and
+  // the rate counted them.
+  progress.found_done(start_row);
   // From here every finished batch is journalled, so that a kill -9 loses only the batches in flight.
   meta.batch_size = batch_size;
   const std::string this_run = run_identity(scenario, meta, options.only);
