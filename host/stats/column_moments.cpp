@@ -51,7 +51,7 @@ struct FirstPassLanes {
 // How far ahead pass one asks for its column: a page. The column comes from memory (the CPU
 // backend writes the batch's quantities with non-temporal stores), and the hardware's prefetchers
 // stop at each 4 KiB page, so without it every page's first lines were waited for. Asked for in
-// advance, pass one took about a third less time and the statistics stage a tenth
+// advance, pass one took half the time and the statistics stage a tenth less
 // (bench/RESULTS.md, 2026-11-27, twenty-fifth session). A prefetch past the column's end faults
 // nothing: it reaches the next column, read next.
 constexpr std::uintptr_t kPrefetchBytes = 4096;
