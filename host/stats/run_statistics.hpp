@@ -49,7 +49,7 @@ class RunStatistics {
   // fit in scenario.output.quantile_memory; otherwise each column feeds a quantile sketch whose k
   // fits the same budget (at most QuantileSketch::kDefaultK), through brackets around the
   // quantiles (bracketed_sketch.hpp) where the design's samples come in no particular order.
-  // threads: merging batches and selecting quantiles run over the columns on this many threads.
+  // threads: merging batches and finding quantiles run over the columns on this many threads.
   RunStatistics(const Scenario& scenario, std::uint64_t n_rows, unsigned threads = 1);
 
   bool enabled() const { return n_times_ > 0; }
@@ -105,7 +105,7 @@ class RunStatistics {
   std::uint64_t quantile_samples() const { return quantile_samples_; }
   // Quantiles of column c (time k, quantity component q: c = k · count + q), one per probability.
   std::array<double, kQuantileProbabilities.size()> quantiles(std::size_t column) const;
-  // Every column's quantiles, columns selected in parallel: (columns, probabilities); NaN in the
+  // Every column's quantiles, columns in parallel: (columns, probabilities); NaN in the
   // columns of quantities the scenario does not keep.
   std::vector<std::array<double, kQuantileProbabilities.size()>> all_quantiles() const;
   // With a sketch, each estimated quantile's rank lies within this of p with 95 % confidence
@@ -124,7 +124,7 @@ class RunStatistics {
 
  private:
   void add_columns(std::vector<Moments>& moments, const double* values, std::size_t n_rows, bool kept_layout);
-  // quantiles(column), its exact ones selected in x (any contents; grown as needed).
+  // quantiles(column), its exact ones from the column sorted in x (any contents; grown as needed).
   std::array<double, kQuantileProbabilities.size()> quantiles(std::size_t column, std::vector<double>& x) const;
 
   int n_times_ = 0;

@@ -258,9 +258,10 @@ TEST(RunStatistics, MomentsFromTheValuesEqualTheBackendsMoments) {
   EXPECT_THROW(without.add(none, short_values, n_rows), std::logic_error);
 }
 
-// Exact quantiles, chosen by selection, equal those of the sorted finite values (numpy's linear
-// interpolation, quantile_of_sorted) bit for bit: columns of every kind, of sizes where the
-// probabilities' positions coincide (1, 2, 3 values) or fall next to each other, in batches.
+// Exact quantiles (each column sorted by sort_finite) equal those of the finite values sorted by
+// std::sort (numpy's linear interpolation, quantile_of_sorted) bit for bit: columns of every
+// kind, of sizes where the probabilities' positions coincide (1, 2, 3 values) or fall next to
+// each other, in batches.
 TEST(RunStatistics, ExactQuantilesEqualThoseOfTheSortedValues) {
   const Scenario scenario = parse_scenario(kThrown + "[output]\ninterval = 0.25\n", "t.toml");
   const std::size_t columns = std::size_t(scenario.output_times.n) * quantity::count;
