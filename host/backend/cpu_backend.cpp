@@ -107,6 +107,7 @@ class CpuBackend final : public Backend {
       // The general lanes take the unconstrained kind too (the lanes dispatch on the constraint).
       if constexpr (std::is_same_v<Kinds, FreeBodyRk4Kinds>) group = rk4_lanes_.free_body;
       else if constexpr (Kinds::stepper == StepperKind::rk4 && !Kinds::events) group = rk4_lanes_.general;
+      else if constexpr (Kinds::stepper == StepperKind::rk4) group = rk4_lanes_.general_events;
       // Threads claim whole groups, whatever integrates them, so that a group's states are all in
       // its block when its quantities are computed; only the batch's last group can fall short.
       parallel_for((n + width - 1) / width, threads_, [&](std::size_t first_group, std::size_t end_group) {

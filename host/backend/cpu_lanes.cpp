@@ -72,9 +72,10 @@ __attribute__((target("avx512f,avx512dq"), flatten)) bool quantities_avx512(
 // in_lines computing that many at once (unused for 1).
 template <class Scalar>
 Rk4Lanes<Scalar> lanes_of(int width, LaneGroupFunction<Scalar> free_body, LaneGroupFunction<Scalar> general,
-                          LaneQuantitiesFunction<Scalar> quantities, int groups_a_line,
-                          LaneQuantitiesFunction<Scalar> in_lines) {
-  return {width, free_body, general, quantities, width * groups_a_line, groups_a_line > 1 ? in_lines : nullptr};
+                          LaneGroupFunction<Scalar> general_events, LaneQuantitiesFunction<Scalar> quantities,
+                          int groups_a_line, LaneQuantitiesFunction<Scalar> in_lines) {
+  return {width,    free_body, general, general_events, quantities, width * groups_a_line,
+          groups_a_line > 1 ? in_lines : nullptr};
 }
 
 LaneIsa widest_supported() {
@@ -129,6 +130,7 @@ template <class Scalar>
 Rk4Lanes<Scalar> rk4_lanes(LaneIsa isa) {
 #if defined(RBMC_X86_LANES)
   using General = SampleKinds<StepperKind::rk4, false>;  // loads, constraint
+  using Events = SampleKinds<StepperKind::rk4, true>;    // the same with events
   constexpr int k = std::is_same_v<Scalar, float> ? 2 : 1;  // floats per double
   // Lane groups whose quantities fill a cache line (lane_quantities.hpp): more than one where a
   // group's doubles fill less.
@@ -136,13 +138,16 @@ Rk4Lanes<Scalar> rk4_lanes(LaneIsa isa) {
   switch (isa) {
     case LaneIsa::sse2:
       return lanes_of<Scalar>(2 * k, &group_sse2<Scalar, 2 * k, FreeBodyRk4Kinds>, &group_sse2<Scalar, 2 * k, General>,
-                              &quantities_sse2<Scalar, 2 * k>, sse2_lines, &quantities_sse2<Scalar, 2 * k, sse2_lines>);
+                              &group_sse2<Scalar, 2 * k, Events>, &quantities_sse2<Scalar, 2 * k>, sse2_lines,
+                              &quantities_sse2<Scalar, 2 * k, sse2_lines>);
     case LaneIsa::avx2:
       return lanes_of<Scalar>(4 * k, &group_avx2<Scalar, 4 * k, FreeBodyRk4Kinds>, &group_avx2<Scalar, 4 * k, General>,
-                              &quantities_avx2<Scalar, 4 * k>, avx2_lines, &quantities_avx2<Scalar, 4 * k, avx2_lines>);
+                              &group_avx2<Scalar, 4 * k, Events>, &quantities_avx2<Scalar, 4 * k>, avx2_lines,
+                              &quantities_avx2<Scalar, 4 * k, avx2_lines>);
     case LaneIsa::avx512:  // a group's doubles fill a line, or two
       return lanes_of<Scalar>(8 * k, &group_avx512<Scalar, 8 * k, FreeBodyRk4Kinds>,
-                              &group_avx512<Scalar, 8 * k, General>, &quantities_avx512<Scalar, 8 * k>, 1, nullptr);
+                              &group_avx512<Scalar, 8 * k, General>, &group_avx512<Scalar, 8 * k, Events>,
+                              &quantities_avx512<Scalar, 8 * k>, 1, nullptr);
     case LaneIsa::off: break;
   }
 #endif

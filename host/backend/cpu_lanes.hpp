@@ -1,7 +1,7 @@
 // SIMD lanes on the CPU: which instruction set integrates several samples at once, and the RK4
-// kinds' lane groups compiled for each (rbmc/simd/rk4_lanes.hpp): the free body, and RK4 without
-// events under any loads, with a constraint or none; and the statistics' quantities of several
-// samples at once after any kind (rbmc/simd/lane_quantities.hpp).
+// kinds' lane groups compiled for each (rbmc/simd/rk4_lanes.hpp): the free body, and RK4 under any
+// loads, with a constraint or none, without events and with them; and the statistics' quantities
+// of several samples at once after any kind (rbmc/simd/lane_quantities.hpp).
 //
 // The instruction set is chosen at run time, the widest this processor has, or by the
 // environment variable RBMC_CPU_SIMD (off, sse2, avx2, avx512). Every choice gives the same
@@ -54,6 +54,7 @@ struct Rk4Lanes {
   int width = 1;                                 // samples per group; 1: no lanes
   LaneGroupFunction<Scalar> free_body = nullptr;  // FreeBodyRk4Kinds
   LaneGroupFunction<Scalar> general = nullptr;    // RK4 without events: any loads, any constraint
+  LaneGroupFunction<Scalar> general_events = nullptr;  // the same with events (rbmc/simd/lane_events.hpp)
   LaneQuantitiesFunction<Scalar> quantities = nullptr;  // the statistics' quantities, after any kind
   // The same for line_width samples, several groups, so that each column's values fill whole
   // cache lines from a line's start (AVX2's and SSE2's double lanes fill half and a quarter of one

@@ -127,7 +127,7 @@ TEST(Lanes, AnswersForAllLanesAtOnce) {
   expect_all_lane_answers<float, 16>();
 }
 
-enum class Model { free_body, pivot, planar, loads, pivot_with_loads };
+enum class Model { free_body, pivot, planar, loads, pivot_with_loads, events, pivot_with_events };
 
 const char* model_name(Model m) {
   switch (m) {
@@ -136,6 +136,8 @@ const char* model_name(Model m) {
     case Model::planar: return "planar";
     case Model::loads: return "loads";
     case Model::pivot_with_loads: return "pivot_with_loads";
+    case Model::events: return "events";
+    case Model::pivot_with_events: return "pivot_with_events";
   }
   return "?";
 }
@@ -185,20 +187,73 @@ mu = 3.986e14
 center = [0.0, 0.0, -6.4e6]
 )";
 
+// Every kind of event on the free test box. It turns by about 1.2 rad in its 0.4 s, so the
+// terminal one stops some samples of a group and leaves the others running to the end (whose
+// states after a stop are the one-sample path's NaN); a corner crosses a level (more than once in
+// some samples), a time passes, and the spin may fall below a rate, each recorded.
+constexpr const char* kEveryEvent = R"(
+[[events]]
+name = "turned"
+type = "attitude_angle"
+angle = 1.19
+terminal = true
+
+[[events]]
+name = "corner_level"
+type = "point_crossing"
+axis = "z"
+value = 10.1
+point = [0.1, 0.0, 0.0]
+
+[[events]]
+name = "tenth"
+type = "time_limit"
+time = 0.1
+
+[[events]]
+name = "slower"
+type = "angular_rate_below"
+rate = 3.0
+)";
+
+// On the pivot the box swings by about half a radian, so every sample stops at its terminal
+// event within the first third of the run: whole groups stop, and the lanes' loop ends early.
+constexpr const char* kPivotEvents = R"(
+[[events]]
+name = "swung"
+type = "attitude_angle"
+angle = 0.3
+terminal = true
+
+[[events]]
+name = "below_pivot"
+type = "point_crossing"
+axis = "x"
+value = 0.0
+point = [0.0, 0.0, 0.3]
+direction = "rising"
+)";
+
 // The test box (free, on a pivot whose body point each sample draws, on the plane, under every
-// kind of load, or both on a pivot and under the loads) with output times that fall between steps
-// (interpolated) and on them.
+// kind of load, both on a pivot and under the loads, or free or on the pivot with events) with
+// output times that fall between steps (interpolated) and on them.
 Scenario lanes_scenario(Model model, int samples) {
   std::string text = test::valid_scenario_text(samples, 0.4, 0.01);
-  if (model == Model::pivot || model == Model::pivot_with_loads)
-    text += "constraint.point = { distribution = \"normal\", sigma = [0.001, 0.001, 0.002] }\n";
+  const bool pivot = model == Model::pivot || model == Model::pivot_with_loads || model == Model::pivot_with_events;
+  if (pivot) text += "constraint.point = { distribution = \"normal\", sigma = [0.001, 0.001, 0.002] }\n";
   if (model == Model::loads || model == Model::pivot_with_loads) text += kEveryLoad;
-  if (model == Model::pivot || model == Model::pivot_with_loads)
-    text += "[constraint]\ntype = \"pivot\"\npoint = [0.0, 0.0, 0.3]\nanchor = [0.0, 0.0, 10.3]\n";
+  if (pivot) text += "[constraint]\ntype = \"pivot\"\npoint = [0.0, 0.0, 0.3]\nanchor = [0.0, 0.0, 10.3]\n";
   if (model == Model::planar) text += "[constraint]\ntype = \"planar\"\nheight = 10.0\n";
+  if (model == Model::events) text += kEveryEvent;
+  if (model == Model::pivot_with_events) text += kPivotEvents;
   text += "\n[output]\ninterval = 0.025\n";
   return parse_scenario(text, "lanes.toml");
 }
+
+bool has_events(Model m) { return m == Model::events || m == Model::pivot_with_events; }
+
+// The outputs' columns: the final states and the rest, then each event's record.
+int output_columns(const Scenario& s) { return output_column_count(s.shared_model().events.n); }
 
 struct Batch {
   std::vector<double> inputs, outputs, trajectories;
@@ -244,7 +299,7 @@ Batch integrate(const Scenario& s, const std::vector<double>& inputs, std::size_
     how.nominal_attitudes.push_back(normalized(Quaternion<double>{1.0, 0.1 * k, -0.05 * k, 0.02}));
   Batch b;
   b.inputs = inputs;
-  b.outputs.assign(n * std::size_t(output_column_count(0)), -1.0);
+  b.outputs.assign(n * std::size_t(output_columns(s)), -1.0);
   b.status.assign(n, 255);
   StageTimings timings;
   backend->integrate(b.inputs.data(), b.outputs.data(), b.status.data(), n, how, BatchNeeds{named_rows}, timings);
@@ -290,13 +345,34 @@ void expect_the_one_sample_paths_results(Precision precision, LaneIsa isa, Model
   ASSERT_EQ(one.outputs.size(), lanes.outputs.size());
   ASSERT_EQ(one.trajectories.size(), lanes.trajectories.size());
   EXPECT_EQ(std::memcmp(one.status.data(), lanes.status.data(), n), 0);
-  const int columns = output_column_count(0);
+  const int columns = output_columns(s);
   for (std::size_t i = 0; i < n; ++i)
     for (int c = 0; c < columns; ++c)
       ASSERT_EQ(std::memcmp(&one.outputs[std::size_t(c) * n + i], &lanes.outputs[std::size_t(c) * n + i], sizeof(double)), 0)
           << "sample " << i << " column " << c << ": " << one.outputs[std::size_t(c) * n + i] << " against "
           << lanes.outputs[std::size_t(c) * n + i];
   EXPECT_EQ(std::memcmp(one.trajectories.data(), lanes.trajectories.data(), one.trajectories.size() * sizeof(double)), 0);
+  if (has_events(model)) {
+    // The events happen as the scenarios mean them to (else the comparisons above test less than
+    // they say): free, a group's samples stop and run on alike, and a corner's level is crossed
+    // more than once; on the pivot, every sample stops.
+    std::size_t stopped = 0, ran = 0;
+    double most_crossings = 0;
+    const std::size_t crossings = std::size_t(output_column::count + kEventColumns + event_column::count);
+    for (std::size_t i = 0; i < n; ++i) {
+      stopped += one.status[i] == std::uint8_t(SampleStatus::terminal_event);
+      ran += one.status[i] == std::uint8_t(SampleStatus::ok);
+      most_crossings = std::max(most_crossings, one.outputs[crossings * n + i]);
+    }
+    if (model == Model::events) {
+      EXPECT_GT(stopped, n / 5);
+      EXPECT_GT(ran, n / 5);
+      EXPECT_GE(most_crossings, 2.0);
+    } else {
+      EXPECT_GE(stopped, n - 10) << "all but the few samples made to leave the lanes";
+      EXPECT_GE(most_crossings, 1.0);
+    }
+  }
   // Only some rows' states kept (every 7th, and the last: rows in every lane of a group), the
   // others' passing through the threads' buffers: the same rows' states and the same quantities.
   std::vector<std::uint32_t> named;
@@ -331,7 +407,7 @@ TEST_P(Rk4Lanes, TakeWholeGroupsAndGiveBackTheOnesTheyCannot) {
   const std::size_t n = 64;
   const Scenario s = lanes_scenario(model, int(n));
   const std::vector<double> inputs = batch_inputs(s, n);
-  std::vector<double> outputs(n * std::size_t(output_column_count(0)));
+  std::vector<double> outputs(n * std::size_t(output_columns(s)));
   std::vector<std::uint8_t> status(n);
   const auto check = [&](auto lanes, auto scalar) {
     using Scalar = decltype(scalar);
@@ -339,7 +415,9 @@ TEST_P(Rk4Lanes, TakeWholeGroupsAndGiveBackTheOnesTheyCannot) {
     const std::size_t w = std::size_t(lanes.width);
     const SharedModel<Scalar> shared = s.shared_model().cast<Scalar>();
     const IntegrationSettings<Scalar> how = s.integration().cast<Scalar>();
-    const LaneGroupFunction<Scalar> group = model == Model::free_body ? lanes.free_body : lanes.general;
+    const LaneGroupFunction<Scalar> group = model == Model::free_body ? lanes.free_body
+                                            : has_events(model)       ? lanes.general_events
+                                                                      : lanes.general;
     const auto run = [&](std::size_t first) {
       return group(inputs.data(), outputs.data(), nullptr, status.data(), n, first, shared, how);
     };
@@ -410,7 +488,7 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Combine(::testing::Values(Precision::float64, Precision::float32),
                        ::testing::Values(LaneIsa::sse2, LaneIsa::avx2, LaneIsa::avx512),
                        ::testing::Values(Model::free_body, Model::pivot, Model::planar, Model::loads,
-                                         Model::pivot_with_loads)),
+                                         Model::pivot_with_loads, Model::events, Model::pivot_with_events)),
     [](const auto& info) {
       return std::string(model_name(std::get<2>(info.param))) + "_" + precision_name(std::get<0>(info.param)) + "_" +
              lane_isa_name(std::get<1>(info.param));

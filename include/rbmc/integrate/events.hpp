@@ -86,7 +86,9 @@ RBMC_HD inline Scalar event_function(const EventSpec<Scalar>& e, Scalar t, const
         return (x.p_w + rotate(x.q_wb, e.point_b))(e.axis) - e.value;
       }
     case EventKind::attitude_angle: return angle_between(e.reference, x.q_wb) - e.value;
-    case EventKind::angular_rate_below: return e.value - x.omega_b.norm();
+    // norm3: its sum in a fixed order, the same in the CPU's lanes (Eigen's norm may pair the
+    // squares differently for double than for a lane type).
+    case EventKind::angular_rate_below: return e.value - norm3(x.omega_b);
     case EventKind::time_limit: return t - e.value;
   }
   return Scalar(1);

@@ -1,6 +1,7 @@
-// W samples of a fixed-step RK4 kind without events integrated together in SIMD lanes on the CPU:
+// W samples of a fixed-step RK4 kind integrated together in SIMD lanes on the CPU:
 // the free body (sample_kinds.hpp), and a body under the run's loads with its constraint (a pivot,
-// the plane) or none, each lane with its sample's own values of the dispersed fields. The same
+// the plane) or none, each lane with its sample's own values of the dispersed fields, with the
+// run's events or none (lane_events.hpp). The same
 // fixed-step loop, stepper and right-hand side (BodyRate) as one sample's path, instantiated on
 // Lanes<Scalar, W>, so every lane's result equals its sample's one-sample result bit for bit
 // (tests/host/rk4_lanes_test.cpp).
@@ -8,7 +9,8 @@
 // Whatever the lanes cannot do alike leaves them: a group in which a body is not physical, in
 // which the bodies' centres of mass disagree on lying at the origin or the samples on having any
 // damping (branches of the right-hand side), or in which a lane's state stops being finite (a
-// spring at zero length included: hd.hpp's not_positive_hd), is integrated sample by sample
+// spring at zero length included: hd.hpp's not_positive_hd; a lane that a terminal event stopped
+// rides along, and counts too), is integrated sample by sample
 // instead (the caller's one-sample path), which writes every result and output time afresh.
 #pragma once
 
@@ -17,6 +19,7 @@
 #include <type_traits>
 
 #include "rbmc/sample/sample_layout.hpp"
+#include "rbmc/simd/lane_events.hpp"
 #include "rbmc/simd/lanes.hpp"
 
 namespace rbmc {
@@ -137,14 +140,14 @@ inline void set_lane(FreeBodyModel<Lanes<S, W>>& m, int lane, const FreeBodyMode
 // Integrates samples first, ..., first + W − 1 of a batch (the layout of sample_layout.hpp) in
 // lanes and stores their results; their states at the output times into group_states (their
 // group's block, TrajectoryLayout::by_group), or nowhere when null.
-// Kinds: FreeBodyRk4Kinds, or RK4 without events (SampleKinds<rk4, false>: any loads and
-// constraint). Returns false, having stored nothing the one-sample path would not overwrite, when
-// the group must go sample by sample.
+// Kinds: FreeBodyRk4Kinds, or RK4 with or without events (SampleKinds<rk4, events>: any loads
+// and constraint; events through LaneEventTracker, lane_events.hpp). Returns false, having stored
+// nothing the one-sample path would not overwrite, when the group must go sample by sample.
 template <class Scalar, int W, class Kinds, class StoredIn, class StoredOut>
 inline bool run_rk4_lanes(const StoredIn* inputs, StoredOut* outputs, StoredOut* group_states, std::uint8_t* status,
                           std::size_t n, std::size_t first, const SharedModel<Scalar>& shared,
                           const IntegrationSettings<Scalar>& how) {
-  static_assert(Kinds::stepper == StepperKind::rk4 && !Kinds::events, "the lanes run RK4 without events");
+  static_assert(Kinds::stepper == StepperKind::rk4, "the lanes run RK4");
   using L = Lanes<Scalar, W>;
   // Stage: each lane's inputs, model and constraint, as the one-sample path makes them (the CPU's
   // copied model values: run_sample_in_batch).
@@ -197,18 +200,31 @@ inline bool run_rk4_lanes(const StoredIn* inputs, StoredOut* outputs, StoredOut*
                                                   !loads0.has_central_body && !damping_of(loads0, SharedValuesOnly{}).any());
   const Rate rate{lanes_model, &lanes_loads, lanes_constraint, lanes_k_inv, gravity_alone};
   Rk4Stepper<L, Rate> stepper{rate};
-  NoEvents events;
+  // The events' records are written as they happen, into the samples' output columns; a group
+  // that leaves the lanes is integrated again by the one-sample path, which writes them afresh.
+  std::conditional_t<Kinds::events, LaneEventTracker<Scalar, W>, NoEvents> events;
+  if constexpr (Kinds::events) events.start(shared.events, outputs, n, first, x0, group_states ? &sink.next : nullptr);
   sink.start(L(0), lanes_x0);
   const IntegrationEnd<L> end = integrate_fixed_step(stepper, rate, lanes_x0, how.template cast<L>(), events, sink);
-  if (end.status != SampleStatus::ok) return false;
+  // Every lane ran to the end, or (with events) every lane stopped at a terminal event.
+  if (end.status != SampleStatus::ok && !(Kinds::events && end.status == SampleStatus::terminal_event)) return false;
   sink.finish(end.state);
+  if constexpr (Kinds::events) {
+    for (int lane = 0; lane < W; ++lane) events.finish_trajectory(lane, shared.output_times, group_states);
+    events.finish();
+  }
   // Stage: each lane's end, reaction, drifts and guard, as the one-sample path finishes it
   // (run_sample.hpp), with that path's right-hand side.
   for (int lane = 0; lane < W; ++lane) {
     const BodyRate<Scalar, SharedValuesOnly, Kinds::free_body> one{
         model[lane], Kinds::free_body ? &shared.loads : &loads[lane], &constraint[lane], {}, &k_inv[lane]};
-    const IntegrationEnd<Scalar> lane_end{lane_of(end.state, lane), end.time[lane], end.status, end.steps,
-                                          end.rejected_steps, end.stopping_event};
+    IntegrationEnd<Scalar> lane_end{lane_of(end.state, lane), end.time[lane], end.status, end.steps,
+                                    end.rejected_steps, end.stopping_event};
+    if constexpr (Kinds::events) {
+      const auto& stop = events.stops[lane];
+      if (stop.stopped)
+        lane_end = {stop.state, stop.time, SampleStatus::terminal_event, stop.steps, 0, stop.event};
+    }
     SampleResult<Scalar> r = started_result(x0[lane]);
     finish_sample<Kinds>(one, x0[lane], lane_end, how, r);
     const std::size_t i = first + std::size_t(lane);
