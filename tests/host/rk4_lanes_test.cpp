@@ -187,10 +187,11 @@ mu = 3.986e14
 center = [0.0, 0.0, -6.4e6]
 )";
 
-// Every kind of event on the free test box. It turns by about 1.2 rad in its 0.4 s, so the
-// terminal one stops some samples of a group and leaves the others running to the end (whose
-// states after a stop are the one-sample path's NaN); a corner crosses a level (more than once in
-// some samples), a time passes, and the spin may fall below a rate, each recorded.
+// Events on the free test box. It turns by about 1.2 rad in its 0.4 s, so the terminal one stops
+// some samples of a group and leaves the others running to the end (whose states after a stop are
+// the one-sample path's NaN); a corner crosses a level (more than once in some samples) and a time
+// passes, each recorded. (Its spin's magnitude moves by 0.001 rad/s at most: the spin-rate event
+// is the pivot's.)
 constexpr const char* kEveryEvent = R"(
 [[events]]
 name = "turned"
@@ -209,15 +210,12 @@ point = [0.1, 0.0, 0.0]
 name = "tenth"
 type = "time_limit"
 time = 0.1
-
-[[events]]
-name = "slower"
-type = "angular_rate_below"
-rate = 3.0
 )";
 
 // On the pivot the box swings by about half a radian, so every sample stops at its terminal
 // event within the first third of the run: whole groups stop, and the lanes' loop ends early.
+// Before that the swing slows from about 3 rad/s below 2.8, and the box's bottom passes under the
+// anchor (x = 0) in the samples that start on its far side, each recorded.
 constexpr const char* kPivotEvents = R"(
 [[events]]
 name = "swung"
@@ -226,12 +224,17 @@ angle = 0.3
 terminal = true
 
 [[events]]
-name = "below_pivot"
+name = "bottom_passes"
 type = "point_crossing"
 axis = "x"
 value = 0.0
-point = [0.0, 0.0, 0.3]
-direction = "rising"
+point = [0.0, 0.0, -0.3]
+direction = "either"
+
+[[events]]
+name = "slower"
+type = "angular_rate_below"
+rate = 2.8
 )";
 
 // The test box (free, on a pivot whose body point each sample draws, on the plane, under every
@@ -354,23 +357,24 @@ void expect_the_one_sample_paths_results(Precision precision, LaneIsa isa, Model
   EXPECT_EQ(std::memcmp(one.trajectories.data(), lanes.trajectories.data(), one.trajectories.size() * sizeof(double)), 0);
   if (has_events(model)) {
     // The events happen as the scenarios mean them to (else the comparisons above test less than
-    // they say): free, a group's samples stop and run on alike, and a corner's level is crossed
-    // more than once; on the pivot, every sample stops.
+    // they say): every event in some sample; free, a group's samples stop and run on alike, and a
+    // corner's level is crossed more than once; on the pivot, every sample stops.
     std::size_t stopped = 0, ran = 0;
-    double most_crossings = 0;
-    const std::size_t crossings = std::size_t(output_column::count + kEventColumns + event_column::count);
     for (std::size_t i = 0; i < n; ++i) {
       stopped += one.status[i] == std::uint8_t(SampleStatus::terminal_event);
       ran += one.status[i] == std::uint8_t(SampleStatus::ok);
-      most_crossings = std::max(most_crossings, one.outputs[crossings * n + i]);
     }
+    std::vector<double> most(std::size_t(s.shared_model().events.n), 0.0);  // each event's largest count
+    for (std::size_t e = 0; e < most.size(); ++e)
+      for (std::size_t i = 0; i < n; ++i)
+        most[e] = std::max(most[e], one.outputs[(output_column::count + kEventColumns * e + event_column::count) * n + i]);
+    for (std::size_t e = 0; e < most.size(); ++e) EXPECT_GE(most[e], 1.0) << "event " << e << " never occurred";
     if (model == Model::events) {
       EXPECT_GT(stopped, n / 5);
       EXPECT_GT(ran, n / 5);
-      EXPECT_GE(most_crossings, 2.0);
+      EXPECT_GE(most[1], 2.0) << "the corner's level crossed more than once";
     } else {
       EXPECT_GE(stopped, n - 10) << "all but the few samples made to leave the lanes";
-      EXPECT_GE(most_crossings, 1.0);
     }
   }
   // Only some rows' states kept (every 7th, and the last: rows in every lane of a group), the
