@@ -11,12 +11,14 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#include <utility>
 
 #include "host/backend/backend.hpp"
 #include "host/errors.hpp"
 #include "host/sampling/sampling_plan.hpp"
 #include "host/scenario/scenario.hpp"
 #include "rbmc/sample/sample_layout.hpp"
+#include "rbmc/simd/lane_events.hpp"
 #include "rbmc/simd/lane_quantities.hpp"
 #include "rbmc/simd/rk4_lanes.hpp"
 #include "rbmc/stats/output_quantities.hpp"
@@ -116,6 +118,41 @@ void expect_all_lane_answers() {
       EXPECT_TRUE(nonzero_hd(among_zeros)) << x << " in lane " << lane;
     }
   }
+}
+
+// Whether some lane's event function may have crossed zero (lane_events.hpp), in every lane
+// position: a sign change either way, from zero too, and not from or to NaN (crosses' rule).
+template <class S, int W>
+void expect_sign_changes_found() {
+  const S nan = std::numeric_limits<S>::quiet_NaN();
+  const Lanes<S, W> positive(S(1)), negative(S(-1));
+  EXPECT_FALSE(some_lane_changes_sign(positive, positive));
+  EXPECT_FALSE(some_lane_changes_sign(negative, negative));
+  for (int lane = 0; lane < W; ++lane) {
+    const std::pair<S, S> changes[] = {{S(1), S(-1)}, {S(-1), S(1)}, {S(-1), S(0)}, {S(1), S(0)}};
+    for (const auto& [from, to] : changes) {
+      Lanes<S, W> g0 = positive, g1 = positive;
+      g0.set(lane, from);
+      g1.set(lane, to);
+      EXPECT_TRUE(some_lane_changes_sign(g0, g1)) << from << " to " << to << " in lane " << lane;
+    }
+    const std::pair<S, S> no_changes[] = {{S(0), S(1)}, {nan, S(-1)}, {S(1), nan}, {S(2), S(1)}};
+    for (const auto& [from, to] : no_changes) {
+      Lanes<S, W> g0 = positive, g1 = positive;
+      g0.set(lane, from);
+      g1.set(lane, to);
+      EXPECT_FALSE(some_lane_changes_sign(g0, g1)) << from << " to " << to << " in lane " << lane;
+    }
+  }
+}
+
+TEST(Lanes, FindASignChangeInAnyLane) {
+  expect_sign_changes_found<double, 2>();
+  expect_sign_changes_found<double, 4>();
+  expect_sign_changes_found<double, 8>();
+  expect_sign_changes_found<float, 4>();
+  expect_sign_changes_found<float, 8>();
+  expect_sign_changes_found<float, 16>();
 }
 
 TEST(Lanes, AnswersForAllLanesAtOnce) {

@@ -15,6 +15,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #include "rbmc/integrate/events.hpp"
 #include "rbmc/integrate/output_times.hpp"
@@ -29,10 +30,10 @@ template <class S, int W>
 inline bool some_lane_changes_sign(const Lanes<S, W>& g0, const Lanes<S, W>& g1) {
   const auto up = (g0.v < S(0)) & (g1.v >= S(0));
   const auto down = (g0.v > S(0)) & (g1.v <= S(0));
-  const auto either = up | down;
-  bool any = false;
-  for (int i = 0; i < W; ++i) any = any || either[i] != 0;
-  return any;
+  const auto either = up | down;  // all ones in a lane that may cross
+  typename Lanes<S, W>::Vector bits;
+  std::memcpy(&bits, &either, sizeof bits);
+  return or_of_lane_bits<S, W>(bits) != 0;
 }
 
 // Lane `lane` of a step's interpolant: the one the one-sample path builds from the same values.
