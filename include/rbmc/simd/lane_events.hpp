@@ -24,8 +24,9 @@
 
 namespace rbmc {
 
-// Whether g may change sign between g0 and g1 in some lane, in either direction (the event's own
-// direction is checked lane by lane where it may): the comparisons of `crosses`, as vectors.
+// Whether g may change sign between g0 and g1 in some lane, in either direction: a filter that
+// passes every lane `crosses` (events.hpp, the one rule) would count, in any direction, which is
+// then checked lane by lane (Lanes.FindASignChangeInAnyLane holds the two together).
 template <class S, int W>
 inline bool some_lane_changes_sign(const Lanes<S, W>& g0, const Lanes<S, W>& g1) {
   const auto up = (g0.v < S(0)) & (g1.v >= S(0));

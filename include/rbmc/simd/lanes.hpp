@@ -226,9 +226,6 @@ inline void stream_fence() {
   __builtin_ia32_sfence();
 #endif
 }
-// The OR of every lane's bits: how the lanes answer for all of them at once. Integer work
-// without a comparison or a branch per lane (a vector comparison compiled into one ucomisd, setp
-// and insert per lane, about 5 % of the loads' evaluation).
 namespace lanes_detail {
 template <class Bits, int N>
 struct BitsVector {
@@ -250,6 +247,9 @@ inline Bits or_by_halves(const typename BitsVector<Bits, N>::type& v) {
 }
 }  // namespace lanes_detail
 
+// The OR of every lane's bits: how the lanes answer for all of them at once. Integer work
+// without a comparison or a branch per lane (a vector comparison compiled into one ucomisd, setp
+// and insert per lane, about 5 % of the loads' evaluation).
 template <class S, int W>
 inline auto or_of_lane_bits(const typename Lanes<S, W>::Vector& v) {
   using Bits = std::conditional_t<sizeof(S) == 8, std::uint64_t, std::uint32_t>;
