@@ -93,7 +93,7 @@ void rk4_lanes_bench(benchmark::State& state, LaneIsa isa, BenchModel model, boo
     return;
   }
   constexpr std::size_t n = 64;
-  const Rk4Lanes<Scalar> lanes = rk4_lanes<Scalar>(isa);
+  const FixedStepLanes<Scalar> lanes = fixed_step_lanes<Scalar>(isa);
   const LaneGroupFunction<Scalar> group = model == BenchModel::free_body ? lanes.free_body : lanes.general;
   SampleInputs<double> in = body_inputs<double>();
   SharedModel<Scalar> shared{};

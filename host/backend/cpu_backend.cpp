@@ -14,7 +14,7 @@
 #include "host/util/parallel_for.hpp"
 #include "rbmc/sample/run_sample.hpp"
 #include "rbmc/sample/sample_layout.hpp"
-#include "rbmc/simd/rk4_lanes.hpp"
+#include "rbmc/simd/fixed_step_lanes.hpp"
 #include "rbmc/stats/output_quantities.hpp"
 
 namespace rbmc {
@@ -37,14 +37,14 @@ template <class Scalar>
 class CpuBackend final : public Backend {
  public:
   CpuBackend(unsigned threads, LaneIsa lanes)
-      : lane_isa_(lanes), rk4_lanes_(rk4_lanes<Scalar>(lanes)),
+      : lane_isa_(lanes), lanes_(fixed_step_lanes<Scalar>(lanes)),
         threads_(threads == 0 ? default_thread_count() : threads) {}
 
   std::string name() const override { return "cpu"; }
   std::string device() const override {
     std::string d = cpu_model_name() + " (" + std::to_string(threads_) + " threads";
-    if (rk4_lanes_.width > 1)
-      d += ", " + std::string(lane_isa_name(lane_isa_)) + " lanes of " + std::to_string(rk4_lanes_.width);
+    if (lanes_.width > 1)
+      d += ", " + std::string(lane_isa_name(lane_isa_)) + " lanes of " + std::to_string(lanes_.width);
     return d + ")";
   }
   // 4,096 samples a thread, and the states and quantities a batch keeps near 512 MiB at most.
@@ -64,7 +64,7 @@ class CpuBackend final : public Backend {
     const std::size_t block = std::size_t(n_times) * kTrajectoryColumns;  // one sample's states
     // The samples whose states share a block (TrajectoryLayout::by_group): a lane group's, so that
     // the lanes store and load each component's values as one vector.
-    const std::size_t width = std::size_t(rk4_lanes_.width);
+    const std::size_t width = std::size_t(lanes_.width);
     // Each sample's quantities at the output times, computed as soon as its group is integrated,
     // while its states are still in cache (reading them back batch-wide afterwards ran at memory
     // speed). Their thread time is moved from the integrate stage to the statistics stage below.
@@ -100,14 +100,16 @@ class CpuBackend final : public Backend {
           run_sample_in_batch<Scalar, Kinds, TrajectoryLayout::by_group, ModelValuesAccess::copied>(
               inputs, outputs, states, status, n, i, shared_, settings, width);
       };
-      // RK4 in SIMD lanes (cpu_lanes.hpp) where the kind allows, a group of `width` samples at a
-      // time; a group the lanes give back, the samples short of a whole group and the kinds the
-      // lanes do not run, one by one. The same results bit for bit either way.
+      // RK4 and the splitting in SIMD lanes (cpu_lanes.hpp) where the kind allows, a group of
+      // `width` samples at a time; a group the lanes give back, the samples short of a whole
+      // group and the kinds the lanes do not run (Euler angles, dopri5), one by one. The same
+      // results bit for bit either way.
       LaneGroupFunction<Scalar> group = nullptr;
       // The general lanes take the unconstrained kind too (the lanes dispatch on the constraint).
-      if constexpr (std::is_same_v<Kinds, FreeBodyRk4Kinds>) group = rk4_lanes_.free_body;
-      else if constexpr (Kinds::stepper == StepperKind::rk4 && !Kinds::events) group = rk4_lanes_.general;
-      else if constexpr (Kinds::stepper == StepperKind::rk4) group = rk4_lanes_.general_events;
+      if constexpr (std::is_same_v<Kinds, FreeBodyRk4Kinds>) group = lanes_.free_body;
+      else if constexpr (Kinds::stepper == StepperKind::rk4) group = Kinds::events ? lanes_.general_events : lanes_.general;
+      else if constexpr (Kinds::stepper == StepperKind::splitting)
+        group = Kinds::events ? lanes_.splitting_events : lanes_.splitting;
       // Threads claim whole groups, whatever integrates them, so that a group's states are all in
       // its block when its quantities are computed; only the batch's last group can fall short.
       parallel_for((n + width - 1) / width, threads_, [&](std::size_t first_group, std::size_t end_group) {
@@ -204,7 +206,7 @@ class CpuBackend final : public Backend {
       at[r] = std::size_t(found - kept_rows_.begin());
     }
     trajectories.resize(rows.size() * block);
-    const std::size_t width = every_row_kept_ ? std::size_t(rk4_lanes_.width) : 1;
+    const std::size_t width = every_row_kept_ ? std::size_t(lanes_.width) : 1;
     parallel_for(rows.size(), threads_, [&](std::size_t begin, std::size_t end) {
       for (std::size_t r = begin; r < end; ++r)
         copy_sample_states(trajectory_.data() + at[r] / width * width * block, width, at[r] % width, block,
@@ -261,7 +263,7 @@ class CpuBackend final : public Backend {
   // their places in trajectory_ where the rows named in advance hold them.
   void keep_passing_states(std::size_t first, std::size_t end, const double* states) {
     const std::size_t block = std::size_t(shared_.output_times.n) * kTrajectoryColumns,
-                      width = std::size_t(rk4_lanes_.width);
+                      width = std::size_t(lanes_.width);
     auto row = std::lower_bound(kept_rows_.begin(), kept_rows_.end(), std::uint32_t(first));
     for (; row != kept_rows_.end() && *row < end; ++row)
       copy_sample_states(states + (*row - *row % width - first) * block, width, *row % width, block,
@@ -276,9 +278,9 @@ class CpuBackend final : public Backend {
   void compute_quantities(std::size_t first, std::size_t end, const double* states) {
     const int n_times = shared_.output_times.n;
     const std::size_t n = n_, state_block = std::size_t(n_times) * kTrajectoryColumns;
-    const std::size_t width = std::size_t(rk4_lanes_.width);
+    const std::size_t width = std::size_t(lanes_.width);
     const std::size_t states_first = first;  // whose block `states` starts at
-    if (rk4_lanes_.quantities != nullptr) {
+    if (lanes_.quantities != nullptr) {
       const auto lanes_take = [&](LaneQuantitiesFunction<Scalar> samples_from_first) {
         return samples_from_first(inputs_, states + (first - states_first) * state_block, n, first, shared_,
                                   nominal_.data(), quantities_.data(), kept_columns_);
@@ -286,14 +288,14 @@ class CpuBackend final : public Backend {
       // Several groups from a line's start, so that each column's values fill whole cache lines
       // (cpu_lanes.hpp); one group where they cannot, or where those groups' samples cannot go
       // together; the rest from the first group the lanes give back, one by one.
-      const std::size_t line_width = std::size_t(rk4_lanes_.line_width);
+      const std::size_t line_width = std::size_t(lanes_.line_width);
       while (end - first >= width) {
-        if (rk4_lanes_.quantities_in_lines != nullptr && first % line_width == 0 && end - first >= line_width &&
-            lanes_take(rk4_lanes_.quantities_in_lines)) {
+        if (lanes_.quantities_in_lines != nullptr && first % line_width == 0 && end - first >= line_width &&
+            lanes_take(lanes_.quantities_in_lines)) {
           first += line_width;
           continue;
         }
-        if (!lanes_take(rk4_lanes_.quantities)) break;
+        if (!lanes_take(lanes_.quantities)) break;
         first += width;
       }
     }
@@ -331,7 +333,7 @@ class CpuBackend final : public Backend {
   SharedModel<Scalar> shared_{};
   const double* inputs_ = nullptr;
   LaneIsa lane_isa_;
-  Rk4Lanes<Scalar> rk4_lanes_;
+  FixedStepLanes<Scalar> lanes_;
   std::size_t n_ = 0;
   // The kept states: every row's (every_row_kept_) by lane group (TrajectoryLayout::by_group, the
   // batch's whole groups), or those of kept_rows_, in their order, sample by sample ((rows,

@@ -1,7 +1,8 @@
-// SIMD lanes on the CPU: which instruction set integrates several samples at once, and the RK4
-// kinds' lane groups compiled for each (rbmc/simd/rk4_lanes.hpp): the free body, and RK4 under any
-// loads, with a constraint or none, without events and with them; and the statistics' quantities
-// of several samples at once after any kind (rbmc/simd/lane_quantities.hpp).
+// SIMD lanes on the CPU: which instruction set integrates several samples at once, and the
+// fixed-step kinds' lane groups compiled for each (rbmc/simd/fixed_step_lanes.hpp): RK4 on the
+// free body, RK4 under any loads with a constraint or none, and the symplectic splitting under any
+// loads, each without events and with them; and the statistics' quantities of several samples at
+// once after any kind (rbmc/simd/lane_quantities.hpp).
 //
 // The instruction set is chosen at run time, the widest this processor has, or by the
 // environment variable RBMC_CPU_SIMD (off, sse2, avx2, avx512). Every choice gives the same
@@ -33,7 +34,7 @@ bool lane_isa_supported(LaneIsa isa);
 LaneIsa chosen_lane_isa();
 
 // Integrates samples first, ..., first + width − 1 of a batch together, or returns false when
-// the group must go sample by sample (rk4_lanes.hpp); their states into group_states (the group's
+// the group must go sample by sample (fixed_step_lanes.hpp); their states into group_states (the group's
 // block, TrajectoryLayout::by_group with groups of width), or nowhere when null.
 template <class Scalar>
 using LaneGroupFunction = bool (*)(const double* inputs, double* outputs, double* group_states, std::uint8_t* status,
@@ -50,11 +51,13 @@ using LaneQuantitiesFunction = bool (*)(const double* inputs, const double* grou
                                         const Quaternion<Scalar>* nominal_q, double* quantities, QuantityColumns kept);
 
 template <class Scalar>
-struct Rk4Lanes {
+struct FixedStepLanes {
   int width = 1;                                 // samples per group; 1: no lanes
   LaneGroupFunction<Scalar> free_body = nullptr;  // FreeBodyRk4Kinds
   LaneGroupFunction<Scalar> general = nullptr;    // RK4 without events: any loads, any constraint
   LaneGroupFunction<Scalar> general_events = nullptr;  // the same with events (rbmc/simd/lane_events.hpp)
+  LaneGroupFunction<Scalar> splitting = nullptr;       // the splitting without events: any loads
+  LaneGroupFunction<Scalar> splitting_events = nullptr;  // the same with events
   LaneQuantitiesFunction<Scalar> quantities = nullptr;  // the statistics' quantities, after any kind
   // The same for line_width samples, several groups, so that each column's values fill whole
   // cache lines from a line's start (AVX2's and SSE2's double lanes fill half and a quarter of one
@@ -65,6 +68,6 @@ struct Rk4Lanes {
 
 // The lane groups for the instruction set (width 1 for off).
 template <class Scalar>
-Rk4Lanes<Scalar> rk4_lanes(LaneIsa isa);
+FixedStepLanes<Scalar> fixed_step_lanes(LaneIsa isa);
 
 }  // namespace rbmc

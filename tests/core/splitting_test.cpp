@@ -124,6 +124,47 @@ TEST(Splitting, ConservativeLoadsKeepTheEnergyBounded) {
 namespace rbmc {
 namespace {
 
+// A spin about a principal axis is a steady rotation (the exact flow: ω_b constant, q_wb(t) =
+// q_wb(0) ⊗ (cos ωt/2, sin ωt/2 ê)), and the splitting reproduces it: the sub-flows about the
+// other two axes turn by 0, the one about ê by exactly h ω a step. Each axis, spun either way, of
+// a body whose principal axes are turned from its frame. Tolerance: each of a step's five
+// sub-flows rounds the quaternion by a few eps (its sine and cosine, the product, the
+// normalization), so 32 eps a step; over 200 steps the intermediate axis's instability amplifies
+// rounding off the axis by at most e^{λt} ≈ 5 (λ = ω √((I₂ − I₁)(I₃ − I₂) / (I₁ I₃))). The
+// reference is evaluated in double.
+template <class Scalar>
+class SplittingSpin : public ::testing::Test {};
+TYPED_TEST_SUITE(SplittingSpin, test::Scalars);
+
+TYPED_TEST(SplittingSpin, AboutAPrincipalAxisIsTheExactSteadyRotation) {
+  using S = TypeParam;
+  test::Random rng(11);
+  const Mat3<double> axes = to_rotation_matrix(rng.quaternion<double>());
+  SampleInputs<S> in;
+  in.body = {S(2), Vec3<S>::Zero(), (axes * Vec3<double>(1, 2, 3).asDiagonal() * axes.transpose()).cast<S>()};
+  in.gravity_w = Vec3<S>::Zero();
+  const SharedModel<S> shared{};
+  const BodyRate<S> rate{make_free_body_model<S>(in.body, in.gravity_w), &shared.loads, &shared.constraint};
+  const SplittingFrame<S> frame = splitting_frame(rate.model);
+  const auto no_wrench = [&](const RigidBodyState<S>&) { return Wrench<S>::zero(); };
+  const Quaternion<double> q0 = rng.quaternion<double>();
+  const double h = 0.01, rates[3] = {1.3, -0.7, 2.1};
+  const int n = 200;
+  for (int i = 0; i < 3; ++i) {
+    const Vec3<double> omega_b = axes.col(i) * rates[i];
+    RigidBodyState<S> x{Vec3<S>::Zero(), {S(q0.w), S(q0.x), S(q0.y), S(q0.z)}, Vec3<S>::Zero(), omega_b.cast<S>()};
+    for (int step = 0; step < n; ++step) x = splitting_step(rate.model, frame, no_wrench, x, S(h));
+    const Quaternion<double> exact = q0 * quaternion_from_rotation_vector<double>(omega_b * (n * h));
+    const double tolerance = 5 * 32 * n * double(test::eps<S>());
+    // q and −q are one attitude.
+    const double sign = exact.w * double(x.q_wb.w) + exact.vec().dot(x.q_wb.vec().template cast<double>()) < 0 ? -1 : 1;
+    EXPECT_LE((sign * x.q_wb.vec().template cast<double>() - exact.vec()).cwiseAbs().maxCoeff(), tolerance) << "axis " << i;
+    EXPECT_NEAR(sign * double(x.q_wb.w), exact.w, tolerance) << "axis " << i;
+    EXPECT_LE((x.omega_b.template cast<double>() - omega_b).cwiseAbs().maxCoeff(), tolerance * std::abs(rates[i]))
+        << "axis " << i;
+  }
+}
+
 // In float the splitting still keeps |L| to float's rounding, a few eps a step.
 TEST(Splitting, FloatKeepsTheMomentumToRounding) {
   SampleInputs<float> in;

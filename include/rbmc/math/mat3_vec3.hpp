@@ -14,6 +14,16 @@ RBMC_HD_INLINE Vec3<Scalar> mat3_times(const Mat3<Scalar>& m, const NonDeduced<V
                       m.coeff(2, 0) * v.coeff(0) + m.coeff(2, 1) * v.coeff(1) + m.coeff(2, 2) * v.coeff(2));
 }
 
+// mᵀ v written out, each component a column's dot product with v from left to right: the
+// transpose's product through Eigen reduces each row in another order for double (its vectorised
+// path) than for the CPU's SIMD lanes (rbmc/simd/).
+template <class Scalar>
+RBMC_HD_INLINE Vec3<Scalar> mat3_transpose_times(const Mat3<Scalar>& m, const NonDeduced<Vec3<Scalar>>& v) {
+  return Vec3<Scalar>(m.coeff(0, 0) * v.coeff(0) + m.coeff(1, 0) * v.coeff(1) + m.coeff(2, 0) * v.coeff(2),
+                      m.coeff(0, 1) * v.coeff(0) + m.coeff(1, 1) * v.coeff(1) + m.coeff(2, 1) * v.coeff(2),
+                      m.coeff(0, 2) * v.coeff(0) + m.coeff(1, 2) * v.coeff(1) + m.coeff(2, 2) * v.coeff(2));
+}
+
 // Dot products, norms and the trace written out, left to right: Eigen's reductions may associate
 // in another order for a vectorisable scalar (double, float) than for the CPU's SIMD lanes
 // (rbmc/simd/), which must compute what one sample does, bit for bit.

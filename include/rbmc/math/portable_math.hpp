@@ -232,4 +232,54 @@ RBMC_HD inline Scalar atan2_first_quadrant(Scalar y, Scalar x) {
   return if_less_hd(x, y, Scalar(kHalfPiHi) - (angle - Scalar(kHalfPiLo)), angle);
 }
 
+// The largest |x| that sin_cos_of_radians takes: n · π/2's 33-bit head is exact for |n| < 2^20.
+inline constexpr double kSinCosRadiansMax = 524288.0;  // 2^19
+
+// sin x and cos x for |x| ≤ kSinCosRadiansMax (the caller checks; NaN and ±∞ give NaN), each
+// within 1.5 ulp of the result plus 2^-66: fdlibm's kernels are within 1 ulp, the reduced
+// argument's rounding adds ½ ulp (sin and cos do not magnify it), and π/2's tail and n times it,
+// each rounded, leave an absolute error below |n| 2^-86 ≤ 2^-67. x is reduced by the
+// nearest multiple n of π/2 (Cody and Waite: π/2 as a 33-bit head, by which n's product is exact
+// and x minus it too (Sterbenz), and a tail) to r in [−π/4, π/4]; sin r and cos r are fdlibm's
+// __kernel_sin and __kernel_cos (k_sin.c, k_cos.c, their minimax polynomials), and n mod 4 picks
+// the quadrant. Below 2^-27 sin r is r itself (what the polynomial rounds to), so −0 stays −0.
+//
+// A template over the scalar as atan2_first_quadrant is, choices by if_less_hd and products by
+// `mul`: the same bits on the host and the device, and the CPU's SIMD lanes take it W samples at
+// a time (the splitting's sub-flows: rbmc/math/sincos.hpp).
+template <class Scalar>
+RBMC_HD inline void sin_cos_of_radians(Scalar x, Scalar& sin_x, Scalar& cos_x) {
+  constexpr double kRound = 6755399441055744.0;  // 1.5 · 2^52: (t + kRound) − kRound is t rounded to an integer
+  constexpr double kTwoOverPi = 6.36619772367581382433e-01;
+  constexpr double kPio2Head = 1.57079632673412561417e+00;  // π/2's first 33 bits
+  constexpr double kPio2Tail = 6.07710050650619224932e-11;  // π/2 − kPio2Head
+  const auto c = [](double a) { return Scalar(a); };
+  const Scalar zero(0), half(0.5), one(1);
+  const Scalar n = (mul(x, c(kTwoOverPi)) + c(kRound)) - c(kRound);
+  const Scalar r = (x - mul(n, c(kPio2Head))) - mul(n, c(kPio2Tail));
+  const Scalar z = mul(r, r);
+  const Scalar sin_poly = c(8.33333333332248946124e-03) +
+                          mul(z, c(-1.98412698298579493134e-04) +
+                                     mul(z, c(2.75573137070700676789e-06) +
+                                                mul(z, c(-2.50507602534068634195e-08) + mul(z, c(1.58969099521155010221e-10)))));
+  const Scalar magnitude = if_less_hd(r, zero, -r, r);
+  const Scalar sin_r =
+      if_less_hd(magnitude, c(0x1p-27), r, r + mul(mul(z, r), c(-1.66666666666666324348e-01) + mul(z, sin_poly)));
+  const Scalar cos_poly =
+      mul(z, c(4.16666666666666019037e-02) +
+                 mul(z, c(-1.38888888888741095749e-03) +
+                            mul(z, c(2.48015872894767294178e-05) +
+                                       mul(z, c(-2.75573143513906633035e-07) +
+                                                  mul(z, c(2.08757232129817482790e-09) +
+                                                             mul(z, c(-1.13596475577881948265e-11)))))));
+  const Scalar hz = mul(half, z), w = one - hz;
+  const Scalar cos_r = w + (((one - w) - hz) + mul(z, cos_poly));
+  // n mod 4 as m in {−2, …, 2} (±2 alike): a quarter turn maps (sin, cos) to (cos, −sin).
+  const Scalar m = n - mul(c(4), (mul(n, c(0.25)) + c(kRound)) - c(kRound));
+  const Scalar m_magnitude = if_less_hd(m, zero, -m, m);
+  const Scalar off_odd = if_less_hd(m_magnitude, one, one - m_magnitude, m_magnitude - one);  // 0 for m = ±1
+  sin_x = if_less_hd(off_odd, half, if_less_hd(m, zero, -cos_r, cos_r), if_less_hd(m_magnitude, one, sin_r, -sin_r));
+  cos_x = if_less_hd(off_odd, half, if_less_hd(m, zero, sin_r, -sin_r), if_less_hd(m_magnitude, one, cos_r, -cos_r));
+}
+
 }  // namespace rbmc::portable

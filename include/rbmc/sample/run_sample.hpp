@@ -103,7 +103,7 @@ RBMC_HD_INLINE SampleResult<Scalar> started_result(const RigidBodyState<Scalar>&
 }
 
 // Stages after the integration: where it ended, the constraint's reaction, the conservation
-// drifts and the accuracy guard. The CPU's lanes (simd/rk4_lanes.hpp) finish each of their
+// drifts and the accuracy guard. The CPU's lanes (simd/fixed_step_lanes.hpp) finish each of their
 // samples here too.
 template <class Kinds, class Scalar, class Rate>
 RBMC_HD_INLINE void finish_sample(const Rate& rate, const RigidBodyState<Scalar>& x0, const IntegrationEnd<Scalar>& end,

@@ -1,5 +1,5 @@
 // Events (rbmc/integrate/events.hpp) for W samples integrated together in SIMD lanes on the CPU
-// (rk4_lanes.hpp): the event policy that the fixed-step loop (fixed_step.hpp) calls for the
+// (fixed_step_lanes.hpp): the event policy that the fixed-step loop (fixed_step.hpp) calls for the
 // lanes, as EventTracker is for one sample.
 //
 // Each step evaluates every event function in all lanes at once; most steps bracket no root in
@@ -82,7 +82,7 @@ struct LaneEventTracker {
 
   bool any() const { return lane_set.n > 0; }
 
-  // The start at t = 0 from each lane's x0 (rk4_lanes.hpp), writing each sample's records' start.
+  // The start at t = 0 from each lane's x0 (fixed_step_lanes.hpp), writing each sample's records' start.
   void start(const EventSet<Scalar>& events, double* outputs, std::size_t n, std::size_t first,
              const RigidBodyState<Scalar>* x0, const int* next_output) {
     lane_set = events.template cast<L>();

@@ -1,7 +1,7 @@
 // The quantities of W samples at every output time (rbmc/stats/output_quantities.hpp) computed
 // together in SIMD lanes on the CPU, from their group's states: the same function as one
 // sample's, computed_quantities_at, instantiated on Lanes<Scalar, W>, so every value equals the
-// one-sample path's bit for bit (tests/host/rk4_lanes_test.cpp). Every operation is one vector
+// one-sample path's bit for bit (tests/host/fixed_step_lanes_test.cpp). Every operation is one vector
 // instruction, the attitude angle's atan2 included (a polynomial, portable_math.hpp; the C
 // library's atan2 lane by lane took about a third of their time). Each (time, quantity) column
 // receives the W samples' values together.
@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "rbmc/simd/rk4_lanes.hpp"
+#include "rbmc/simd/fixed_step_lanes.hpp"
 #include "rbmc/stats/output_quantities.hpp"
 
 namespace rbmc {

@@ -19,6 +19,7 @@
 #include <type_traits>
 
 #include "rbmc/dynamics/state.hpp"
+#include "rbmc/math/sincos.hpp"
 #include "rbmc/integrate/state_vector.hpp"
 
 #if !defined(__GNUC__) || defined(__CUDACC__)
@@ -266,7 +267,7 @@ inline bool isfinite_hd(const Lanes<S, W>& a) {
 }
 
 // True when any lane is other than zero. The core asks it of a damping coefficient
-// (Damping::any); the lanes ask it only of groups whose samples agree on the answer (rk4_lanes.hpp).
+// (Damping::any); the lanes ask it only of groups whose samples agree on the answer (fixed_step_lanes.hpp).
 template <class S, int W>
 inline bool nonzero_hd(const Lanes<S, W>& a) {
   // Some lane has a bit set other than the sign (−0 is zero; NaN is not).
@@ -277,6 +278,25 @@ inline bool nonzero_hd(const Lanes<S, W>& a) {
 template <class S, int W>
 inline bool not_positive_hd(const Lanes<S, W>&) {
   return false;
+}
+// The one-sample path's sine and cosine (rbmc/math/sincos.hpp): in double, where every lane lies
+// within the portable polynomial's reach, that polynomial on the vectors (its operations are one
+// sample's, lane by lane); otherwise each lane's own, as one sample would compute it.
+template <class S, int W>
+inline void sincos_hd(const Lanes<S, W>& x, Lanes<S, W>& s, Lanes<S, W>& c) {
+  if constexpr (std::is_same_v<S, double>) {
+    const Lanes<S, W> zero(0), one(1), reach(portable::kSinCosRadiansMax);
+    if (isfinite_hd(x) && !nonzero_hd(if_less_hd(reach, if_less_hd(x, zero, -x, x), one, zero))) {
+      portable::sin_cos_of_radians(x, s, c);
+      return;
+    }
+  }
+  for (int i = 0; i < W; ++i) {
+    S si, ci;
+    sincos_hd(x.v[i], si, ci);
+    s.v[i] = si;
+    c.v[i] = ci;
+  }
 }
 
 // A state or model of W samples, lane by lane.

@@ -20,7 +20,7 @@
 #include "rbmc/sample/sample_layout.hpp"
 #include "rbmc/simd/lane_events.hpp"
 #include "rbmc/simd/lane_quantities.hpp"
-#include "rbmc/simd/rk4_lanes.hpp"
+#include "rbmc/simd/fixed_step_lanes.hpp"
 #include "rbmc/stats/output_quantities.hpp"
 #include "test_scenarios.hpp"
 
@@ -59,6 +59,32 @@ TEST(Lanes, EachLaneComputesWhatItsScalarComputes) {
     for (int k = 0; k < 2; ++k) EXPECT_EQ(std::memcmp(&expected[k], &got[k], sizeof(double)), 0) << "lane " << i << " choice " << k;
   }
   EXPECT_TRUE(std::signbit(abs(minus_zero)[0]));
+  // The sine and cosine (the splitting's), lane by lane the scalar's (rbmc/math/sincos.hpp):
+  // every lane within the portable polynomial's reach (the vectors' path: small, large and signed
+  // arguments, a zero of each sign, every quadrant), then one lane beyond it, ±∞ or NaN (each
+  // lane its own: the polynomial's or the C library's).
+  const double within[8] = {1e-9, -0.0, 0.0, 2.5, -1e5, 524288.0, -0.7853981633974483, 4.0};
+  const double beyond[8] = {1e-9, -0.0, 3e300, 2.5, -1e5, -524288.5, std::nan(""), -std::numeric_limits<double>::infinity()};
+  for (const double* angles : {within, beyond}) {
+    Lanes<double, 8> theta, sin_lanes, cos_lanes;
+    for (int i = 0; i < 8; ++i) theta.set(i, angles[i]);
+    sincos_hd(theta, sin_lanes, cos_lanes);
+    for (int i = 0; i < 8; ++i) {
+      double s_i, c_i;
+      sincos_hd(angles[i], s_i, c_i);
+      const double expected[] = {s_i, c_i}, got[] = {sin_lanes[i], cos_lanes[i]};
+      for (int k = 0; k < 2; ++k)
+        EXPECT_EQ(std::memcmp(&expected[k], &got[k], sizeof(double)), 0) << "angle " << angles[i] << " value " << k;
+    }
+  }
+  // Within the reach the polynomial's, beyond it the C library's.
+  double s_i, c_i;
+  sincos_hd(3e300, s_i, c_i);
+  EXPECT_EQ(s_i, std::sin(3e300));
+  sincos_hd(2.5, s_i, c_i);
+  double s_p, c_p;
+  portable::sin_cos_of_radians(2.5, s_p, c_p);
+  EXPECT_EQ(std::memcmp(&s_i, &s_p, sizeof(double)), 0);
 }
 
 // The statistics' quantities marked in lanes (lane_quantities.hpp) as one sample's are
@@ -168,7 +194,18 @@ TEST(Lanes, AnswersForAllLanesAtOnce) {
   expect_all_lane_answers<float, 16>();
 }
 
-enum class Model { free_body, pivot, planar, loads, pivot_with_loads, events, pivot_with_events };
+enum class Model {
+  free_body,
+  pivot,
+  planar,
+  loads,
+  pivot_with_loads,
+  events,
+  pivot_with_events,
+  splitting,              // the symplectic splitting (splitting.hpp), the box free under gravity
+  splitting_with_loads,   // the same under every kind of load
+  splitting_with_events,  // the same with the free box's events
+};
 
 const char* model_name(Model m) {
   switch (m) {
@@ -179,6 +216,9 @@ const char* model_name(Model m) {
     case Model::pivot_with_loads: return "pivot_with_loads";
     case Model::events: return "events";
     case Model::pivot_with_events: return "pivot_with_events";
+    case Model::splitting: return "splitting";
+    case Model::splitting_with_loads: return "splitting_with_loads";
+    case Model::splitting_with_events: return "splitting_with_events";
   }
   return "?";
 }
@@ -278,23 +318,36 @@ type = "angular_rate_below"
 rate = 2.8
 )";
 
+bool is_splitting(Model m) {
+  return m == Model::splitting || m == Model::splitting_with_loads || m == Model::splitting_with_events;
+}
+
 // The test box (free, on a pivot whose body point each sample draws, on the plane, under every
-// kind of load, both on a pivot and under the loads, or free or on the pivot with events) with
-// output times that fall between steps (interpolated) and on them.
+// kind of load, both on a pivot and under the loads, or free or on the pivot with events; or on
+// the splitting, free, under every load or with events) with output times that fall between
+// steps (interpolated) and on them. On the splitting each sample's principal axes are turned
+// apart from the body's, so that each lane's principal frame is its own (a Jacobi iteration of
+// its own length).
 Scenario lanes_scenario(Model model, int samples) {
   std::string text = test::valid_scenario_text(samples, 0.4, 0.01);
   const bool pivot = model == Model::pivot || model == Model::pivot_with_loads || model == Model::pivot_with_events;
   if (pivot) text += "constraint.point = { distribution = \"normal\", sigma = [0.001, 0.001, 0.002] }\n";
-  if (model == Model::loads || model == Model::pivot_with_loads) text += kEveryLoad;
+  if (is_splitting(model)) {
+    text.replace(text.find("\n[body]"), 0, "integrator = \"splitting\"\n");
+    text += "body.principal_axes = { distribution = \"normal\", sigma = 0.1 }\n";
+  }
+  if (model == Model::loads || model == Model::pivot_with_loads || model == Model::splitting_with_loads) text += kEveryLoad;
   if (pivot) text += "[constraint]\ntype = \"pivot\"\npoint = [0.0, 0.0, 0.3]\nanchor = [0.0, 0.0, 10.3]\n";
   if (model == Model::planar) text += "[constraint]\ntype = \"planar\"\nheight = 10.0\n";
-  if (model == Model::events) text += kEveryEvent;
+  if (model == Model::events || model == Model::splitting_with_events) text += kEveryEvent;
   if (model == Model::pivot_with_events) text += kPivotEvents;
   text += "\n[output]\ninterval = 0.025\n";
   return parse_scenario(text, "lanes.toml");
 }
 
-bool has_events(Model m) { return m == Model::events || m == Model::pivot_with_events; }
+bool has_events(Model m) {
+  return m == Model::events || m == Model::pivot_with_events || m == Model::splitting_with_events;
+}
 
 // The outputs' columns: the final states and the rest, then each event's record.
 int output_columns(const Scenario& s) { return output_column_count(s.shared_model().events.n); }
@@ -357,7 +410,7 @@ Batch integrate(const Scenario& s, const std::vector<double>& inputs, std::size_
 
 void expect_the_one_sample_paths_results(Precision precision, LaneIsa isa, Model model, std::size_t n);
 
-class Rk4Lanes : public ::testing::TestWithParam<std::tuple<Precision, LaneIsa, Model>> {
+class FixedStepLanes : public ::testing::TestWithParam<std::tuple<Precision, LaneIsa, Model>> {
  protected:
   void SetUp() override {
     if (!lane_isa_supported(std::get<1>(GetParam())))
@@ -365,13 +418,13 @@ class Rk4Lanes : public ::testing::TestWithParam<std::tuple<Precision, LaneIsa, 
   }
 };
 
-TEST_P(Rk4Lanes, GiveTheOneSamplePathsResultsBitForBit) {
+TEST_P(FixedStepLanes, GiveTheOneSamplePathsResultsBitForBit) {
   const auto [precision, isa, model] = GetParam();
   // 203: not a multiple of any width, the last samples go one by one. 208: a multiple of every
   // width and of a cache line's 8 doubles, so that with AVX-512 each column's lanes leave as whole
   // lines through non-temporal stores (lane_quantities.hpp), which 203 never allows. 1,032: the
   // backend's 2 threads claim 8 groups at a time (208's claim one), so that narrower lanes compute
-  // the quantities of a line's groups together (Rk4Lanes::quantities_in_lines) and leave them as
+  // the quantities of a line's groups together (FixedStepLanes::quantities_in_lines) and leave them as
   // whole lines too.
   for (const std::size_t n : {std::size_t(203), std::size_t(208), std::size_t(1032)}) {
     SCOPED_TRACE("batch of " + std::to_string(n));
@@ -382,6 +435,8 @@ TEST_P(Rk4Lanes, GiveTheOneSamplePathsResultsBitForBit) {
 void expect_the_one_sample_paths_results(Precision precision, LaneIsa isa, Model model, std::size_t n) {
   const Scenario s = lanes_scenario(model, int(n));
   ASSERT_EQ(choose_sample_kinds(s.shared_model(), s.integration()).free_body, model == Model::free_body);
+  ASSERT_EQ(choose_sample_kinds(s.shared_model(), s.integration()).stepper,
+            is_splitting(model) ? StepperKind::splitting : StepperKind::rk4);
   const std::vector<double> inputs = batch_inputs(s, n);
   const Batch one = integrate(s, inputs, n, precision, LaneIsa::off), lanes = integrate(s, inputs, n, precision, isa);
   EXPECT_EQ(one.status[3], std::uint8_t(SampleStatus::non_finite_state));
@@ -410,7 +465,7 @@ void expect_the_one_sample_paths_results(Precision precision, LaneIsa isa, Model
       for (std::size_t i = 0; i < n; ++i)
         most[e] = std::max(most[e], one.outputs[(output_column::count + kEventColumns * e + event_column::count) * n + i]);
     for (std::size_t e = 0; e < most.size(); ++e) EXPECT_GE(most[e], 1.0) << "event " << e << " never occurred";
-    if (model == Model::events) {
+    if (model == Model::events || model == Model::splitting_with_events) {
       EXPECT_GT(stopped, n / 5);
       EXPECT_GT(ran, n / 5);
       EXPECT_GE(most[1], 2.0) << "the corner's level crossed more than once";
@@ -447,7 +502,7 @@ void expect_the_one_sample_paths_results(Precision precision, LaneIsa isa, Model
 
 // The lanes do take the groups they can (else the test above compares the one-sample path with
 // itself), and give back the ones they cannot.
-TEST_P(Rk4Lanes, TakeWholeGroupsAndGiveBackTheOnesTheyCannot) {
+TEST_P(FixedStepLanes, TakeWholeGroupsAndGiveBackTheOnesTheyCannot) {
   const auto [precision, isa, model] = GetParam();
   const std::size_t n = 64;
   const Scenario s = lanes_scenario(model, int(n));
@@ -461,8 +516,9 @@ TEST_P(Rk4Lanes, TakeWholeGroupsAndGiveBackTheOnesTheyCannot) {
     const SharedModel<Scalar> shared = s.shared_model().cast<Scalar>();
     const IntegrationSettings<Scalar> how = s.integration().cast<Scalar>();
     const LaneGroupFunction<Scalar> group = model == Model::free_body ? lanes.free_body
-                                            : has_events(model)       ? lanes.general_events
-                                                                      : lanes.general;
+                                            : is_splitting(model) ? (has_events(model) ? lanes.splitting_events : lanes.splitting)
+                                            : has_events(model)   ? lanes.general_events
+                                                                  : lanes.general;
     const auto run = [&](std::size_t first) {
       return group(inputs.data(), outputs.data(), nullptr, status.data(), n, first, shared, how);
     };
@@ -470,7 +526,7 @@ TEST_P(Rk4Lanes, TakeWholeGroupsAndGiveBackTheOnesTheyCannot) {
     EXPECT_TRUE(run(48)) << "samples from 48 on are ordinary";
     EXPECT_FALSE(run(w * (21 / w))) << "sample 21's mass is negative";
     EXPECT_FALSE(run(w * (42 / w))) << "sample 42's centre of mass is at the origin, the others' are not";
-    const bool damped = model == Model::loads || model == Model::pivot_with_loads;
+    const bool damped = model == Model::loads || model == Model::pivot_with_loads || model == Model::splitting_with_loads;
     if (damped) EXPECT_FALSE(run(w * (kUndamped / w))) << "sample 36 has no damping, the others have";
     if (!damped && w <= 8) EXPECT_TRUE(run(w * (kUndamped / w)));
     // The quantities' lanes take any group whose centres of mass agree on lying at the origin
@@ -524,16 +580,17 @@ TEST_P(Rk4Lanes, TakeWholeGroupsAndGiveBackTheOnesTheyCannot) {
         << "sample 42's centre of mass is at the origin, samples 40 to 47's others' are not";
     EXPECT_EQ(std::count(lined.begin(), lined.end(), 7.0), std::ptrdiff_t(lined.size()));
   };
-  if (precision == Precision::float32) check(rk4_lanes<float>(isa), 0.0f);
-  else check(rk4_lanes<double>(isa), 0.0);
+  if (precision == Precision::float32) check(fixed_step_lanes<float>(isa), 0.0f);
+  else check(fixed_step_lanes<double>(isa), 0.0);
 }
 
 INSTANTIATE_TEST_SUITE_P(
-    EveryInstructionSet, Rk4Lanes,
+    EveryInstructionSet, FixedStepLanes,
     ::testing::Combine(::testing::Values(Precision::float64, Precision::float32),
                        ::testing::Values(LaneIsa::sse2, LaneIsa::avx2, LaneIsa::avx512),
                        ::testing::Values(Model::free_body, Model::pivot, Model::planar, Model::loads,
-                                         Model::pivot_with_loads, Model::events, Model::pivot_with_events)),
+                                         Model::pivot_with_loads, Model::events, Model::pivot_with_events,
+                                         Model::splitting, Model::splitting_with_loads, Model::splitting_with_events)),
     [](const auto& info) {
       return std::string(model_name(std::get<2>(info.param))) + "_" + precision_name(std::get<0>(info.param)) + "_" +
              lane_isa_name(std::get<1>(info.param));
@@ -541,7 +598,7 @@ INSTANTIATE_TEST_SUITE_P(
 
 // RBMC_CPU_SIMD chooses among them; a name that is not one, or one this processor lacks, is a
 // usage error that says which it can run.
-TEST(Rk4LanesChoice, TheEnvironmentChoosesAndBadNamesAreRefused) {
+TEST(FixedStepLanesChoice, TheEnvironmentChoosesAndBadNamesAreRefused) {
   const char* before = std::getenv("RBMC_CPU_SIMD");
   const std::string saved = before == nullptr ? "" : before;
   setenv("RBMC_CPU_SIMD", "off", 1);

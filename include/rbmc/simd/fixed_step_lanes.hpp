@@ -1,10 +1,12 @@
-// W samples of a fixed-step RK4 kind integrated together in SIMD lanes on the CPU:
-// the free body (sample_kinds.hpp), and a body under the run's loads with its constraint (a pivot,
-// the plane) or none, each lane with its sample's own values of the dispersed fields, with the
-// run's events or none (lane_events.hpp). The same
-// fixed-step loop, stepper and right-hand side (BodyRate) as one sample's path, instantiated on
-// Lanes<Scalar, W>, so every lane's result equals its sample's one-sample result bit for bit
-// (tests/host/rk4_lanes_test.cpp).
+// W samples of a fixed-step kind integrated together in SIMD lanes on the CPU: RK4 on the free
+// body (sample_kinds.hpp) or on a body under the run's loads with its constraint (a pivot, the
+// plane) or none, and the symplectic splitting under the run's loads (it takes no constraint);
+// each lane with its sample's own values of the dispersed fields, with the run's events or none
+// (lane_events.hpp). The same fixed-step loop, stepper and right-hand side (BodyRate) as one
+// sample's path, instantiated on Lanes<Scalar, W>, so every lane's result equals its sample's
+// one-sample result bit for bit (tests/host/fixed_step_lanes_test.cpp). What the lanes cannot do
+// as vectors they do lane by lane with the one-sample path's own functions: the splitting's
+// principal frame (a Jacobi iteration that stops when converged) and its sines and cosines.
 //
 // Whatever the lanes cannot do alike leaves them: a group in which a body is not physical, in
 // which the bodies' centres of mass disagree on lying at the origin or the samples on having any
@@ -91,7 +93,31 @@ struct LaneRate {
     }
   }
   RigidBodyStateRate<L> operator()(const RigidBodyState<L>& x) const { return evaluate(x).rate; }
+  // The applied wrench alone: the splitting's kicks (its stepper asks for it).
+  Wrench<L> wrench(const RigidBodyState<L>& x) const {
+    return gravity_alone ? uniform_gravity_wrench(model.mass, model.gravity_w) : body_rate().wrench(x);
+  }
 };
+
+// The splitting's principal frame of W bodies: each lane's by the one-sample path's Jacobi
+// iteration on its own inertia (its sweeps stop when that lane's converge, a branch the lanes
+// cannot take together), so each lane's frame is its sample's bit for bit. Found by
+// SplittingStepper::start through argument-dependent lookup, before splitting.hpp's.
+template <class S, int W>
+inline SplittingFrame<Lanes<S, W>> splitting_frame(const FreeBodyModel<Lanes<S, W>>& model) {
+  SplittingFrame<Lanes<S, W>> f;
+  for (int lane = 0; lane < W; ++lane) {
+    Mat3<S> inertia;
+    for (int r = 0; r < 3; ++r)
+      for (int c = 0; c < 3; ++c) inertia(r, c) = model.inertia_c_b(r, c)[lane];
+    FreeBodyModel<S> one{};
+    one.inertia_c_b = inertia;
+    const SplittingFrame<S> frame = splitting_frame(one);
+    set_lane(f.axes, lane, frame.axes);
+    set_lane(f.moments, lane, frame.moments);
+  }
+  return f;
+}
 
 // A load set of W samples, lane by lane, from each sample's own copy (apply_own_values): the
 // counts and frames are the run's, the same in every lane.
@@ -140,14 +166,16 @@ inline void set_lane(FreeBodyModel<Lanes<S, W>>& m, int lane, const FreeBodyMode
 // Integrates samples first, ..., first + W − 1 of a batch (the layout of sample_layout.hpp) in
 // lanes and stores their results; their states at the output times into group_states (their
 // group's block, TrajectoryLayout::by_group), or nowhere when null.
-// Kinds: FreeBodyRk4Kinds, or RK4 with or without events (SampleKinds<rk4, events>: any loads
-// and constraint; events through LaneEventTracker, lane_events.hpp). Returns false, having stored
-// nothing the one-sample path would not overwrite, when the group must go sample by sample.
+// Kinds: FreeBodyRk4Kinds, RK4 with or without events (SampleKinds<rk4, events>: any loads and
+// constraint), or the splitting with or without them (SampleKinds<splitting, events>: any loads);
+// events through LaneEventTracker, lane_events.hpp. Returns false, having stored nothing the
+// one-sample path would not overwrite, when the group must go sample by sample.
 template <class Scalar, int W, class Kinds, class StoredIn, class StoredOut>
-inline bool run_rk4_lanes(const StoredIn* inputs, StoredOut* outputs, StoredOut* group_states, std::uint8_t* status,
+inline bool run_fixed_step_lanes(const StoredIn* inputs, StoredOut* outputs, StoredOut* group_states, std::uint8_t* status,
                           std::size_t n, std::size_t first, const SharedModel<Scalar>& shared,
                           const IntegrationSettings<Scalar>& how) {
-  static_assert(Kinds::stepper == StepperKind::rk4, "the lanes run RK4");
+  static_assert(Kinds::stepper == StepperKind::rk4 || Kinds::stepper == StepperKind::splitting,
+                "the lanes run RK4 and the splitting");
   using L = Lanes<Scalar, W>;
   // Stage: each lane's inputs, model and constraint, as the one-sample path makes them (the CPU's
   // copied model values: run_sample_in_batch).
@@ -199,7 +227,8 @@ inline bool run_rk4_lanes(const StoredIn* inputs, StoredOut* outputs, StoredOut*
   const bool gravity_alone = Kinds::free_body || (loads0.n_point_forces == 0 && loads0.n_torques == 0 && loads0.n_springs == 0 &&
                                                   !loads0.has_central_body && !damping_of(loads0, SharedValuesOnly{}).any());
   const Rate rate{lanes_model, &lanes_loads, lanes_constraint, lanes_k_inv, gravity_alone};
-  Rk4Stepper<L, Rate> stepper{rate};
+  using Stepper = std::conditional_t<Kinds::stepper == StepperKind::splitting, SplittingStepper<L, Rate>, Rk4Stepper<L, Rate>>;
+  Stepper stepper{rate};
   // The events' records are written as they happen, into the samples' output columns; a group
   // that leaves the lanes is integrated again by the one-sample path, which writes them afresh.
   std::conditional_t<Kinds::events, LaneEventTracker<Scalar, W>, NoEvents> events;
