@@ -6,7 +6,8 @@
 // sample's path, instantiated on Lanes<Scalar, W>, so every lane's result equals its sample's
 // one-sample result bit for bit (tests/host/fixed_step_lanes_test.cpp). What the lanes cannot do
 // as vectors they do lane by lane with the one-sample path's own functions: the splitting's
-// principal frame (a Jacobi iteration that stops when converged) and its sines and cosines.
+// principal frame (a Jacobi iteration that stops when it converges), and its sines and cosines in
+// float (in double they are rbmc's own polynomial, on the vectors: rbmc/math/sincos.hpp).
 //
 // Whatever the lanes cannot do alike leaves them: a group in which a body is not physical, in
 // which the bodies' centres of mass disagree on lying at the origin or the samples on having any
@@ -171,9 +172,9 @@ inline void set_lane(FreeBodyModel<Lanes<S, W>>& m, int lane, const FreeBodyMode
 // events through LaneEventTracker, lane_events.hpp. Returns false, having stored nothing the
 // one-sample path would not overwrite, when the group must go sample by sample.
 template <class Scalar, int W, class Kinds, class StoredIn, class StoredOut>
-inline bool run_fixed_step_lanes(const StoredIn* inputs, StoredOut* outputs, StoredOut* group_states, std::uint8_t* status,
-                          std::size_t n, std::size_t first, const SharedModel<Scalar>& shared,
-                          const IntegrationSettings<Scalar>& how) {
+inline bool run_fixed_step_lanes(const StoredIn* inputs, StoredOut* outputs, StoredOut* group_states,
+                                 std::uint8_t* status, std::size_t n, std::size_t first,
+                                 const SharedModel<Scalar>& shared, const IntegrationSettings<Scalar>& how) {
   static_assert(Kinds::stepper == StepperKind::rk4 || Kinds::stepper == StepperKind::splitting,
                 "the lanes run RK4 and the splitting");
   using L = Lanes<Scalar, W>;
@@ -227,7 +228,8 @@ inline bool run_fixed_step_lanes(const StoredIn* inputs, StoredOut* outputs, Sto
   const bool gravity_alone = Kinds::free_body || (loads0.n_point_forces == 0 && loads0.n_torques == 0 && loads0.n_springs == 0 &&
                                                   !loads0.has_central_body && !damping_of(loads0, SharedValuesOnly{}).any());
   const Rate rate{lanes_model, &lanes_loads, lanes_constraint, lanes_k_inv, gravity_alone};
-  using Stepper = std::conditional_t<Kinds::stepper == StepperKind::splitting, SplittingStepper<L, Rate>, Rk4Stepper<L, Rate>>;
+  using Stepper =
+      std::conditional_t<Kinds::stepper == StepperKind::splitting, SplittingStepper<L, Rate>, Rk4Stepper<L, Rate>>;
   Stepper stepper{rate};
   // The events' records are written as they happen, into the samples' output columns; a group
   // that leaves the lanes is integrated again by the one-sample path, which writes them afresh.

@@ -82,7 +82,8 @@ struct LaneEventTracker {
 
   bool any() const { return lane_set.n > 0; }
 
-  // The start at t = 0 from each lane's x0 (fixed_step_lanes.hpp), writing each sample's records' start.
+  // The start at t = 0 from each lane's x0 (fixed_step_lanes.hpp), writing each sample's records'
+  // start.
   void start(const EventSet<Scalar>& events, double* outputs, std::size_t n, std::size_t first,
              const RigidBodyState<Scalar>* x0, const int* next_output) {
     lane_set = events.template cast<L>();

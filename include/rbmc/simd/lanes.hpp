@@ -19,8 +19,8 @@
 #include <type_traits>
 
 #include "rbmc/dynamics/state.hpp"
-#include "rbmc/math/sincos.hpp"
 #include "rbmc/integrate/state_vector.hpp"
+#include "rbmc/math/sincos.hpp"
 
 #if !defined(__GNUC__) || defined(__CUDACC__)
 #error "rbmc/simd/lanes.hpp needs GCC's or Clang's vector extensions on the host"
