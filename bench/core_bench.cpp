@@ -34,7 +34,8 @@ LoadSet<double> bench_loads() {
   return l;
 }
 
-enum class BenchModel { free_body, pivot, loads };
+// free_body, pivot and loads on RK4; splitting: the loads on the symplectic splitting.
+enum class BenchModel { free_body, pivot, loads, splitting };
 
 template <class Scalar>
 void right_hand_side(benchmark::State& state) {
@@ -80,10 +81,10 @@ void dopri5_step_bench(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
 }
 
-// The body in SIMD lanes (host/backend/cpu_lanes.cpp), what the CPU backend runs for this
-// workload on one thread: a batch of 64 copies of it, `steps` RK4 steps, in groups of the
-// instruction set's width; free, on the pivot of run_sample_bench below, or under its loads
-// (bench_loads). With an output time every 20 steps (as the default scenario's), the states there
+// The body in SIMD lanes (host/backend/cpu_lanes_*.cpp), what the CPU backend runs for this
+// workload on one thread: a batch of 64 copies of it, `steps` fixed steps, in groups of the
+// instruction set's width; RK4 free, on the pivot of run_sample_bench below, or under its loads
+// (bench_loads), or the splitting under those loads. With an output time every 20 steps (as the default scenario's), the states there
 // are stored sample by sample, as the backend keeps them.
 template <class Scalar>
 void rk4_lanes_bench(benchmark::State& state, LaneIsa isa, BenchModel model, bool outputs) {
@@ -94,10 +95,12 @@ void rk4_lanes_bench(benchmark::State& state, LaneIsa isa, BenchModel model, boo
   }
   constexpr std::size_t n = 64;
   const FixedStepLanes<Scalar> lanes = fixed_step_lanes<Scalar>(isa);
-  const LaneGroupFunction<Scalar> group = model == BenchModel::free_body ? lanes.free_body : lanes.general;
+  const LaneGroupFunction<Scalar> group = model == BenchModel::free_body   ? lanes.free_body
+                                          : model == BenchModel::splitting ? lanes.splitting
+                                                                           : lanes.general;
   SampleInputs<double> in = body_inputs<double>();
   SharedModel<Scalar> shared{};
-  if (model == BenchModel::loads) shared.loads = bench_loads().cast<Scalar>();
+  if (model == BenchModel::loads || model == BenchModel::splitting) shared.loads = bench_loads().cast<Scalar>();
   if (pivot) {
     const Constraint<double> c = bench_pivot();
     shared.constraint = c.cast<Scalar>();
@@ -108,7 +111,8 @@ void rk4_lanes_bench(benchmark::State& state, LaneIsa isa, BenchModel model, boo
   std::vector<std::uint8_t> status(n);
   for (std::size_t i = 0; i < n; ++i) store_sample_inputs(inputs.data(), n, i, in, 0);
   const std::int64_t steps = state.range(0);
-  const IntegrationSettings<Scalar> how = fixed_step<Scalar>(Scalar(kStep), steps);
+  IntegrationSettings<Scalar> how = fixed_step<Scalar>(Scalar(kStep), steps);
+  if (model == BenchModel::splitting) how.kind = IntegratorKind::splitting;
   if (outputs) {
     shared.output_times.n = int(steps / 20) + 1;
     shared.output_times.interval = Scalar(20 * kStep);
@@ -126,10 +130,11 @@ void rk4_lanes_bench(benchmark::State& state, LaneIsa isa, BenchModel model, boo
   state.SetLabel(std::string(lane_isa_name(isa)) + " lanes of " + std::to_string(lanes.width));
 }
 
-// One sample, `steps` RK4 steps through run_sample: what one CPU thread does per sample, with the
-// kinds the backends choose (RuntimeKinds), or the general RK4 path with events compiled in.
+// One sample, `steps` fixed steps through run_sample: what one CPU thread does per sample, with
+// the kinds the backends choose (RuntimeKinds), or the general RK4 path with events compiled in;
+// RK4, or the splitting.
 template <class Scalar, class Kinds = RuntimeKinds>
-void run_sample_bench(benchmark::State& state, bool pivot, bool loads = false) {
+void run_sample_bench(benchmark::State& state, bool pivot, bool loads = false, bool splitting = false) {
   SampleInputs<Scalar> in = body_inputs<Scalar>();
   SharedModel<Scalar> shared{};
   if (loads) shared.loads = bench_loads().cast<Scalar>();
@@ -139,7 +144,8 @@ void run_sample_bench(benchmark::State& state, bool pivot, bool loads = false) {
     in.initial = project_onto_constraint(shared.constraint, in.initial);
   }
   const std::int64_t steps = state.range(0);
-  const IntegrationSettings<Scalar> how = fixed_step<Scalar>(Scalar(kStep), steps);
+  IntegrationSettings<Scalar> how = fixed_step<Scalar>(Scalar(kStep), steps);
+  if (splitting) how.kind = IntegratorKind::splitting;
   for (auto _ : state) {
     NoTrajectory none;
     const SampleResult<Scalar> r = run_sample<Scalar, Kinds>(in, shared, how, none);
@@ -162,6 +168,7 @@ void run_sample_pivot_double(benchmark::State& s) { run_sample_bench<double>(s, 
 void run_sample_free_variant_float(benchmark::State& s) { run_sample_bench<float, FreeBodyRk4Kinds>(s, false); }
 void run_sample_free_variant_double(benchmark::State& s) { run_sample_bench<double, FreeBodyRk4Kinds>(s, false); }
 void run_sample_loads_double(benchmark::State& s) { run_sample_bench<double>(s, false, true); }
+void run_sample_splitting_loads_double(benchmark::State& s) { run_sample_bench<double>(s, false, true, true); }
 template <class Scalar, LaneIsa kIsa, BenchModel kModel = BenchModel::free_body, bool kOutputs = false>
 void rk4_lanes_run(benchmark::State& s) {
   rk4_lanes_bench<Scalar>(s, kIsa, kModel, kOutputs);
@@ -179,6 +186,8 @@ BENCHMARK_TEMPLATE(rk4_lanes_run, float, LaneIsa::avx512, BenchModel::pivot)->Ar
 BENCHMARK_TEMPLATE(rk4_lanes_run, double, LaneIsa::avx2, BenchModel::loads)->Arg(1000);
 BENCHMARK_TEMPLATE(rk4_lanes_run, double, LaneIsa::avx512, BenchModel::loads)->Arg(1000);
 BENCHMARK_TEMPLATE(rk4_lanes_run, float, LaneIsa::avx512, BenchModel::loads)->Arg(1000);
+BENCHMARK_TEMPLATE(rk4_lanes_run, double, LaneIsa::avx2, BenchModel::splitting)->Arg(1000);
+BENCHMARK_TEMPLATE(rk4_lanes_run, double, LaneIsa::avx512, BenchModel::splitting)->Arg(1000);
 BENCHMARK(run_sample_free_variant_float)->Arg(1000);
 BENCHMARK(run_sample_free_variant_double)->Arg(1000);
 BENCHMARK(run_sample_free_float)->Arg(1000);
@@ -186,6 +195,7 @@ BENCHMARK(run_sample_free_double)->Arg(1000);
 BENCHMARK(run_sample_pivot_float)->Arg(1000);
 BENCHMARK(run_sample_pivot_double)->Arg(1000);
 BENCHMARK(run_sample_loads_double)->Arg(1000);
+BENCHMARK(run_sample_splitting_loads_double)->Arg(1000);
 
 }  // namespace
 }  // namespace rbmc::bench
