@@ -145,7 +145,7 @@ struct LaneEventTracker {
  private:
   // The lane's own tracker on the lane's step (its g brought up to the lanes' first). Rare, and
   // scalar: kept out of the lanes' loop, which the group functions otherwise inline whole
-  // (cpu_lanes.cpp's flatten).
+  // (cpu_lanes_unit.inc's flatten).
   __attribute__((noinline, cold)) void check_lane(int lane, const PackedHermiteInterpolant<Scalar>& interp,
                                                   Scalar t0, Scalar t1, const RigidBodyState<Scalar>& x1) {
     OneSample& one = lanes[lane];

@@ -167,7 +167,7 @@ typedef double DoublesOf16 __attribute__((vector_size(16)));
 typedef double DoublesOf32 __attribute__((vector_size(32)));
 typedef double DoublesOf64 __attribute__((vector_size(64)));
 // One non-temporal store of a vector's doubles, with the instruction set it needs. Each is used
-// only from lanes of its width, which are compiled for that set (cpu_lanes.cpp).
+// only from lanes of its width, which are compiled for that set (cpu_lanes_unit.inc).
 inline void stream_doubles(double* out, DoublesOf16 v) { __builtin_ia32_movntpd(out, v); }
 __attribute__((target("avx"))) inline void stream_doubles(double* out, DoublesOf32 v) {
   __builtin_ia32_movntpd256(out, v);
