@@ -94,7 +94,7 @@ void rk4_lanes_bench(benchmark::State& state, LaneIsa isa, BenchModel model, boo
     return;
   }
   constexpr std::size_t n = 64;
-  const FixedStepLanes<Scalar> lanes = fixed_step_lanes<Scalar>(isa);
+  const LaneGroups<Scalar> lanes = lane_groups<Scalar>(isa);
   const LaneGroupFunction<Scalar> group = model == BenchModel::free_body   ? lanes.free_body
                                           : model == BenchModel::splitting ? lanes.splitting
                                                                            : lanes.general;

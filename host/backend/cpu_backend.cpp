@@ -37,7 +37,7 @@ template <class Scalar>
 class CpuBackend final : public Backend {
  public:
   CpuBackend(unsigned threads, LaneIsa lanes)
-      : lane_isa_(lanes), lanes_(fixed_step_lanes<Scalar>(lanes)),
+      : lane_isa_(lanes), lanes_(lane_groups<Scalar>(lanes)),
         threads_(threads == 0 ? default_thread_count() : threads) {}
 
   std::string name() const override { return "cpu"; }
@@ -100,16 +100,18 @@ class CpuBackend final : public Backend {
           run_sample_in_batch<Scalar, Kinds, TrajectoryLayout::by_group, ModelValuesAccess::copied>(
               inputs, outputs, states, status, n, i, shared_, settings, width);
       };
-      // RK4 and the splitting in SIMD lanes (cpu_lanes.hpp) where the kind allows, a group of
-      // `width` samples at a time; a group the lanes give back, the samples short of a whole
-      // group and the kinds the lanes do not run (Euler angles, dopri5), one by one. The same
-      // results bit for bit either way.
+      // RK4, the splitting and dopri5 in SIMD lanes (cpu_lanes.hpp), a group of `width` samples
+      // at a time; a group the lanes give back, the samples short of a whole group and the kind
+      // the lanes do not run (RK4 on Euler angles), one by one. The same results bit for bit
+      // either way.
       LaneGroupFunction<Scalar> group = nullptr;
       // The general lanes take the unconstrained kind too (the lanes dispatch on the constraint).
       if constexpr (std::is_same_v<Kinds, FreeBodyRk4Kinds>) group = lanes_.free_body;
       else if constexpr (Kinds::stepper == StepperKind::rk4) group = Kinds::events ? lanes_.general_events : lanes_.general;
       else if constexpr (Kinds::stepper == StepperKind::splitting)
         group = Kinds::events ? lanes_.splitting_events : lanes_.splitting;
+      else if constexpr (Kinds::stepper == StepperKind::dopri5)
+        group = Kinds::events ? lanes_.dopri5_events : lanes_.dopri5;
       // Threads claim whole groups, whatever integrates them, so that a group's states are all in
       // its block when its quantities are computed; only the batch's last group can fall short.
       parallel_for((n + width - 1) / width, threads_, [&](std::size_t first_group, std::size_t end_group) {
@@ -333,7 +335,7 @@ class CpuBackend final : public Backend {
   SharedModel<Scalar> shared_{};
   const double* inputs_ = nullptr;
   LaneIsa lane_isa_;
-  FixedStepLanes<Scalar> lanes_;
+  LaneGroups<Scalar> lanes_;
   std::size_t n_ = 0;
   // The kept states: every row's (every_row_kept_) by lane group (TrajectoryLayout::by_group, the
   // batch's whole groups), or those of kept_rows_, in their order, sample by sample ((rows,

@@ -61,7 +61,7 @@ LaneIsa chosen_lane_isa() {
 // AVX-512 (bench/RESULTS.md, 2026-11-23, fourth session): the right-hand side's temporaries
 // then outgrow the register file.
 template <class Scalar>
-FixedStepLanes<Scalar> fixed_step_lanes(LaneIsa isa) {
+LaneGroups<Scalar> lane_groups(LaneIsa isa) {
 #if defined(RBMC_X86_LANES)
   switch (isa) {
     case LaneIsa::sse2: return sse2_lanes<Scalar>();
@@ -74,7 +74,7 @@ FixedStepLanes<Scalar> fixed_step_lanes(LaneIsa isa) {
   return {};
 }
 
-template FixedStepLanes<double> fixed_step_lanes<double>(LaneIsa);
-template FixedStepLanes<float> fixed_step_lanes<float>(LaneIsa);
+template LaneGroups<double> lane_groups<double>(LaneIsa);
+template LaneGroups<float> lane_groups<float>(LaneIsa);
 
 }  // namespace rbmc

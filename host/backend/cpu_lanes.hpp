@@ -1,8 +1,9 @@
-// SIMD lanes on the CPU: which instruction set integrates several samples at once, and the
-// fixed-step kinds' lane groups compiled for each (rbmc/simd/fixed_step_lanes.hpp): RK4 on the
-// free body, RK4 under any loads with a constraint or none, and the symplectic splitting under any
-// loads, each without events and with them; and the statistics' quantities of several samples at
-// once after any kind (rbmc/simd/lane_quantities.hpp).
+// SIMD lanes on the CPU: which instruction set integrates several samples at once, and the lane
+// groups compiled for each: RK4 on the free body, RK4 under any loads with a constraint or none,
+// and the symplectic splitting under any loads (rbmc/simd/fixed_step_lanes.hpp), and the adaptive
+// Dormand–Prince under any loads and constraint (rbmc/simd/dopri5_lanes.hpp), each without events
+// and with them; and the statistics' quantities of several samples at once after any kind
+// (rbmc/simd/lane_quantities.hpp).
 //
 // The instruction set is chosen at run time, the widest this processor has, or by the
 // environment variable RBMC_CPU_SIMD (off, sse2, avx2, avx512). Every choice gives the same
@@ -34,7 +35,7 @@ bool lane_isa_supported(LaneIsa isa);
 LaneIsa chosen_lane_isa();
 
 // Integrates samples first, ..., first + width − 1 of a batch together, or returns false when
-// the group must go sample by sample (fixed_step_lanes.hpp); their states into group_states (the group's
+// the group must go sample by sample (fixed_step_lanes.hpp, dopri5_lanes.hpp); their states into group_states (the group's
 // block, TrajectoryLayout::by_group with groups of width), or nowhere when null.
 template <class Scalar>
 using LaneGroupFunction = bool (*)(const double* inputs, double* outputs, double* group_states, std::uint8_t* status,
@@ -51,13 +52,15 @@ using LaneQuantitiesFunction = bool (*)(const double* inputs, const double* grou
                                         const Quaternion<Scalar>* nominal_q, double* quantities, QuantityColumns kept);
 
 template <class Scalar>
-struct FixedStepLanes {
+struct LaneGroups {
   int width = 1;                                 // samples per group; 1: no lanes
   LaneGroupFunction<Scalar> free_body = nullptr;  // FreeBodyRk4Kinds
   LaneGroupFunction<Scalar> general = nullptr;    // RK4 without events: any loads, any constraint
   LaneGroupFunction<Scalar> general_events = nullptr;  // the same with events (rbmc/simd/lane_events.hpp)
   LaneGroupFunction<Scalar> splitting = nullptr;       // the splitting without events: any loads
   LaneGroupFunction<Scalar> splitting_events = nullptr;  // the same with events
+  LaneGroupFunction<Scalar> dopri5 = nullptr;            // dopri5 without events: any loads and constraint
+  LaneGroupFunction<Scalar> dopri5_events = nullptr;     // the same with events (rbmc/simd/dopri5_lanes.hpp)
   LaneQuantitiesFunction<Scalar> quantities = nullptr;  // the statistics' quantities, after any kind
   // The same for line_width samples, several groups, so that each column's values fill whole
   // cache lines from a line's start (AVX2's and SSE2's double lanes fill half and a quarter of one
@@ -68,6 +71,6 @@ struct FixedStepLanes {
 
 // The lane groups for the instruction set (width 1 for off).
 template <class Scalar>
-FixedStepLanes<Scalar> fixed_step_lanes(LaneIsa isa);
+LaneGroups<Scalar> lane_groups(LaneIsa isa);
 
 }  // namespace rbmc

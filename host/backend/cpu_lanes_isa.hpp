@@ -15,11 +15,11 @@ namespace rbmc {
 
 #if defined(RBMC_X86_LANES)
 template <class Scalar>
-FixedStepLanes<Scalar> sse2_lanes();
+LaneGroups<Scalar> sse2_lanes();
 template <class Scalar>
-FixedStepLanes<Scalar> avx2_lanes();
+LaneGroups<Scalar> avx2_lanes();
 template <class Scalar>
-FixedStepLanes<Scalar> avx512_lanes();
+LaneGroups<Scalar> avx512_lanes();
 #endif
 
 // An instruction set's table: Isa::group<Scalar, W, Kinds> integrates a group of one kind and
@@ -27,15 +27,17 @@ FixedStepLanes<Scalar> avx512_lanes();
 // target attribute). G > 1 fills a cache line with a column's values where one group's doubles
 // fill less (lane_quantities.hpp).
 template <class Scalar, int W, class Isa, int G>
-FixedStepLanes<Scalar> lanes_table() {
+LaneGroups<Scalar> lanes_table() {
   using S = StepperKind;
-  FixedStepLanes<Scalar> t;
+  LaneGroups<Scalar> t;
   t.width = W;
   t.free_body = &Isa::template group<Scalar, W, FreeBodyRk4Kinds>;
   t.general = &Isa::template group<Scalar, W, SampleKinds<S::rk4, false>>;
   t.general_events = &Isa::template group<Scalar, W, SampleKinds<S::rk4, true>>;
   t.splitting = &Isa::template group<Scalar, W, SampleKinds<S::splitting, false>>;
   t.splitting_events = &Isa::template group<Scalar, W, SampleKinds<S::splitting, true>>;
+  t.dopri5 = &Isa::template group<Scalar, W, SampleKinds<S::dopri5, false>>;
+  t.dopri5_events = &Isa::template group<Scalar, W, SampleKinds<S::dopri5, true>>;
   t.quantities = &Isa::template quantities<Scalar, W, 1>;
   t.line_width = W * G;
   if constexpr (G > 1) t.quantities_in_lines = &Isa::template quantities<Scalar, W, G>;

@@ -102,11 +102,11 @@ RBMC_HD inline Scalar error_norm(const StateVector<Scalar>& error, const StateVe
   Scalar sum = Scalar(0);
   for (int i = 0; i < state_offset::count; ++i) {
     const Scalar a = Eigen::numext::abs(y(i)), b = Eigen::numext::abs(y_new(i));
-    const Scalar scale = atol + rtol * (a > b ? a : b);
+    const Scalar scale = atol + rtol * if_less_hd(b, a, a, b);  // a > b ? a : b, also in the CPU's lanes
     const Scalar r = error(i) / scale;
     sum += r * r;
   }
-  return sqrt_hd(sum / Scalar(state_offset::count));
+  return sqrt_hd(sum / Scalar(int(state_offset::count)));
 }
 
 // The next step from this one's error norm (elementary controller, Hairer II.4): the factor
@@ -120,61 +120,69 @@ RBMC_HD inline Scalar next_step_factor(Scalar err, bool after_rejection) {
   return factor > max_growth ? max_growth : factor;
 }
 
-// Adaptive Dormand–Prince 5(4) to the duration, each sample with its own step: accepted when the
-// error norm is at most 1, then the step grows or shrinks by next_step_factor(); the last step
-// is shortened to land on the end time. Stops with max_steps_reached, step_size_underflow or
-// non_finite_state when it cannot go on.
-template <class Scalar, class Rate, class Events, class Sink>
-RBMC_HD_KERNEL_INLINE IntegrationEnd<Scalar> integrate_dopri5(const Rate& rate, const RigidBodyState<Scalar>& x0,
-                                                              const IntegrationSettings<Scalar>& how, Events& events,
-                                                              Sink& sink) {
-  StateVector<Scalar> y = pack(x0);
-  StateVector<Scalar> k1 = pack(rate(x0));
-  Scalar t = Scalar(0);
-  Scalar h = how.step < how.max_step ? how.step : how.max_step;
-  std::int64_t accepted = 0, rejected = 0;
+// An accepted step's state back onto the unit sphere of attitudes. The next step's k1 is the rate
+// at the unnormalised state (the trial's k7), an O(tolerance) difference.
+template <class Scalar>
+RBMC_HD inline void renormalize_attitude(StateVector<Scalar>& y) {
+  constexpr int q = state_offset::q_wb;
+  const Scalar qn = sqrt_hd(y(q) * y(q) + y(q + 1) * y(q + 1) + y(q + 2) * y(q + 2) + y(q + 3) * y(q + 3));
+  y.template segment<4>(q) /= qn;
+}
+
+// One sample's step control: its time, next step and counts, and the decisions around each trial
+// (integrate_dopri5's loop; the CPU's lanes keep one per lane, rbmc/simd/dopri5_lanes.hpp). Each
+// sample takes its own steps: accepted when the error norm is at most 1, then the step grows or
+// shrinks by next_step_factor(); the last step is shortened to land on the end time.
+template <class Scalar>
+struct Dopri5Control {
+  Scalar t = Scalar(0), h = Scalar(0);
+  Scalar step = Scalar(0);  // the trial's
+  bool last = false;        // the trial lands on the end time
   bool after_rejection = false;
+  std::int64_t accepted = 0, rejected = 0;
   SampleStatus status = SampleStatus::ok;
-  while (t < how.duration) {
+
+  Dopri5Control() = default;
+  RBMC_HD explicit Dopri5Control(const IntegrationSettings<Scalar>& how)
+      : h(how.step < how.max_step ? how.step : how.max_step) {}
+
+  // Whether a trial is due, and of what step: false at the end time, or at max_steps (the status
+  // says so).
+  RBMC_HD bool begin_trial(const IntegrationSettings<Scalar>& how) {
+    if (!(t < how.duration)) return false;
     if (accepted + rejected >= how.max_steps) {
       status = SampleStatus::max_steps_reached;
-      break;
+      return false;
     }
     // Land on the end time; stretch by up to 1 % rather than leave a sliver of a step.
     const Scalar left = how.duration - t;
-    const bool last = h >= left * Scalar(0.99);
-    const Scalar step = last ? left : h;
-    const Dopri5Trial<Scalar> trial = dopri5_trial_by_precision(rate, y, k1, t, step);
-    const Scalar err = error_norm(trial.error, y, trial.y, how.rtol, how.atol);
-    if (!isfinite_hd(err)) {
-      // A non-finite trial: shrink like a rejection; if the step cannot shrink, the state itself is bad.
-      if (step <= how.min_step) {
-        status = SampleStatus::non_finite_state;
-        break;
-      }
-      h = step * Scalar(0.2);
-      ++rejected;
-      after_rejection = true;
-      continue;
+    last = h >= left * Scalar(0.99);
+    step = last ? left : h;
+    return true;
+  }
+  // A trial whose error norm is not finite: shrink like a rejection and try again (true); if the
+  // step cannot shrink, the state itself is bad (false, status non_finite_state).
+  RBMC_HD bool retry_non_finite(const IntegrationSettings<Scalar>& how) {
+    if (step <= how.min_step) {
+      status = SampleStatus::non_finite_state;
+      return false;
     }
-    if (err <= Scalar(1)) {
-      y = trial.y;
-      // Back onto the unit sphere; k7 belongs to the unnormalised y, an O(tolerance) difference.
-      constexpr int q = state_offset::q_wb;
-      const Scalar qn = sqrt_hd(y(q) * y(q) + y(q + 1) * y(q + 1) + y(q + 2) * y(q + 2) + y(q + 3) * y(q + 3));
-      y.template segment<4>(q) /= qn;
-      k1 = trial.k7;
-      const Scalar t0 = t;
-      t = last ? how.duration : t + step;
-      ++accepted;
-      Scalar t_stop;
-      RigidBodyState<Scalar> x_stop;
-      int which = -1;
-      if (events.any() && events.step(trial.dense, t0, t, unpack(y), t_stop, x_stop, which)) {
-        sink.step(trial.dense, t_stop, x_stop);
-        return {x_stop, t_stop, SampleStatus::terminal_event, accepted, rejected, which};
-      }
-      sink.step(trial.dense, t, unpack(y));
+    h = step * Scalar(0.2);
+    ++rejected;
+    after_rejection = true;
+    return true;
+  }
+  // An accepted trial: the time moves to the step's end. Returns the step's start.
+  RBMC_HD Scalar accept(const IntegrationSettings<Scalar>& how) {
+    const Scalar t0 = t;
+    t = last ? how.duration : t + step;
+    ++accepted;
+    return t0;
+  }
+  // The next step after a trial of error norm err, accepted (after accept()) or rejected. False
+  // when it underflows the least step before the end time (status step_size_underflow).
+  RBMC_HD bool next_step(Scalar err, bool was_accepted, const IntegrationSettings<Scalar>& how) {
+    if (was_accepted) {
       h = step * next_step_factor(err, after_rejection);
       after_rejection = false;
     } else {
@@ -185,10 +193,46 @@ RBMC_HD_KERNEL_INLINE IntegrationEnd<Scalar> integrate_dopri5(const Rate& rate, 
     if (h > how.max_step) h = how.max_step;
     if (h < how.min_step && t < how.duration) {
       status = SampleStatus::step_size_underflow;
-      break;
+      return false;
     }
+    return true;
   }
-  return {unpack(y), t, status, accepted, rejected, -1};
+};
+
+// Adaptive Dormand–Prince 5(4) to the duration, each sample with its own step (Dopri5Control).
+// Stops with max_steps_reached, step_size_underflow or non_finite_state when it cannot go on.
+template <class Scalar, class Rate, class Events, class Sink>
+RBMC_HD_KERNEL_INLINE IntegrationEnd<Scalar> integrate_dopri5(const Rate& rate, const RigidBodyState<Scalar>& x0,
+                                                              const IntegrationSettings<Scalar>& how, Events& events,
+                                                              Sink& sink) {
+  StateVector<Scalar> y = pack(x0);
+  StateVector<Scalar> k1 = pack(rate(x0));
+  Dopri5Control<Scalar> control(how);
+  while (control.begin_trial(how)) {
+    const Dopri5Trial<Scalar> trial = dopri5_trial_by_precision(rate, y, k1, control.t, control.step);
+    const Scalar err = error_norm(trial.error, y, trial.y, how.rtol, how.atol);
+    if (!isfinite_hd(err)) {
+      if (!control.retry_non_finite(how)) break;
+      continue;
+    }
+    const bool accepted = err <= Scalar(1);
+    if (accepted) {
+      y = trial.y;
+      renormalize_attitude(y);
+      k1 = trial.k7;
+      const Scalar t0 = control.accept(how);
+      Scalar t_stop;
+      RigidBodyState<Scalar> x_stop;
+      int which = -1;
+      if (events.any() && events.step(trial.dense, t0, control.t, unpack(y), t_stop, x_stop, which)) {
+        sink.step(trial.dense, t_stop, x_stop);
+        return {x_stop, t_stop, SampleStatus::terminal_event, control.accepted, control.rejected, which};
+      }
+      sink.step(trial.dense, control.t, unpack(y));
+    }
+    if (!control.next_step(err, accepted, how)) break;
+  }
+  return {unpack(y), control.t, control.status, control.accepted, control.rejected, -1};
 }
 
 }  // namespace rbmc

@@ -60,6 +60,13 @@ RBMC_HD_INLINE bool covers_time_before_end(const OutputTimes<Scalar>& times, int
   return next < times.n && times.at(next) < t1 - on_end_tolerance(t1);
 }
 
+// Whether a step ending at t1 covers an output time from next on, on its end or before it: only
+// then does a sink take anything of the step.
+template <class Scalar>
+RBMC_HD_INLINE bool covers_time_by_end(const OutputTimes<Scalar>& times, int next, Scalar t1) {
+  return next < times.n && times.at(next) <= t1 + on_end_tolerance(t1);
+}
+
 // Columns per output time in the trajectory buffer: the state's 13 values (state_offset).
 inline constexpr int kTrajectoryColumns = state_offset::count;
 

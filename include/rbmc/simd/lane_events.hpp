@@ -52,12 +52,74 @@ inline PackedHermiteInterpolant<S> lane_of(const PackedHermiteInterpolant<Lanes<
   return one;
 }
 
-// The event policy of W lanes of a batch, samples first, ..., first + W − 1: their records into
-// their output columns (StoredEventRecords), as the one-sample path writes them.
+// Each lane's own event tracker (the one-sample path's EventTracker, writing the sample's records
+// into its output columns) and the event functions' values at each lane's last accepted state,
+// held as lanes: what the lanes' event policies share, the fixed steps' (LaneEventTracker) and
+// the adaptive steps' (dopri5_lanes.hpp), where each lane steps on its own.
+template <class Scalar, int W>
+struct LaneEventTrackers {
+  using L = Lanes<Scalar, W>;
+  using OneSample = EventTracker<Scalar, StoredEventRecords<Scalar, double>>;
+  static constexpr int kMax = EventSet<Scalar>::kMax;
+
+  EventSet<L> lane_set;  // the run's events, every lane the same
+  L g[kMax];             // each g at the last accepted state, lane by lane
+  OneSample lanes[W];    // each lane's tracker: its records and counts
+
+  bool any() const { return lane_set.n > 0; }
+
+  // The start at t = 0 from each lane's x0, writing each sample's records' start (samples first,
+  // ..., first + W − 1 of a batch of n).
+  void start(const EventSet<Scalar>& events, double* outputs, std::size_t n, std::size_t first,
+             const RigidBodyState<Scalar>* x0) {
+    lane_set = events.template cast<L>();
+    for (int lane = 0; lane < W; ++lane) {
+      lanes[lane].records = {outputs, n, first + std::size_t(lane)};
+      lanes[lane].start(events, Scalar(0), x0[lane]);
+      for (int i = 0; i < events.n; ++i) g[i].set(lane, lanes[lane].g[i]);
+    }
+  }
+
+  // Every g at (t1, x1) in all lanes, into g1; whether any may have changed sign in some lane
+  // since g (most steps: none, and nothing more is done).
+  bool evaluate(const L& t1, const RigidBodyState<L>& x1, L* g1) const {
+    bool may_cross = false;
+    for (int i = 0; i < lane_set.n; ++i) {
+      g1[i] = event_function(lane_set.events[i], t1, x1);
+      may_cross = may_cross || some_lane_changes_sign(g[i], g1[i]);
+    }
+    return may_cross;
+  }
+  // Whether some g crossed in lane `lane` between g and g1, by the one rule (events.hpp).
+  bool crossed(int lane, const L* g1) const {
+    bool crossed = false;
+    for (int i = 0; i < lane_set.n; ++i) crossed = crossed || crosses(lane_set.events[i].direction, g[i][lane], g1[i][lane]);
+    return crossed;
+  }
+  // Lane `lane`'s own tracker on the lane's step (its g brought up to the lanes' first): true when
+  // a terminal event stopped it, at t_stop in x_stop. Rare, and scalar: kept out of the lanes'
+  // loop, which the group functions otherwise inline whole (cpu_lanes_unit.inc's flatten).
+  template <class Interpolant>
+  __attribute__((noinline, cold)) bool check_lane(int lane, const Interpolant& interp, Scalar t0, Scalar t1,
+                                                  const RigidBodyState<Scalar>& x1, Scalar& t_stop,
+                                                  RigidBodyState<Scalar>& x_stop, int& which) {
+    OneSample& one = lanes[lane];
+    for (int i = 0; i < lane_set.n; ++i) one.g[i] = g[i][lane];
+    return one.step(interp, t0, t1, x1, t_stop, x_stop, which);
+  }
+
+  // Each lane's counts, once the integration has ended.
+  void finish() const {
+    for (int lane = 0; lane < W; ++lane) lanes[lane].finish();
+  }
+};
+
+// The event policy of W lanes of a batch that step together (fixed steps), samples first, ...,
+// first + W − 1: their records into their output columns (StoredEventRecords), as the one-sample
+// path writes them.
 template <class Scalar, int W>
 struct LaneEventTracker {
   using L = Lanes<Scalar, W>;
-  using OneSample = EventTracker<Scalar, StoredEventRecords<Scalar, double>>;
   static constexpr int kMax = EventSet<Scalar>::kMax;
 
   // Where a lane stopped: its end, and what its sink needs to write the output times from the
@@ -72,27 +134,20 @@ struct LaneEventTracker {
     PackedHermiteInterpolant<Scalar> interp{};  // the stopping step's
   };
 
-  EventSet<L> lane_set;     // the run's events, every lane the same
-  L g[kMax];                // each g at the last accepted state, lane by lane
-  OneSample lanes[W];       // each lane's tracker: its records and counts
+  LaneEventTrackers<Scalar, W> trackers;
   Stop stops[W];
   const int* sink_next = nullptr;  // the lanes' sink's first output time not yet written (or none)
   std::int64_t steps = 0;   // steps closed so far
   int stopped = 0;          // lanes stopped
 
-  bool any() const { return lane_set.n > 0; }
+  bool any() const { return trackers.any(); }
 
   // The start at t = 0 from each lane's x0 (fixed_step_lanes.hpp), writing each sample's records'
   // start.
   void start(const EventSet<Scalar>& events, double* outputs, std::size_t n, std::size_t first,
              const RigidBodyState<Scalar>* x0, const int* next_output) {
-    lane_set = events.template cast<L>();
+    trackers.start(events, outputs, n, first, x0);
     sink_next = next_output;
-    for (int lane = 0; lane < W; ++lane) {
-      lanes[lane].records = {outputs, n, first + std::size_t(lane)};
-      lanes[lane].start(events, Scalar(0), x0[lane]);
-      for (int i = 0; i < events.n; ++i) g[i].set(lane, lanes[lane].g[i]);
-    }
   }
 
   // The step to (t1, x1) on its interpolant: the fixed-step loop's call. Returns true once every
@@ -102,21 +157,12 @@ struct LaneEventTracker {
             RigidBodyState<L>& x_stop, int& stopping_event) {
     ++steps;
     L g1[kMax];
-    bool may_cross = false;
-    for (int i = 0; i < lane_set.n; ++i) {
-      g1[i] = event_function(lane_set.events[i], t1, x1);
-      may_cross = may_cross || some_lane_changes_sign(g[i], g1[i]);
+    if (trackers.evaluate(t1, x1, g1)) {
+      for (int lane = 0; lane < W; ++lane)
+        if (!stops[lane].stopped && trackers.crossed(lane, g1))
+          check_lane(lane, lane_of(interp, lane), t0[lane], t1[lane], lane_of(x1, lane));
     }
-    if (may_cross) {
-      for (int lane = 0; lane < W; ++lane) {
-        if (stops[lane].stopped) continue;
-        bool crossed = false;
-        for (int i = 0; i < lane_set.n; ++i)
-          crossed = crossed || crosses(lane_set.events[i].direction, g[i][lane], g1[i][lane]);
-        if (crossed) check_lane(lane, lane_of(interp, lane), t0[lane], t1[lane], lane_of(x1, lane));
-      }
-    }
-    for (int i = 0; i < lane_set.n; ++i) g[i] = g1[i];
+    for (int i = 0; i < trackers.lane_set.n; ++i) trackers.g[i] = g1[i];
     if (stopped < W) return false;
     for (int lane = 0; lane < W; ++lane) {
       t_stop.set(lane, stops[lane].time);
@@ -127,9 +173,7 @@ struct LaneEventTracker {
   }
 
   // Each lane's counts, once the integration has ended.
-  void finish() const {
-    for (int lane = 0; lane < W; ++lane) lanes[lane].finish();
-  }
+  void finish() const { trackers.finish(); }
 
   // A stopped lane's states at the output times from its stopping step on, into its group's block
   // (TrajectoryLayout::by_group), as its one-sample sink writes them: the times up to the stop on
@@ -143,15 +187,10 @@ struct LaneEventTracker {
   }
 
  private:
-  // The lane's own tracker on the lane's step (its g brought up to the lanes' first). Rare, and
-  // scalar: kept out of the lanes' loop, which the group functions otherwise inline whole
-  // (cpu_lanes_unit.inc's flatten).
-  __attribute__((noinline, cold)) void check_lane(int lane, const PackedHermiteInterpolant<Scalar>& interp,
-                                                  Scalar t0, Scalar t1, const RigidBodyState<Scalar>& x1) {
-    OneSample& one = lanes[lane];
-    for (int i = 0; i < lane_set.n; ++i) one.g[i] = g[i][lane];
+  void check_lane(int lane, const PackedHermiteInterpolant<Scalar>& interp, Scalar t0, Scalar t1,
+                  const RigidBodyState<Scalar>& x1) {
     Stop& s = stops[lane];
-    if (!one.step(interp, t0, t1, x1, s.time, s.state, s.event)) return;
+    if (!trackers.check_lane(lane, interp, t0, t1, x1, s.time, s.state, s.event)) return;
     s.stopped = true;
     s.steps = steps;
     s.next_output = sink_next != nullptr ? *sink_next : 0;

@@ -205,6 +205,10 @@ enum class Model {
   splitting,              // the symplectic splitting (splitting.hpp), the box free under gravity
   splitting_with_loads,   // the same under every kind of load
   splitting_with_events,  // the same with the free box's events
+  dopri5,                 // the adaptive Dormand–Prince (dopri5.hpp), the box free under gravity
+  dopri5_with_loads,      // the same under every kind of load
+  dopri5_with_events,     // the same with the free box's events
+  dopri5_pivot_events,    // on the pivot, with its events
 };
 
 const char* model_name(Model m) {
@@ -219,6 +223,10 @@ const char* model_name(Model m) {
     case Model::splitting: return "splitting";
     case Model::splitting_with_loads: return "splitting_with_loads";
     case Model::splitting_with_events: return "splitting_with_events";
+    case Model::dopri5: return "dopri5";
+    case Model::dopri5_with_loads: return "dopri5_with_loads";
+    case Model::dopri5_with_events: return "dopri5_with_events";
+    case Model::dopri5_pivot_events: return "dopri5_pivot_events";
   }
   return "?";
 }
@@ -318,8 +326,27 @@ type = "angular_rate_below"
 rate = 2.8
 )";
 
+// On dopri5 a level the body's origin crosses in its first 5 ms, inside the first accepted step,
+// which the rejected trials before it (0.2 s, then shorter) overshoot: a lane whose event values
+// came from a rejected trial would miss the crossing or find one that is not there.
+constexpr const char* kEarlyEvent = R"(
+[[events]]
+name = "early_level"
+type = "point_crossing"
+axis = "z"
+value = 10.01
+point = [0.0, 0.0, 0.0]
+)";
+
 bool is_splitting(Model m) {
   return m == Model::splitting || m == Model::splitting_with_loads || m == Model::splitting_with_events;
+}
+bool is_dopri5(Model m) {
+  return m == Model::dopri5 || m == Model::dopri5_with_loads || m == Model::dopri5_with_events ||
+         m == Model::dopri5_pivot_events;
+}
+StepperKind stepper_of(Model m) {
+  return is_splitting(m) ? StepperKind::splitting : is_dopri5(m) ? StepperKind::dopri5 : StepperKind::rk4;
 }
 
 // The test box (free, on a pivot whose body point each sample draws, on the plane, under every
@@ -327,26 +354,44 @@ bool is_splitting(Model m) {
 // the splitting, free, under every load or with events) with output times that fall between
 // steps (interpolated) and on them. On the splitting each sample's principal axes are turned
 // apart from the body's, so that each lane's principal frame is its own (a Jacobi iteration of
-// its own length).
-Scenario lanes_scenario(Model model, int samples) {
-  std::string text = test::valid_scenario_text(samples, 0.4, 0.01);
-  const bool pivot = model == Model::pivot || model == Model::pivot_with_loads || model == Model::pivot_with_events;
+// its own length). On dopri5 the first step tried, 0.2 s, is rejected, and the tolerance is tight
+// enough that the samples take different numbers of steps, in either precision (max_steps: a
+// limit some reach).
+Scenario lanes_scenario(Model model, int samples, Precision precision, long max_steps = 0) {
+  std::string text = test::valid_scenario_text(samples, 0.4, is_dopri5(model) ? 0.2 : 0.01);
+  const bool pivot = model == Model::pivot || model == Model::pivot_with_loads || model == Model::pivot_with_events ||
+                     model == Model::dopri5_pivot_events;
+  if (is_dopri5(model)) {
+    std::string run = precision == Precision::float64 ? "integrator = \"dopri5\"\nrtol = 1e-10\natol = 1e-12\n"
+                                                      : "integrator = \"dopri5\"\nrtol = 1e-7\natol = 1e-9\n";
+    if (max_steps > 0) run += "max_steps = " + std::to_string(max_steps) + "\n";
+    text.replace(text.find("\n[body]"), 0, run);
+  }
   if (pivot) text += "constraint.point = { distribution = \"normal\", sigma = [0.001, 0.001, 0.002] }\n";
   if (is_splitting(model)) {
     text.replace(text.find("\n[body]"), 0, "integrator = \"splitting\"\n");
     text += "body.principal_axes = { distribution = \"normal\", sigma = 0.1 }\n";
   }
-  if (model == Model::loads || model == Model::pivot_with_loads || model == Model::splitting_with_loads) text += kEveryLoad;
+  if (model == Model::loads || model == Model::pivot_with_loads || model == Model::splitting_with_loads ||
+      model == Model::dopri5_with_loads)
+    text += kEveryLoad;
   if (pivot) text += "[constraint]\ntype = \"pivot\"\npoint = [0.0, 0.0, 0.3]\nanchor = [0.0, 0.0, 10.3]\n";
   if (model == Model::planar) text += "[constraint]\ntype = \"planar\"\nheight = 10.0\n";
-  if (model == Model::events || model == Model::splitting_with_events) text += kEveryEvent;
-  if (model == Model::pivot_with_events) text += kPivotEvents;
+  if (model == Model::events || model == Model::splitting_with_events || model == Model::dopri5_with_events)
+    text += kEveryEvent;
+  if (model == Model::dopri5_with_events) text += kEarlyEvent;
+  if (model == Model::pivot_with_events || model == Model::dopri5_pivot_events) text += kPivotEvents;
   text += "\n[output]\ninterval = 0.025\n";
   return parse_scenario(text, "lanes.toml");
 }
 
 bool has_events(Model m) {
-  return m == Model::events || m == Model::pivot_with_events || m == Model::splitting_with_events;
+  return m == Model::events || m == Model::pivot_with_events || m == Model::splitting_with_events ||
+         m == Model::dopri5_with_events || m == Model::dopri5_pivot_events;
+}
+bool is_damped(Model m) {
+  return m == Model::loads || m == Model::pivot_with_loads || m == Model::splitting_with_loads ||
+         m == Model::dopri5_with_loads;
 }
 
 // The outputs' columns: the final states and the rest, then each event's record.
@@ -408,9 +453,16 @@ Batch integrate(const Scenario& s, const std::vector<double>& inputs, std::size_
   return b;
 }
 
-void expect_the_one_sample_paths_results(Precision precision, LaneIsa isa, Model model, std::size_t n);
+void expect_the_one_sample_paths_results(Precision precision, LaneIsa isa, Model model, std::size_t n,
+                                         long max_steps = 0);
 
-class FixedStepLanes : public ::testing::TestWithParam<std::tuple<Precision, LaneIsa, Model>> {
+// The sample's steps, accepted and rejected, from its output columns.
+double steps_of(const Batch& b, std::size_t n, std::size_t i) { return b.outputs[output_column::steps * n + i]; }
+double rejections_of(const Batch& b, std::size_t n, std::size_t i) {
+  return b.outputs[output_column::rejected_steps * n + i];
+}
+
+class LaneGroups : public ::testing::TestWithParam<std::tuple<Precision, LaneIsa, Model>> {
  protected:
   void SetUp() override {
     if (!lane_isa_supported(std::get<1>(GetParam())))
@@ -418,32 +470,62 @@ class FixedStepLanes : public ::testing::TestWithParam<std::tuple<Precision, Lan
   }
 };
 
-TEST_P(FixedStepLanes, GiveTheOneSamplePathsResultsBitForBit) {
+TEST_P(LaneGroups, GiveTheOneSamplePathsResultsBitForBit) {
   const auto [precision, isa, model] = GetParam();
   // 203: not a multiple of any width, the last samples go one by one. 208: a multiple of every
   // width and of a cache line's 8 doubles, so that with AVX-512 each column's lanes leave as whole
   // lines through non-temporal stores (lane_quantities.hpp), which 203 never allows. 1,032: the
   // backend's 2 threads claim 8 groups at a time (208's claim one), so that narrower lanes compute
-  // the quantities of a line's groups together (FixedStepLanes::quantities_in_lines) and leave them as
+  // the quantities of a line's groups together (LaneGroups::quantities_in_lines) and leave them as
   // whole lines too.
   for (const std::size_t n : {std::size_t(203), std::size_t(208), std::size_t(1032)}) {
     SCOPED_TRACE("batch of " + std::to_string(n));
     expect_the_one_sample_paths_results(precision, isa, model, n);
   }
+  if (!is_dopri5(model)) return;
+  // dopri5's lanes step each sample on its own: the samples take different numbers of trials (20
+  // to 23 free in double, 37 to 53 under the loads) and some are rejected (else the lanes would be
+  // tested in lockstep only). And where a limit on the trials (max_steps) lies between the fewest
+  // and the most taken, some lanes stop at it while others run on.
+  const std::size_t n = 208;
+  const Scenario s = lanes_scenario(model, int(n), precision);
+  const Batch one = integrate(s, batch_inputs(s, n), n, precision, LaneIsa::off);
+  double fewest = 1e300, most = 0, rejected = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (one.status[i] != std::uint8_t(SampleStatus::ok) && one.status[i] != std::uint8_t(SampleStatus::terminal_event))
+      continue;
+    const double trials = steps_of(one, n, i) + rejections_of(one, n, i);
+    fewest = std::min(fewest, trials);
+    most = std::max(most, trials);
+    rejected += rejections_of(one, n, i) > 0;
+  }
+  EXPECT_GT(rejected, 0) << "no trial was rejected";
+  // In float the tolerance cannot be as tight: the free box takes 6 or 7 trials, and only under
+  // the loads do they differ more (9 to 15).
+  if (precision == Precision::float32 && model != Model::dopri5_with_loads && most <= fewest + 1) return;
+  ASSERT_GT(most, fewest + 1) << "every sample took as many trials";
+  const long limit = long((fewest + most) / 2);
+  SCOPED_TRACE("max_steps = " + std::to_string(limit));
+  expect_the_one_sample_paths_results(precision, isa, model, n, limit);
 }
 
-void expect_the_one_sample_paths_results(Precision precision, LaneIsa isa, Model model, std::size_t n) {
-  const Scenario s = lanes_scenario(model, int(n));
+void expect_the_one_sample_paths_results(Precision precision, LaneIsa isa, Model model, std::size_t n, long max_steps) {
+  const Scenario s = lanes_scenario(model, int(n), precision, max_steps);
   ASSERT_EQ(choose_sample_kinds(s.shared_model(), s.integration()).free_body, model == Model::free_body);
-  ASSERT_EQ(choose_sample_kinds(s.shared_model(), s.integration()).stepper,
-            is_splitting(model) ? StepperKind::splitting : StepperKind::rk4);
+  ASSERT_EQ(choose_sample_kinds(s.shared_model(), s.integration()).stepper, stepper_of(model));
   const std::vector<double> inputs = batch_inputs(s, n);
   const Batch one = integrate(s, inputs, n, precision, LaneIsa::off), lanes = integrate(s, inputs, n, precision, isa);
-  EXPECT_EQ(one.status[3], std::uint8_t(SampleStatus::non_finite_state));
+  // (Under a limit on dopri5's trials, sample 3's shrinking trials reach it first.)
+  if (max_steps == 0) EXPECT_EQ(one.status[3], std::uint8_t(SampleStatus::non_finite_state));
   EXPECT_EQ(one.status[21], std::uint8_t(SampleStatus::invalid_body));
   ASSERT_EQ(one.outputs.size(), lanes.outputs.size());
   ASSERT_EQ(one.trajectories.size(), lanes.trajectories.size());
   EXPECT_EQ(std::memcmp(one.status.data(), lanes.status.data(), n), 0);
+  if (max_steps > 0) {
+    const auto at_limit = std::count(one.status.begin(), one.status.end(), std::uint8_t(SampleStatus::max_steps_reached));
+    EXPECT_GT(at_limit, 0) << "no sample reached max_steps";
+    EXPECT_LT(at_limit, std::ptrdiff_t(n) - 10) << "every sample reached max_steps";
+  }
   const int columns = output_columns(s);
   for (std::size_t i = 0; i < n; ++i)
     for (int c = 0; c < columns; ++c)
@@ -451,7 +533,7 @@ void expect_the_one_sample_paths_results(Precision precision, LaneIsa isa, Model
           << "sample " << i << " column " << c << ": " << one.outputs[std::size_t(c) * n + i] << " against "
           << lanes.outputs[std::size_t(c) * n + i];
   EXPECT_EQ(std::memcmp(one.trajectories.data(), lanes.trajectories.data(), one.trajectories.size() * sizeof(double)), 0);
-  if (has_events(model)) {
+  if (has_events(model) && max_steps == 0) {
     // The events happen as the scenarios mean them to (else the comparisons above test less than
     // they say): every event in some sample; free, a group's samples stop and run on alike, and a
     // corner's level is crossed more than once; on the pivot, every sample stops.
@@ -465,7 +547,7 @@ void expect_the_one_sample_paths_results(Precision precision, LaneIsa isa, Model
       for (std::size_t i = 0; i < n; ++i)
         most[e] = std::max(most[e], one.outputs[(output_column::count + kEventColumns * e + event_column::count) * n + i]);
     for (std::size_t e = 0; e < most.size(); ++e) EXPECT_GE(most[e], 1.0) << "event " << e << " never occurred";
-    if (model == Model::events || model == Model::splitting_with_events) {
+    if (model == Model::events || model == Model::splitting_with_events || model == Model::dopri5_with_events) {
       EXPECT_GT(stopped, n / 5);
       EXPECT_GT(ran, n / 5);
       EXPECT_GE(most[1], 2.0) << "the corner's level crossed more than once";
@@ -502,10 +584,10 @@ void expect_the_one_sample_paths_results(Precision precision, LaneIsa isa, Model
 
 // The lanes do take the groups they can (else the test above compares the one-sample path with
 // itself), and give back the ones they cannot.
-TEST_P(FixedStepLanes, TakeWholeGroupsAndGiveBackTheOnesTheyCannot) {
+TEST_P(LaneGroups, TakeWholeGroupsAndGiveBackTheOnesTheyCannot) {
   const auto [precision, isa, model] = GetParam();
   const std::size_t n = 64;
-  const Scenario s = lanes_scenario(model, int(n));
+  const Scenario s = lanes_scenario(model, int(n), precision);
   const std::vector<double> inputs = batch_inputs(s, n);
   std::vector<double> outputs(n * std::size_t(output_columns(s)));
   std::vector<std::uint8_t> status(n);
@@ -517,6 +599,7 @@ TEST_P(FixedStepLanes, TakeWholeGroupsAndGiveBackTheOnesTheyCannot) {
     const IntegrationSettings<Scalar> how = s.integration().cast<Scalar>();
     const LaneGroupFunction<Scalar> group = model == Model::free_body ? lanes.free_body
                                             : is_splitting(model) ? (has_events(model) ? lanes.splitting_events : lanes.splitting)
+                                            : is_dopri5(model)    ? (has_events(model) ? lanes.dopri5_events : lanes.dopri5)
                                             : has_events(model)   ? lanes.general_events
                                                                   : lanes.general;
     const auto run = [&](std::size_t first) {
@@ -526,7 +609,7 @@ TEST_P(FixedStepLanes, TakeWholeGroupsAndGiveBackTheOnesTheyCannot) {
     EXPECT_TRUE(run(48)) << "samples from 48 on are ordinary";
     EXPECT_FALSE(run(w * (21 / w))) << "sample 21's mass is negative";
     EXPECT_FALSE(run(w * (42 / w))) << "sample 42's centre of mass is at the origin, the others' are not";
-    const bool damped = model == Model::loads || model == Model::pivot_with_loads || model == Model::splitting_with_loads;
+    const bool damped = is_damped(model);
     if (damped) EXPECT_FALSE(run(w * (kUndamped / w))) << "sample 36 has no damping, the others have";
     if (!damped && w <= 8) EXPECT_TRUE(run(w * (kUndamped / w)));
     // The quantities' lanes take any group whose centres of mass agree on lying at the origin
@@ -580,17 +663,19 @@ TEST_P(FixedStepLanes, TakeWholeGroupsAndGiveBackTheOnesTheyCannot) {
         << "sample 42's centre of mass is at the origin, samples 40 to 47's others' are not";
     EXPECT_EQ(std::count(lined.begin(), lined.end(), 7.0), std::ptrdiff_t(lined.size()));
   };
-  if (precision == Precision::float32) check(fixed_step_lanes<float>(isa), 0.0f);
-  else check(fixed_step_lanes<double>(isa), 0.0);
+  if (precision == Precision::float32) check(lane_groups<float>(isa), 0.0f);
+  else check(lane_groups<double>(isa), 0.0);
 }
 
 INSTANTIATE_TEST_SUITE_P(
-    EveryInstructionSet, FixedStepLanes,
+    EveryInstructionSet, LaneGroups,
     ::testing::Combine(::testing::Values(Precision::float64, Precision::float32),
                        ::testing::Values(LaneIsa::sse2, LaneIsa::avx2, LaneIsa::avx512),
                        ::testing::Values(Model::free_body, Model::pivot, Model::planar, Model::loads,
                                          Model::pivot_with_loads, Model::events, Model::pivot_with_events,
-                                         Model::splitting, Model::splitting_with_loads, Model::splitting_with_events)),
+                                         Model::splitting, Model::splitting_with_loads, Model::splitting_with_events,
+                                         Model::dopri5, Model::dopri5_with_loads, Model::dopri5_with_events,
+                                         Model::dopri5_pivot_events)),
     [](const auto& info) {
       return std::string(model_name(std::get<2>(info.param))) + "_" + precision_name(std::get<0>(info.param)) + "_" +
              lane_isa_name(std::get<1>(info.param));
@@ -598,7 +683,7 @@ INSTANTIATE_TEST_SUITE_P(
 
 // RBMC_CPU_SIMD chooses among them; a name that is not one, or one this processor lacks, is a
 // usage error that says which it can run.
-TEST(FixedStepLanesChoice, TheEnvironmentChoosesAndBadNamesAreRefused) {
+TEST(LaneGroupsChoice, TheEnvironmentChoosesAndBadNamesAreRefused) {
   const char* before = std::getenv("RBMC_CPU_SIMD");
   const std::string saved = before == nullptr ? "" : before;
   setenv("RBMC_CPU_SIMD", "off", 1);
