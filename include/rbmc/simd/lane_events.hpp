@@ -1,6 +1,7 @@
-// Events (rbmc/integrate/events.hpp) for W samples integrated together in SIMD lanes on the CPU
-// (fixed_step_lanes.hpp): the event policy that the fixed-step loop (fixed_step.hpp) calls for the
-// lanes, as EventTracker is for one sample.
+// Events (rbmc/integrate/events.hpp) for W samples integrated together in SIMD lanes on the CPU:
+// the event policy that the fixed-step loop (fixed_step.hpp) calls for the lanes
+// (fixed_step_lanes.hpp), as EventTracker is for one sample, and the lane trackers it shares with
+// dopri5's lanes (dopri5_lanes.hpp), whose lanes step on their own.
 //
 // Each step evaluates every event function in all lanes at once; most steps bracket no root in
 // any lane and cost nothing more. Where a lane's function changes sign, that lane's own tracker
