@@ -1,6 +1,6 @@
 // Micro-benchmarks of the math core on the CPU, one core, per precision: the right-hand side,
 // one RK4 step, one Dormand–Prince trial step, and one sample's whole integration (free and on a
-// pivot). "items" are body-steps (or right-hand-side evaluations): Google Benchmark reports them
+// pivot), one at a time and in SIMD lanes, on fixed steps and on dopri5. "items" are body-steps (or right-hand-side evaluations): Google Benchmark reports them
 // per second.
 #include <benchmark/benchmark.h>
 
@@ -130,6 +130,56 @@ void rk4_lanes_bench(benchmark::State& state, LaneIsa isa, BenchModel model, boo
   state.SetLabel(std::string(lane_isa_name(isa)) + " lanes of " + std::to_string(lanes.width));
 }
 
+// dopri5 (rtol 1e-8, atol 1e-9, as the example configs) under the bench loads for `duration_ms`,
+// what the CPU backend runs on one thread: 64 copies of the body whose spins differ by up to 13 %,
+// so that each takes its own steps, in SIMD lane groups of the instruction set's width, or one
+// sample at a time through run_sample (isa off). Items: accepted steps (body-steps), summed over
+// the samples (each sample takes the same steps in every iteration).
+void dopri5_bench(benchmark::State& state, LaneIsa isa) {
+  if (isa != LaneIsa::off && !lane_isa_supported(isa)) {
+    state.SkipWithError("this processor lacks the instruction set");
+    return;
+  }
+  constexpr std::size_t n = 64;
+  const LaneGroups<double> lanes = lane_groups<double>(isa);
+  SharedModel<double> shared{};
+  shared.loads = bench_loads();
+  IntegrationSettings<double> how = fixed_step<double>(1e-3, state.range(0));
+  how.kind = IntegratorKind::dopri5;
+  how.rtol = 1e-8;
+  how.atol = 1e-9;
+  how.min_step = how.duration * 1e-12;
+  how.max_step = how.duration;
+  how.max_steps = 1000000;
+  std::vector<SampleInputs<double>> samples(n, body_inputs<double>());
+  std::vector<double> inputs(n * std::size_t(input_column_count(0))), results(n * std::size_t(output_column_count(0)));
+  std::vector<std::uint8_t> status(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    samples[i].initial.omega_b *= 1.0 + 0.002 * double(i);
+    store_sample_inputs(inputs.data(), n, i, samples[i], 0);
+  }
+  std::int64_t accepted = 0;  // per iteration
+  for (auto _ : state) {
+    accepted = 0;
+    for (std::size_t first = 0; first < n; first += std::size_t(lanes.width)) {
+      if (isa == LaneIsa::off) {
+        NoTrajectory none;
+        const SampleResult<double> r = run_sample<double>(samples[first], shared, how, none);
+        accepted += r.steps;
+        continue;
+      }
+      if (!lanes.dopri5(inputs.data(), results.data(), nullptr, status.data(), n, first, shared, how))
+        state.SkipWithError("a group left the lanes");
+      for (std::size_t i = first; i < first + std::size_t(lanes.width); ++i)
+        accepted += std::int64_t(results[output_column::steps * n + i]);
+    }
+    benchmark::DoNotOptimize(results.data());
+  }
+  state.SetItemsProcessed(state.iterations() * accepted);
+  state.SetLabel(isa == LaneIsa::off ? std::string("one sample at a time")
+                                     : std::string(lane_isa_name(isa)) + " lanes of " + std::to_string(lanes.width));
+}
+
 // One sample, `steps` fixed steps through run_sample: what one CPU thread does per sample, with
 // the kinds the backends choose (RuntimeKinds), or the general RK4 path with events compiled in;
 // RK4, or the splitting.
@@ -196,6 +246,12 @@ BENCHMARK(run_sample_pivot_float)->Arg(1000);
 BENCHMARK(run_sample_pivot_double)->Arg(1000);
 BENCHMARK(run_sample_loads_double)->Arg(1000);
 BENCHMARK(run_sample_splitting_loads_double)->Arg(1000);
+void dopri5_one_sample(benchmark::State& s) { dopri5_bench(s, LaneIsa::off); }
+void dopri5_avx2_lanes(benchmark::State& s) { dopri5_bench(s, LaneIsa::avx2); }
+void dopri5_avx512_lanes(benchmark::State& s) { dopri5_bench(s, LaneIsa::avx512); }
+BENCHMARK(dopri5_one_sample)->Arg(1000);
+BENCHMARK(dopri5_avx2_lanes)->Arg(1000);
+BENCHMARK(dopri5_avx512_lanes)->Arg(1000);
 
 }  // namespace
 }  // namespace rbmc::bench
