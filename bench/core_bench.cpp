@@ -1,7 +1,7 @@
 // Micro-benchmarks of the math core on the CPU, one core, per precision: the right-hand side,
 // one RK4 step, one Dormand–Prince trial step, and one sample's whole integration (free and on a
-// pivot), one at a time and in SIMD lanes, on fixed steps and on dopri5. "items" are body-steps (or right-hand-side evaluations): Google Benchmark reports them
-// per second.
+// pivot), one at a time and in SIMD lanes, on fixed steps and on dopri5. "items" are body-steps
+// (or right-hand-side evaluations): Google Benchmark reports them per second.
 #include <benchmark/benchmark.h>
 
 #include "bench/bench_body.hpp"
@@ -84,8 +84,8 @@ void dopri5_step_bench(benchmark::State& state) {
 // The body in SIMD lanes (host/backend/cpu_lanes_*.cpp), what the CPU backend runs for this
 // workload on one thread: a batch of 64 copies of it, `steps` fixed steps, in groups of the
 // instruction set's width; RK4 free, on the pivot of run_sample_bench below, or under its loads
-// (bench_loads), or the splitting under those loads. With an output time every 20 steps (as the default scenario's), the states there
-// are stored sample by sample, as the backend keeps them.
+// (bench_loads), or the splitting under those loads. With an output time every 20 steps (as the
+// default scenario's), the states there are stored sample by sample, as the backend keeps them.
 template <class Scalar>
 void rk4_lanes_bench(benchmark::State& state, LaneIsa isa, BenchModel model, bool outputs) {
   const bool pivot = model == BenchModel::pivot;

@@ -35,8 +35,9 @@ bool lane_isa_supported(LaneIsa isa);
 LaneIsa chosen_lane_isa();
 
 // Integrates samples first, ..., first + width − 1 of a batch together, or returns false when
-// the group must go sample by sample (fixed_step_lanes.hpp, dopri5_lanes.hpp); their states into group_states (the group's
-// block, TrajectoryLayout::by_group with groups of width), or nowhere when null.
+// the group must go sample by sample (fixed_step_lanes.hpp, dopri5_lanes.hpp); their states into
+// group_states (the group's block, TrajectoryLayout::by_group with groups of width), or nowhere
+// when null.
 template <class Scalar>
 using LaneGroupFunction = bool (*)(const double* inputs, double* outputs, double* group_states, std::uint8_t* status,
                                    std::size_t n, std::size_t first, const SharedModel<Scalar>& shared,

@@ -94,7 +94,8 @@ struct LaneEventTrackers {
   // Whether some g crossed in lane `lane` between g and g1, by the one rule (events.hpp).
   bool crossed(int lane, const L* g1) const {
     bool crossed = false;
-    for (int i = 0; i < lane_set.n; ++i) crossed = crossed || crosses(lane_set.events[i].direction, g[i][lane], g1[i][lane]);
+    for (int i = 0; i < lane_set.n; ++i)
+      crossed = crossed || crosses(lane_set.events[i].direction, g[i][lane], g1[i][lane]);
     return crossed;
   }
   // Lane `lane`'s own tracker on the lane's step (its g brought up to the lanes' first): true when
