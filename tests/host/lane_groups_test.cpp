@@ -1,7 +1,9 @@
-// RK4 in SIMD lanes (rbmc/simd/, host/backend/cpu_lanes.*) against the one-sample path: the free
-// body, a pivot whose point each sample draws, the plane, every kind of load with dispersed values,
-// and a pivot under those loads; every instruction set this processor has gives the same outputs,
-// statuses and states at the output times bit for bit, including the groups that must leave the lanes.
+// The lane groups in SIMD lanes (rbmc/simd/, host/backend/cpu_lanes.*) against the one-sample path:
+// RK4 on the free body, on a pivot whose point each sample draws, on the plane, under every kind
+// of load with dispersed values and on a pivot under those loads; the splitting and dopri5, each
+// free, under those loads and with events; RK4 and dopri5 with events on the pivot. Every
+// instruction set this processor has gives the same outputs, statuses, event records and states
+// at the output times bit for bit, including the groups that must leave the lanes.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -355,8 +357,8 @@ StepperKind stepper_of(Model m) {
 // steps (interpolated) and on them. On the splitting each sample's principal axes are turned
 // apart from the body's, so that each lane's principal frame is its own (a Jacobi iteration of
 // its own length). On dopri5 the first step tried, 0.2 s, is rejected, and the tolerance is tight
-// enough that the samples take different numbers of steps, in either precision (max_steps: a
-// limit some reach).
+// enough that the samples take different numbers of steps (in float, as far as float allows: see
+// GiveTheOneSamplePathsResultsBitForBit; max_steps: a limit some reach).
 Scenario lanes_scenario(Model model, int samples, Precision precision, long max_steps = 0) {
   std::string text = test::valid_scenario_text(samples, 0.4, is_dopri5(model) ? 0.2 : 0.01);
   const bool pivot = model == Model::pivot || model == Model::pivot_with_loads || model == Model::pivot_with_events ||
