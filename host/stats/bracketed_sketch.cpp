@@ -79,8 +79,9 @@ RBMC_VECTOR_CLONES std::size_t keep_inside_brackets(const double* values, std::s
 
 }  // namespace
 
-BracketedSketch::BracketedSketch(const Probabilities& p, bool bracketed, int k, std::uint64_t seed)
-    : p_(p), bracketed_(bracketed), sketch_(k, seed) {
+BracketedSketch::BracketedSketch(const Probabilities& p, bool bracketed, int k, std::uint64_t seed, HoldBack hold_back)
+    : p_(p), bracketed_(bracketed), sketch_(k, seed), holds_back_(hold_back == HoldBack::uniform_runs) {
+  uniform_ = holds_back_;
   lo_.fill(-kInfinity);
   hi_.fill(kInfinity);
 }
@@ -96,7 +97,68 @@ void BracketedSketch::note_filters() {
   for (std::size_t j = 0; j < kProbabilities; ++j) filters_ = filters_ || lo_[j] > -kInfinity || hi_[j] < kInfinity;
 }
 
+namespace {
+
+// How many of values[0, n) from the start equal x: eight at a time while they all do.
+std::size_t equal_prefix(const double* values, std::size_t n, double x) {
+  std::size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    bool all = true;
+    for (std::size_t l = 0; l < 8; ++l) all = all & (values[i + l] == x);
+    if (!all) break;
+  }
+  while (i < n && values[i] == x) ++i;
+  return i;
+}
+
+}  // namespace
+
 void BracketedSketch::add(const double* values, std::size_t n) {
+  if (uniform_ && n > 0) {
+    if (offered_ + held_ == 0) {
+      const double first = values[0];
+      if (first - first != 0) {  // not finite: nothing to hold back
+        uniform_ = false;
+        offer(values, n);
+        return;
+      }
+      uniform_value_ = first;
+    }
+    const std::size_t same = equal_prefix(values, n, uniform_value_);
+    held_ += same;
+    if (same == n) return;
+    // Another value: the ones held back first, in their place.
+    uniform_ = false;
+    release_held();
+    values += same;
+    n -= same;
+  }
+  offer(values, n);
+}
+
+void BracketedSketch::release_held() {
+  if (held_ == 0) return;
+  double copies[kFilterBlock];
+  std::fill(std::begin(copies), std::end(copies), uniform_value_);
+  std::uint64_t left = held_;
+  held_ = 0;
+  while (left > 0) {
+    const std::size_t m = std::size_t(std::min<std::uint64_t>(left, kFilterBlock));
+    offer(copies, m);
+    left -= m;
+  }
+}
+
+void BracketedSketch::note_uniform() {
+  // Every value offered was finite, sketched (none counted), and the sketch holds one number.
+  uniform_ = holds_back_ && offered_ == count_ && count_ == sketch_.count();
+  if (!uniform_ || count_ == 0) return;
+  const std::vector<std::pair<double, double>> held = sketch_.weighted_values();
+  uniform_value_ = held.front().first;
+  for (const auto& value : held) uniform_ = uniform_ && value.first == uniform_value_;
+}
+
+void BracketedSketch::offer(const double* values, std::size_t n) {
   // The brackets change exactly when the values offered reach next_update(), however the values
   // are split into calls.
   for (std::size_t i = 0; i < n;) {
@@ -151,6 +213,9 @@ void BracketedSketch::update_brackets() {
 void BracketedSketch::merge_compacted(const double* values, int levels, const ColumnTally& tally, std::uint64_t finite,
                                       std::uint64_t offered) {
   if (tally.kept > finite) throw std::logic_error("BracketedSketch::merge_compacted: more values kept than finite");
+  // The backend's values are not compared with the ones held back: they enter the sketch.
+  release_held();
+  uniform_ = false;
   sketch_.merge_compacted(values, tally.kept, levels);
   count_ += finite;
   for (std::size_t j = 0; j < kProbabilities; ++j) below_[j] += tally.below[j];
@@ -169,6 +234,14 @@ ColumnBrackets BracketedSketch::brackets() const {
 }
 
 void BracketedSketch::merge(const BracketedSketch& other) {
+  if (other.held_ > 0) {  // its values held back after its sketched ones, as its save() gives them
+    BracketedSketch released = other;
+    released.release_held();
+    merge(released);
+    return;
+  }
+  release_held();
+  const bool both_uniform = uniform_ && other.uniform_;
   sketch_.merge(other.sketch_);
   count_ += other.count_;
   offered_ += other.offered_;
@@ -178,12 +251,18 @@ void BracketedSketch::merge(const BracketedSketch& other) {
     hi_[j] = std::min(hi_[j], other.hi_[j]);
   }
   note_filters();
+  if (both_uniform) note_uniform();  // one number in both, or none in one
+  else uniform_ = false;
 }
 
 BracketedSketch::Probabilities BracketedSketch::quantiles() const {
   Probabilities q;
   q.fill(NAN);
-  if (count_ == 0) return q;
+  if (count() == 0) return q;
+  if (uniform_) {  // every value is this one: each quantile, exactly
+    q.fill(uniform_value_);
+    return q;
+  }
   // Each probability's rank among the sketched values, and the sketch's least and greatest values
   // (ranks 0 and its count less a half: every retained value weighs at least 1).
   std::array<double, kProbabilities + 2> t, x;
@@ -204,7 +283,7 @@ BracketedSketch::Probabilities BracketedSketch::quantiles() const {
 }
 
 double BracketedSketch::rank_error_95() const {
-  if (count_ == 0) return 0.0;
+  if (count() == 0 || uniform_) return 0.0;
   // Where the estimate was clamped to lo_j, its rank falls short of the target t by W(< lo_j) − t
   // (the sketch's weights below lo_j); clamped to hi_j, it passes it by t − W(≤ hi_j) + 1. W(< x)
   // is W(≤ the double before x): the retained values are finite, and an infinite edge weighs 0
@@ -229,7 +308,8 @@ double BracketedSketch::rank_error_95() const {
   return std::min(1.0, sketch_.rank_error_95() * sketched + miss / double(count_));
 }
 
-BracketedSketch::State BracketedSketch::save() const {
+BracketedSketch::State BracketedSketch::save() {
+  release_held();
   State s;
   s.sketch = sketch_.save();
   for (std::size_t j = 0; j < kProbabilities; ++j) {
@@ -255,7 +335,9 @@ void BracketedSketch::restore(const State& s) {
   }
   if (count_ < sketch_.count() || count_ - sketch_.count() < counted)
     throw std::runtime_error("the saved quantile sketch's counts do not add up");
+  held_ = 0;
   note_filters();
+  note_uniform();
 }
 
 }  // namespace rbmc

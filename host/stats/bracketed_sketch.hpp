@@ -31,6 +31,16 @@
 //
 // The same values in the same order give the same sketch, whatever the batches they came in: the
 // brackets change at fixed counts of values offered.
+//
+// A column whose every value so far is the same finite number (a quantity that no dispersion
+// reaches, or every sample at an output time that coincides with the start: the main job's
+// potential energy in free space, its position at t = 0) is held back: its values are counted, not
+// sketched, for as long as that lasts. Sketched, each of its values was kept, as a value inside a
+// bracket [x, x] is, and such columns were most of the main job's sketching. The estimates are
+// then that number, exactly (rank error 0). When another value comes, or the state is saved or
+// merged, the values held back enter the sketch first, as add() would have taken them: the sketch
+// is the one without holding back, except that zeros held back take the first one's sign (−0 ==
+// +0: in free space the potential energy is −0 for some samples and +0 for others).
 #pragma once
 
 #include <array>
@@ -53,9 +63,14 @@ class BracketedSketch {
   // Half-widths of a bracket in standard deviations of the estimate.
   static constexpr double kMarginSigmas = 6.0;
 
+  // Whether runs of one number are held back (see above); `never` sketches every value as it
+  // comes, as before holding back (the tests compare the two).
+  enum class HoldBack { uniform_runs, never };
+
   // p: ascending probabilities, the quantiles asked for. bracketed = false: a plain sketch,
   // every value fed to it (the same estimates as QuantileSketch's, bit for bit).
-  BracketedSketch(const Probabilities& p, bool bracketed, int k = QuantileSketch::kDefaultK, std::uint64_t seed = 0);
+  BracketedSketch(const Probabilities& p, bool bracketed, int k = QuantileSketch::kDefaultK, std::uint64_t seed = 0,
+                  HoldBack hold_back = HoldBack::uniform_runs);
 
   // The finite ones of values[0, n), in order (non-finite ones are counted apart by the caller).
   void add(const double* values, std::size_t n);
@@ -72,8 +87,12 @@ class BracketedSketch {
   // Another part's values, as if they had come after this one's.
   void merge(const BracketedSketch& other);
 
-  std::uint64_t count() const { return count_; }  // finite values, sketched or counted
+  std::uint64_t count() const { return count_ + held_; }  // finite values, sketched, counted or held back
+  // The sketch of the values near the quantiles; those held back (see above) are not in it yet.
   const QuantileSketch& sketch() const { return sketch_; }
+  // Whether it holds back runs and every value offered so far is the same finite number (none
+  // offered: true).
+  bool uniform() const { return uniform_; }
   // Whether some value may be counted instead of sketched: a bracket is finite.
   bool filters() const { return filters_; }
   // Each probability's estimate: the value whose estimated rank is p (count − 1), NaN when empty.
@@ -81,19 +100,25 @@ class BracketedSketch {
   // With 95 % confidence every estimate's rank lies within this fraction of the count of p's.
   double rank_error_95() const;
 
-  // Its state, to save and restore exactly.
+  // Its state, to save and restore exactly. save() first sketches the values held back.
   static constexpr std::size_t kSavedEdges = 2 * kProbabilities, kSavedCounts = 2 + kProbabilities;
   struct State {
     QuantileSketch::State sketch;
     std::array<double, kSavedEdges> brackets;        // lo_j, then hi_j
     std::array<std::uint64_t, kSavedCounts> counts;  // offered, count, below_j
   };
-  State save() const;
+  State save();
   void restore(const State& state);  // throws std::runtime_error when it does not fit
 
  private:
   // The sketch's absolute bound: ε × its count.
   double sketch_error() const;
+  // add() without holding back.
+  void offer(const double* values, std::size_t n);
+  // The values held back, into the sketch as offer() takes them.
+  void release_held();
+  // uniform_ and uniform_value_ from the state (after a restore or a merge).
+  void note_uniform();
   void filter(const double* values, std::size_t n);
   void update_brackets();
   std::uint64_t next_update() const;
@@ -107,6 +132,12 @@ class BracketedSketch {
   bool filters_ = false;
   Probabilities lo_, hi_;
   std::array<std::uint64_t, kProbabilities> below_{};  // counted values below lo_j
+  bool holds_back_;
+  // Holding back, and every value offered so far, sketched or held back, equals uniform_value_
+  // (finite): none offered yet, or a run of one number.
+  bool uniform_ = true;
+  double uniform_value_ = 0;
+  std::uint64_t held_ = 0;  // values of uniform_value_ held back: not yet offered to the sketch
 };
 
 }  // namespace rbmc

@@ -268,7 +268,7 @@ void check_fits(const StatisticsState& s, std::size_t columns, bool exact, const
 
 }  // namespace
 
-StatisticsState RunStatistics::save() const {
+StatisticsState RunStatistics::save() {
   StatisticsState s;
   save_moments(moments_, s);
   if (exact()) {
@@ -277,7 +277,7 @@ StatisticsState RunStatistics::save() const {
       s.value_counts.push_back(v.size());
     }
   } else {
-    for (const BracketedSketch& sketch : sketches_) {
+    for (BracketedSketch& sketch : sketches_) {
       const BracketedSketch::State state = sketch.save();
       s.values.insert(s.values.end(), state.sketch.values.begin(), state.sketch.values.end());
       s.value_counts.push_back(state.sketch.values.size());

@@ -115,7 +115,9 @@ class RunStatistics {
   // columns of quantities the scenario does not keep.
   std::vector<double> all_rank_errors_95() const;
 
-  StatisticsState save() const;
+  // The sketches first take the values they hold back (bracketed_sketch.hpp): the state is the
+  // one they would have without.
+  StatisticsState save();
   void restore(const StatisticsState& state);  // throws std::runtime_error when it does not fit
   // Merges another part's statistics after this one's (rbmc merge): the moments by the pairwise
   // update, the quantile values appended or the sketches merged. Throws std::runtime_error when

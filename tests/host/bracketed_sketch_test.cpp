@@ -72,7 +72,7 @@ std::vector<std::uint64_t> bits_of(const std::vector<double>& v) {
   return b;
 }
 
-void expect_same_state(const BracketedSketch& a, const BracketedSketch& b, const std::string& what) {
+void expect_same_state(BracketedSketch& a, BracketedSketch& b, const std::string& what) {
   const BracketedSketch::State x = a.save(), y = b.save();
   EXPECT_EQ(bits_of(x.sketch.values), bits_of(y.sketch.values)) << what;
   EXPECT_EQ(x.sketch.level_sizes, y.sketch.level_sizes) << what;
@@ -232,6 +232,125 @@ TEST(BracketedSketch, SaveAndRestoreAreExact) {
   BracketedSketch::State bad = a.save();
   bad.counts[2] = bad.counts[1];
   EXPECT_THROW(b.restore(bad), std::runtime_error);
+}
+
+// Runs of one number held back (a column no dispersion reaches, or every sample at t = 0): while
+// every value is the same, each quantile is that value exactly, with rank error 0, and nothing is
+// sketched; once another value comes, or the state is saved, the sketch is the one that never
+// holds back, bit for bit, across the brackets' updates (at 4,096, 16,384 and 65,536 values
+// offered), in any chunks, with and without brackets.
+TEST(BracketedSketch, ValuesHeldBackMakeTheSketchThatNeverHoldsBack) {
+  const std::vector<double> random = draws(0, 60000, Order::random, 11);
+  std::vector<double> run(20000, 2.5);  // a run past two of the brackets' updates
+  const auto then = [](std::vector<double> v, const std::vector<double>& more) {
+    v.insert(v.end(), more.begin(), more.end());
+    return v;
+  };
+  std::vector<double> nan_after(100, 2.5);
+  nan_after.push_back(NAN);
+  struct Case {
+    const char* name;
+    std::vector<double> values;
+  };
+  const std::vector<Case> cases = {
+      {"a run, then other values", then(run, random)},
+      {"a run alone", run},
+      {"a run, then a NaN", then(nan_after, random)},
+      {"a non-finite value first", then({INFINITY}, then(run, random))},
+      {"a run, another value, the run's value again", then(then(run, {3.0}), run)},
+      {"no run", random},
+  };
+  for (const bool bracketed : {true, false})
+    for (const Case& c : cases)
+      for (const std::size_t chunk : {std::size_t(1), std::size_t(4096), std::size_t(8192), std::size_t(30001)}) {
+        const std::string what = std::string(c.name) + (bracketed ? ", bracketed" : ", plain") + ", chunks of " +
+                                 std::to_string(chunk);
+        BracketedSketch held(kP, bracketed, 1000, 9), never(kP, bracketed, 1000, 9, BracketedSketch::HoldBack::never);
+        feed(held, c.values, chunk);
+        feed(never, c.values, chunk);
+        EXPECT_EQ(held.count(), never.count()) << what;
+        if (held.uniform()) {
+          EXPECT_EQ(held.sketch().count(), 0u) << what << ": nothing sketched while the values are one number";
+          const BracketedSketch::Probabilities q = held.quantiles();
+          for (double x : q) EXPECT_EQ(x, 2.5) << what;
+          EXPECT_EQ(held.rank_error_95(), 0.0) << what;
+          EXPECT_GT(never.rank_error_95(), 0.0) << what << ": the sketch that takes every value compacted them";
+        } else {
+          const BracketedSketch::Probabilities a = held.quantiles(), b = never.quantiles();
+          EXPECT_EQ(bits_of({a.begin(), a.end()}), bits_of({b.begin(), b.end()})) << what;
+          EXPECT_EQ(held.rank_error_95(), never.rank_error_95()) << what;
+        }
+        expect_same_state(held, never, what);  // save() sketches what was held back
+      }
+  // Without brackets the sketch that never holds back is the plain one (above): so is this one.
+  const std::vector<double> v = then(run, random);
+  BracketedSketch held(kP, false, 1000, 9);
+  QuantileSketch plain(1000, 9);
+  feed(held, v, 8192);
+  plain.add(v.data(), v.size());
+  EXPECT_EQ(bits_of(held.sketch().save().values), bits_of(plain.save().values));
+}
+
+// Zeros of both signs are one number (−0 == +0): held back, they are sketched with the first one's
+// sign, and the estimates and counts are those of the sketch that never holds back, as numbers.
+TEST(BracketedSketch, ZerosOfBothSignsAreHeldBackAsOne) {
+  std::vector<double> v(20000);
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = i % 3 == 0 ? -0.0 : 0.0;  // free space's potential energy
+  BracketedSketch held(kP, true, 1000, 9), never(kP, true, 1000, 9, BracketedSketch::HoldBack::never);
+  feed(held, v, 8192);
+  EXPECT_TRUE(held.uniform());
+  EXPECT_EQ(held.rank_error_95(), 0.0);
+  for (double x : held.quantiles()) EXPECT_EQ(x, 0.0);
+  const std::vector<double> more = draws(0, 30000, Order::random, 12);
+  feed(held, more, 8192);
+  feed(never, v, 8192);
+  feed(never, more, 8192);
+  EXPECT_FALSE(held.uniform());
+  const BracketedSketch::Probabilities a = held.quantiles(), b = never.quantiles();
+  for (std::size_t j = 0; j < kP.size(); ++j) EXPECT_EQ(a[j], b[j]) << kP[j];
+  EXPECT_EQ(held.rank_error_95(), never.rank_error_95());
+  const BracketedSketch::State x = held.save(), y = never.save();
+  EXPECT_EQ(x.counts, y.counts);
+  EXPECT_EQ(x.sketch.values, y.sketch.values);  // as numbers: −0 == +0
+}
+
+// A saved run of one number restores into a sketch that holds the same number back: the run goes
+// on exactly as the uninterrupted one (a resumed run equals it), and parts of one number merge
+// into one number; parts of two do not.
+TEST(BracketedSketch, ARunOfOneNumberSurvivesSaveRestoreAndMerge) {
+  const std::vector<double> run(20000, -1.25), random = draws(0, 50000, Order::random, 13);
+  BracketedSketch whole(kP, true, 1000, 9), first(kP, true, 1000, 9), resumed(kP, true, 1000, 9);
+  feed(whole, run, 8192);
+  feed(first, run, 8192);
+  resumed.restore(first.save());
+  EXPECT_TRUE(resumed.uniform());
+  EXPECT_EQ(resumed.rank_error_95(), 0.0);
+  feed(whole, run, 8192);
+  feed(resumed, run, 8192);
+  EXPECT_TRUE(resumed.uniform());
+  for (double x : resumed.quantiles()) EXPECT_EQ(x, -1.25);
+  feed(whole, random, 8192);
+  feed(resumed, random, 8192);
+  expect_same_state(resumed, whole, "resumed");
+
+  BracketedSketch a(kP, true, 1000, 9), b(kP, true, 1000, 9), c(kP, true, 1000, 9), empty(kP, true, 1000, 9);
+  feed(a, run, 8192);
+  feed(b, run, 8192);
+  a.merge(b);
+  EXPECT_TRUE(a.uniform());
+  EXPECT_EQ(a.count(), 2 * run.size());
+  EXPECT_EQ(a.rank_error_95(), 0.0);
+  a.merge(empty);
+  EXPECT_TRUE(a.uniform());
+  const std::vector<double> other(5000, 7.0);
+  feed(c, other, 8192);
+  a.merge(c);
+  EXPECT_FALSE(a.uniform());
+  EXPECT_EQ(a.count(), 2 * run.size() + other.size());
+  std::vector<double> all = run;
+  all.insert(all.end(), run.begin(), run.end());
+  all.insert(all.end(), other.begin(), other.end());
+  expect_within_stated_bound(a, all, "parts of two numbers");
 }
 
 // Parts of one random sample merge into a sketch of the whole within its bound (their brackets
