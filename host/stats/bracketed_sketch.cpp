@@ -6,8 +6,7 @@
 #include <limits>
 #include <stdexcept>
 
-#include "host/stats/double_vectors.hpp"
-#include "host/stats/sort_finite.hpp"  // RBMC_VECTOR_CLONES
+#include "host/stats/bracket_filter.hpp"
 
 namespace rbmc {
 
@@ -16,66 +15,6 @@ namespace {
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 // Values filtered at a time: their kept ones gather on the stack before the sketch takes them.
 constexpr std::size_t kFilterBlock = 4096;
-
-// The filter's rows, 8 at a time as two vectors of 4 doubles (double_vectors.hpp).
-constexpr std::size_t kHalf = kDoubleVectorLanes;
-using Half = DoubleVector;
-using HalfMask = DoubleVectorMask;
-
-inline bool any_lane(HalfMask m) {
-  std::uint64_t bits[kHalf];
-  std::memcpy(bits, &m, sizeof bits);
-  return (bits[0] | bits[1] | bits[2] | bits[3]) != 0;
-}
-
-// A lane's count: each lane of a mask that is set holds −1.
-inline std::uint64_t count_of(HalfMask counted) {
-  return std::uint64_t(-(counted[0] + counted[1] + counted[2] + counted[3]));
-}
-
-// values[0, n), n ≤ kFilterBlock, against the brackets [lo_j, hi_j] by the core's rule
-// (bracket_masks, rbmc/stats/batch_compaction.hpp), on vectors: the kept values, in order, into
-// kept (room for n + 1), returned how many; how many of the others lie below each lo_j into
-// below, and how many are finite into finite. Each kept value is stored unconditionally and
-// counted by its mask (no branch per value); past the first brackets most eights keep none and
-// are passed over whole.
-RBMC_VECTOR_CLONES std::size_t keep_inside_brackets(const double* values, std::size_t n, const double* lo,
-                                                    const double* hi, std::uint64_t* below, std::uint64_t& finite,
-                                                    double* kept) {
-  Half lo_v[kColumnBrackets], hi_v[kColumnBrackets];
-  for (int j = 0; j < kColumnBrackets; ++j)
-    for (std::size_t l = 0; l < kHalf; ++l) {
-      lo_v[j][l] = lo[j];
-      hi_v[j][l] = hi[j];
-    }
-  HalfMask below_lanes[kColumnBrackets] = {}, finite_lanes = {};
-  std::size_t count = 0;
-  const auto eight = [&](const Half& a, const Half& b) {
-    const BracketMasks<HalfMask> ma = bracket_masks(a, lo_v, hi_v), mb = bracket_masks(b, lo_v, hi_v);
-    finite_lanes += ma.finite + mb.finite;
-    for (int j = 0; j < kColumnBrackets; ++j) below_lanes[j] += ma.below[j] + mb.below[j];
-    if (!any_lane(ma.kept | mb.kept)) return;
-    for (std::size_t l = 0; l < kHalf; ++l) {
-      kept[count] = a[l];
-      count += std::size_t(ma.kept[l] & 1);
-    }
-    for (std::size_t l = 0; l < kHalf; ++l) {
-      kept[count] = b[l];
-      count += std::size_t(mb.kept[l] & 1);
-    }
-  };
-  std::size_t i = 0;
-  for (; i + 2 * kHalf <= n; i += 2 * kHalf) {
-    Half a, b;
-    std::memcpy(&a, values + i, sizeof a);
-    std::memcpy(&b, values + i + kHalf, sizeof b);
-    eight(a, b);
-  }
-  if (i < n) eight(load_rows(values, i, n), load_rows(values, i + kHalf, n));
-  for (int j = 0; j < kColumnBrackets; ++j) below[j] += count_of(below_lanes[j]);
-  finite += count_of(finite_lanes);
-  return count;
-}
 
 }  // namespace
 
@@ -179,7 +118,7 @@ void BracketedSketch::offer(const double* values, std::size_t n) {
 
 void BracketedSketch::filter(const double* values, std::size_t n) {
   // On the stack (32 KB), not in the sketch: a run holds a sketch for each of thousands of columns.
-  double kept[kFilterBlock + 1];
+  double kept[kFilterBlock + kBracketFilterSlack];
   for (std::size_t from = 0; from < n; from += kFilterBlock) {
     const std::size_t m = std::min(kFilterBlock, n - from);
     sketch_.add(kept, keep_inside_brackets(values + from, m, lo_.data(), hi_.data(), below_.data(), count_, kept));
