@@ -36,8 +36,8 @@
 // reaches, or every sample at an output time that coincides with the start: the main job's
 // potential energy in free space, its position at t = 0) is held back: its values are counted, not
 // sketched, for as long as that lasts. Sketched, each of its values was kept, as a value inside a
-// bracket [x, x] is, and such columns were most of the main job's sketching. The estimates are
-// then that number, exactly (rank error 0). When another value comes, or the state is saved or
+// bracket [x, x] is: a third of the main job's sketching went to such columns (bench/RESULTS.md,
+// 2026-11-28, twenty-ninth session). The estimates are then that number, exactly (rank error 0). When another value comes, or the state is saved or
 // merged, the values held back enter the sketch first, as add() would have taken them: the sketch
 // is the one without holding back, except that zeros held back take the first one's sign (−0 ==
 // +0: in free space the potential energy is −0 for some samples and +0 for others).
@@ -82,7 +82,8 @@ class BracketedSketch {
   // end of the batch once the values offered reach the next update.
   void merge_compacted(const double* values, int levels, const ColumnTally& tally, std::uint64_t finite,
                        std::uint64_t offered);
-  // The brackets, for a backend to classify a batch against: (−∞, +∞) before any.
+  // The brackets, for a backend to classify a batch against: (−∞, +∞) before any. While a run of
+  // one number is held back, those from before it (wider, which a backend's classification allows).
   ColumnBrackets brackets() const;
   // Another part's values, as if they had come after this one's.
   void merge(const BracketedSketch& other);
