@@ -192,14 +192,19 @@ std::vector<std::array<double, kQuantileProbabilities.size()>> RunStatistics::al
 }
 
 double RunStatistics::rank_error_95(std::size_t column) const {
-  return exact() ? 0.0 : sketches_[column].rank_error_95();
+  // Finite values all one number (their least is their greatest): every retained value is that
+  // number, so every estimate is exact, however the sketch took them (held back on the CPU,
+  // compacted on a GPU).
+  const Moments& m = moments_[column];
+  if (exact() || (m.count > 0 && m.min == m.max)) return 0.0;
+  return sketches_[column].rank_error_95();
 }
 
 std::vector<double> RunStatistics::all_rank_errors_95() const {
   std::vector<double> e(moments_.size(), 0.0);
   if (exact()) return e;
   parallel_for(kept_columns_.size(), threads_, [&](std::size_t begin, std::size_t end) {
-    for (std::size_t j = begin; j < end; ++j) e[kept_columns_[j]] = sketches_[kept_columns_[j]].rank_error_95();
+    for (std::size_t j = begin; j < end; ++j) e[kept_columns_[j]] = rank_error_95(kept_columns_[j]);
   });
   return e;
 }

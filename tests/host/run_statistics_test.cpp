@@ -510,7 +510,7 @@ TEST(RunStatistics, CompactedBatchesStayWithinTheirRankBound) {
   // 9 times × 12 quantities; a 1 MiB budget gives sketches of k near 300 (keep 2k), so that each
   // batch of 20,000 is compacted several levels.
   const Scenario scenario = parse_scenario(kThrown + "[output]\ninterval = 0.25\nquantile_memory_mb = 1\n", "t.toml");
-  constexpr std::size_t kRows = 20000, kBatches = 5;
+  constexpr std::size_t kRows = 20000, kBatches = 5, kOneNumber = 7;
   const std::size_t columns = std::size_t(scenario.output_times.n) * quantity::count;
   RunStatistics compacted(scenario, kRows * kBatches, 2), every_value(scenario, kRows * kBatches, 2);
   ASSERT_FALSE(compacted.exact());
@@ -527,6 +527,7 @@ TEST(RunStatistics, CompactedBatchesStayWithinTheirRankBound) {
         const double z = normal(rng);
         double& v = values[c * kRows + r];
         v = c % 3 == 0 ? z : c % 3 == 1 ? std::exp(2 * z) : std::floor(4 * z);
+        if (c == kOneNumber) v = 2.5;  // as free space's potential energy: its estimates exact
         if (r % 4999 == 17) v = r % 2 == 0 ? INFINITY : NAN;
         if (std::isfinite(v)) all[c].push_back(v);
       }
@@ -546,7 +547,8 @@ TEST(RunStatistics, CompactedBatchesStayWithinTheirRankBound) {
       // Before any bracket every finite value is compacted. After 20,000 values each bracket spans
       // 12 standard deviations of its quantile's estimate (0.017–0.085 of the values for p = 0.01
       // to 0.5) and four times the sketch's error (k ≈ 300): about a third of the values are kept.
-      if (b == 0) {
+      // A column of one number keeps every value inside its one-point brackets.
+      if (b == 0 || c == kOneNumber) {
         EXPECT_EQ(tallies[c].kept, finite) << c;
       } else {
         EXPECT_LT(2 * tallies[c].kept, finite) << b << " " << c;
@@ -563,6 +565,12 @@ TEST(RunStatistics, CompactedBatchesStayWithinTheirRankBound) {
     std::vector<double>& v = all[c];
     QuantileSketch plain(compacted.sketch_k(), statistics_column_seed(5, c));
     plain.add(v.data(), v.size());
+    if (c == kOneNumber) {  // compacted like any other column, but every value is one number
+      EXPECT_EQ(compacted.rank_error_95(c), 0.0);
+      EXPECT_EQ(compacted.all_rank_errors_95()[c], 0.0);
+      for (double x : compacted.quantiles(c)) EXPECT_EQ(x, 2.5);
+      continue;
+    }
     EXPECT_GT(compacted.rank_error_95(c), 0.0) << c;
     EXPECT_LE(compacted.rank_error_95(c), plain.rank_error_95() + 0.78 / compacted.sketch_k()) << c;
     EXPECT_LE(every_value.rank_error_95(c), plain.rank_error_95()) << c;
