@@ -100,14 +100,15 @@ class CpuBackend final : public Backend {
           run_sample_in_batch<Scalar, Kinds, TrajectoryLayout::by_group, ModelValuesAccess::copied>(
               inputs, outputs, states, status, n, i, shared_, settings, width);
       };
-      // RK4, the splitting and dopri5 in SIMD lanes (cpu_lanes.hpp), a group of `width` samples
-      // at a time; a group the lanes give back, the samples short of a whole group and the kind
-      // the lanes do not run (RK4 on Euler angles), one by one. The same results bit for bit
-      // either way.
+      // Every kind in SIMD lanes (cpu_lanes.hpp), a group of `width` samples at a time; a group
+      // the lanes give back and the samples short of a whole group one by one. The same results
+      // bit for bit either way.
       LaneGroupFunction<Scalar> group = nullptr;
       // The general lanes take the unconstrained kind too (the lanes dispatch on the constraint).
       if constexpr (std::is_same_v<Kinds, FreeBodyRk4Kinds>) group = lanes_.free_body;
       else if constexpr (Kinds::stepper == StepperKind::rk4) group = Kinds::events ? lanes_.general_events : lanes_.general;
+      else if constexpr (Kinds::stepper == StepperKind::rk4_euler_zxz)
+        group = Kinds::events ? lanes_.euler_zxz_events : lanes_.euler_zxz;
       else if constexpr (Kinds::stepper == StepperKind::splitting)
         group = Kinds::events ? lanes_.splitting_events : lanes_.splitting;
       else if constexpr (Kinds::stepper == StepperKind::dopri5)

@@ -1,6 +1,6 @@
 // SIMD lanes on the CPU: which instruction set integrates several samples at once, and the lane
-// groups compiled for each: RK4 on the free body, RK4 under any loads with a constraint or none,
-// and the symplectic splitting under any loads (rbmc/simd/fixed_step_lanes.hpp), and the adaptive
+// groups compiled for each: RK4 on the free body, RK4 under any loads with a constraint or none
+// (on quaternions or on ZXZ Euler angles), and the symplectic splitting under any loads (rbmc/simd/fixed_step_lanes.hpp), and the adaptive
 // Dormand–Prince under any loads and constraint (rbmc/simd/dopri5_lanes.hpp), each without events
 // and with them; and the statistics' quantities of several samples at once after any kind
 // (rbmc/simd/lane_quantities.hpp).
@@ -58,6 +58,8 @@ struct LaneGroups {
   LaneGroupFunction<Scalar> free_body = nullptr;  // FreeBodyRk4Kinds
   LaneGroupFunction<Scalar> general = nullptr;    // RK4 without events: any loads, any constraint
   LaneGroupFunction<Scalar> general_events = nullptr;  // the same with events (rbmc/simd/lane_events.hpp)
+  LaneGroupFunction<Scalar> euler_zxz = nullptr;       // RK4 on Euler angles without events: any loads, any constraint
+  LaneGroupFunction<Scalar> euler_zxz_events = nullptr;  // the same with events
   LaneGroupFunction<Scalar> splitting = nullptr;       // the splitting without events: any loads
   LaneGroupFunction<Scalar> splitting_events = nullptr;  // the same with events
   LaneGroupFunction<Scalar> dopri5 = nullptr;            // dopri5 without events: any loads and constraint

@@ -34,6 +34,8 @@ LaneGroups<Scalar> lanes_table() {
   t.free_body = &Isa::template group<Scalar, W, FreeBodyRk4Kinds>;
   t.general = &Isa::template group<Scalar, W, SampleKinds<S::rk4, false>>;
   t.general_events = &Isa::template group<Scalar, W, SampleKinds<S::rk4, true>>;
+  t.euler_zxz = &Isa::template group<Scalar, W, SampleKinds<S::rk4_euler_zxz, false>>;
+  t.euler_zxz_events = &Isa::template group<Scalar, W, SampleKinds<S::rk4_euler_zxz, true>>;
   t.splitting = &Isa::template group<Scalar, W, SampleKinds<S::splitting, false>>;
   t.splitting_events = &Isa::template group<Scalar, W, SampleKinds<S::splitting, true>>;
   t.dopri5 = &Isa::template group<Scalar, W, SampleKinds<S::dopri5, false>>;

@@ -76,6 +76,13 @@ template <class Scalar>
 RBMC_HD inline Scalar if_less_hd(Scalar a, Scalar b, Scalar x, Scalar y) {
   return a < b ? x : y;
 }
+// Whether a < b (NaN: false). The CPU's SIMD lanes answer whether it holds in any lane
+// (rbmc/simd/lanes.hpp): a reason to stop that one sample meets stops its whole group, which
+// then goes sample by sample.
+template <class Scalar>
+RBMC_HD inline bool less_in_any_hd(Scalar a, Scalar b) {
+  return a < b;
+}
 template <class Scalar>
 RBMC_HD inline bool isfinite_hd(Scalar x) {
   return (Eigen::numext::isfinite)(x);

@@ -1,7 +1,8 @@
 // The lane groups in SIMD lanes (rbmc/simd/, host/backend/cpu_lanes.*) against the one-sample path:
 // RK4 on the free body, on a pivot whose point each sample draws, on the plane, under every kind
 // of load with dispersed values and on a pivot under those loads; the splitting and dopri5, each
-// free, under those loads and with events; RK4 and dopri5 with events on the pivot. Every
+// free, under those loads and with events; RK4 and dopri5 with events on the pivot; RK4 on Euler
+// angles free, under those loads, with events and on the pivot. Every
 // instruction set this processor has gives the same outputs, statuses, event records and states
 // at the output times bit for bit, including the groups that must leave the lanes.
 #include <gtest/gtest.h>
@@ -23,6 +24,7 @@
 #include "rbmc/simd/lane_events.hpp"
 #include "rbmc/simd/lane_quantities.hpp"
 #include "rbmc/simd/fixed_step_lanes.hpp"
+#include "rbmc/simd/lane_group.hpp"
 #include "rbmc/stats/output_quantities.hpp"
 #include "test_scenarios.hpp"
 
@@ -145,6 +147,16 @@ void expect_all_lane_answers() {
       among_zeros.set(lane, x);
       EXPECT_TRUE(nonzero_hd(among_zeros)) << x << " in lane " << lane;
     }
+    // less_in_any_hd: the one-sample comparison in one lane among lanes where it is false.
+    const S values[] = {S(-1), S(-0.0), S(0), S(1e-3), S(2e-3), std::numeric_limits<S>::infinity(),
+                        std::numeric_limits<S>::quiet_NaN()};
+    const Lanes<S, W> threshold(S(1e-3)), far(S(1));
+    for (S x : values) {
+      Lanes<S, W> one = far;
+      one.set(lane, x);
+      EXPECT_EQ(less_in_any_hd(one, threshold), less_in_any_hd(x, S(1e-3))) << x << " in lane " << lane;
+    }
+    EXPECT_FALSE(less_in_any_hd(far, threshold));
   }
 }
 
@@ -187,6 +199,39 @@ TEST(Lanes, FindASignChangeInAnyLane) {
   expect_sign_changes_found<float, 16>();
 }
 
+// The ZXZ angles of each lane's attitude (where RK4 on Euler angles starts) are its own, converted
+// as one sample's are, and the singularity of any lane is the group's.
+template <class S, int W>
+void expect_each_lanes_euler_angles() {
+  for (int singular_lane = -1; singular_lane < W; ++singular_lane) {
+    Quaternion<Lanes<S, W>> q{Lanes<S, W>(S(1)), Lanes<S, W>(S(0)), Lanes<S, W>(S(0)), Lanes<S, W>(S(0))};
+    Quaternion<S> one[W];
+    for (int lane = 0; lane < W; ++lane) {
+      const S angle = S(0.1) * S(lane + 1);
+      one[lane] = lane == singular_lane ? quaternion_from_euler_zxz<S>(EulerAngles<S>(angle, S(0), S(0.2)))
+                                        : quaternion_from_euler_zxz<S>(EulerAngles<S>(angle, S(0.5) + angle, -angle));
+      q.w.set(lane, one[lane].w);
+      q.x.set(lane, one[lane].x);
+      q.y.set(lane, one[lane].y);
+      q.z.set(lane, one[lane].z);
+    }
+    bool singular = false;
+    const EulerAngles<Lanes<S, W>> angles = euler_zxz_from_quaternion(q, &singular);
+    EXPECT_EQ(singular, singular_lane >= 0) << "singular lane " << singular_lane;
+    for (int lane = 0; lane < W; ++lane) {
+      const EulerAngles<S> expected = euler_zxz_from_quaternion(one[lane]);
+      for (int i = 0; i < 3; ++i)
+        EXPECT_EQ(angles(i)[lane], expected(i)) << "lane " << lane << ", angle " << i;
+    }
+  }
+}
+
+TEST(Lanes, EachLanesEulerAnglesAreItsOwn) {
+  expect_each_lanes_euler_angles<double, 2>();
+  expect_each_lanes_euler_angles<double, 8>();
+  expect_each_lanes_euler_angles<float, 16>();
+}
+
 TEST(Lanes, AnswersForAllLanesAtOnce) {
   expect_all_lane_answers<double, 2>();
   expect_all_lane_answers<double, 4>();
@@ -211,6 +256,10 @@ enum class Model {
   dopri5_with_loads,      // the same under every kind of load
   dopri5_with_events,     // the same with the free box's events
   dopri5_pivot_events,    // on the pivot, with its events
+  euler,                  // RK4 on ZXZ Euler angles (fixed_step.hpp), the box free under gravity
+  euler_with_loads,       // the same under every kind of load
+  euler_with_events,      // the same with the free box's events
+  euler_pivot,            // the same on the pivot
 };
 
 const char* model_name(Model m) {
@@ -229,6 +278,10 @@ const char* model_name(Model m) {
     case Model::dopri5_with_loads: return "dopri5_with_loads";
     case Model::dopri5_with_events: return "dopri5_with_events";
     case Model::dopri5_pivot_events: return "dopri5_pivot_events";
+    case Model::euler: return "euler";
+    case Model::euler_with_loads: return "euler_with_loads";
+    case Model::euler_with_events: return "euler_with_events";
+    case Model::euler_pivot: return "euler_pivot";
   }
   return "?";
 }
@@ -347,8 +400,14 @@ bool is_dopri5(Model m) {
   return m == Model::dopri5 || m == Model::dopri5_with_loads || m == Model::dopri5_with_events ||
          m == Model::dopri5_pivot_events;
 }
+bool is_euler(Model m) {
+  return m == Model::euler || m == Model::euler_with_loads || m == Model::euler_with_events || m == Model::euler_pivot;
+}
 StepperKind stepper_of(Model m) {
-  return is_splitting(m) ? StepperKind::splitting : is_dopri5(m) ? StepperKind::dopri5 : StepperKind::rk4;
+  return is_splitting(m) ? StepperKind::splitting
+         : is_dopri5(m)  ? StepperKind::dopri5
+         : is_euler(m)   ? StepperKind::rk4_euler_zxz
+                         : StepperKind::rk4;
 }
 
 // The test box (free, on a pivot whose body point each sample draws, on the plane, under every
@@ -358,11 +417,17 @@ StepperKind stepper_of(Model m) {
 // apart from the body's, so that each lane's principal frame is its own (a Jacobi iteration of
 // its own length). On dopri5 the first step tried, 0.2 s, is rejected, and the tolerance is tight
 // enough that the samples take different numbers of steps (in float, as far as float allows: see
-// GiveTheOneSamplePathsResultsBitForBit; max_steps: a limit some reach).
+// GiveTheOneSamplePathsResultsBitForBit; max_steps: a limit some reach). On Euler angles the box
+// starts at ZXZ angles (0.3, 0.8, −0.5), away from their singularity (θ = 0).
 Scenario lanes_scenario(Model model, int samples, Precision precision, long max_steps = 0) {
   std::string text = test::valid_scenario_text(samples, 0.4, is_dopri5(model) ? 0.2 : 0.01);
   const bool pivot = model == Model::pivot || model == Model::pivot_with_loads || model == Model::pivot_with_events ||
-                     model == Model::dopri5_pivot_events;
+                     model == Model::dopri5_pivot_events || model == Model::euler_pivot;
+  if (is_euler(model)) {
+    text.replace(text.find("\n[body]"), 0, "attitude = \"euler_zxz\"\n");
+    const std::string identity = "attitude = [1.0, 0.0, 0.0, 0.0]";
+    text.replace(text.find(identity), identity.size(), "attitude_euler_zxz = [0.3, 0.8, -0.5]");
+  }
   if (is_dopri5(model)) {
     std::string run = precision == Precision::float64 ? "integrator = \"dopri5\"\nrtol = 1e-10\natol = 1e-12\n"
                                                       : "integrator = \"dopri5\"\nrtol = 1e-7\natol = 1e-9\n";
@@ -375,11 +440,12 @@ Scenario lanes_scenario(Model model, int samples, Precision precision, long max_
     text += "body.principal_axes = { distribution = \"normal\", sigma = 0.1 }\n";
   }
   if (model == Model::loads || model == Model::pivot_with_loads || model == Model::splitting_with_loads ||
-      model == Model::dopri5_with_loads)
+      model == Model::dopri5_with_loads || model == Model::euler_with_loads)
     text += kEveryLoad;
   if (pivot) text += "[constraint]\ntype = \"pivot\"\npoint = [0.0, 0.0, 0.3]\nanchor = [0.0, 0.0, 10.3]\n";
   if (model == Model::planar) text += "[constraint]\ntype = \"planar\"\nheight = 10.0\n";
-  if (model == Model::events || model == Model::splitting_with_events || model == Model::dopri5_with_events)
+  if (model == Model::events || model == Model::splitting_with_events || model == Model::dopri5_with_events ||
+      model == Model::euler_with_events)
     text += kEveryEvent;
   if (model == Model::dopri5_with_events) text += kEarlyEvent;
   if (model == Model::pivot_with_events || model == Model::dopri5_pivot_events) text += kPivotEvents;
@@ -389,11 +455,11 @@ Scenario lanes_scenario(Model model, int samples, Precision precision, long max_
 
 bool has_events(Model m) {
   return m == Model::events || m == Model::pivot_with_events || m == Model::splitting_with_events ||
-         m == Model::dopri5_with_events || m == Model::dopri5_pivot_events;
+         m == Model::dopri5_with_events || m == Model::dopri5_pivot_events || m == Model::euler_with_events;
 }
 bool is_damped(Model m) {
   return m == Model::loads || m == Model::pivot_with_loads || m == Model::splitting_with_loads ||
-         m == Model::dopri5_with_loads;
+         m == Model::dopri5_with_loads || m == Model::euler_with_loads;
 }
 
 // The outputs' columns: the final states and the rest, then each event's record.
@@ -406,6 +472,10 @@ struct Batch {
 };
 
 constexpr std::size_t kUndamped = 36, kHuge = 100;
+// On Euler angles: a sample that starts at their singularity (θ = 0), and one whose θ falls from
+// 0.1505 rad at 1 rad/s (spun at −1 rad/s about x, a principal axis, with φ = 0, so θ̇ = ω_x and
+// φ stays 0), below the threshold (10⁻³) at the end of step 15 when free.
+constexpr std::size_t kSingularAtStart = 120, kSingularLater = 130;  // in groups of their own
 
 // The scenario's samples, with a few that the lanes cannot take: a non-finite spin (the group
 // leaves when its state stops being finite), a negative mass (not integrated at all) and a centre
@@ -413,6 +483,7 @@ constexpr std::size_t kUndamped = 36, kHuge = 100;
 std::vector<double> batch_inputs(const Scenario& s, std::size_t n) {
   const SamplingPlan plan(s);
   const int n_model_values = s.shared_model().parameters.n;
+  const bool euler = s.run.attitude == AttitudeCoordinates::euler_zxz;
   std::vector<double> inputs(n * std::size_t(input_column_count(n_model_values)));
   for (std::size_t i = 0; i < n; ++i) {
     SampleInputs<double> in;
@@ -422,6 +493,11 @@ std::vector<double> batch_inputs(const Scenario& s, std::size_t n) {
     if (i == 21) in.body.mass = -1.0;
     if (i == 42) in.body.com_b = Vec3<double>::Zero();
     if (i == kHuge) in.initial.omega_b.y() = 1e60;  // a finite state whose kinetic energy overflows the statistics
+    if (euler && i == kSingularAtStart) in.initial.q_wb = Quaternion<double>::identity();
+    if (euler && i == kSingularLater) {
+      in.initial.q_wb = quaternion_from_euler_zxz<double>(EulerAngles<double>(0.2, 0.1505, 0.0));
+      in.initial.omega_b = Vec3<double>(-1.0, 0.0, 0.0);
+    }
     if (i == kUndamped)  // no damping at all in this one sample: Damping::any differs from its group's
       for (int j = 0; j < n_model_values; ++j) {
         const ModelField f = s.shared_model().parameters.targets[j].field;
@@ -520,6 +596,12 @@ void expect_the_one_sample_paths_results(Precision precision, LaneIsa isa, Model
   // (Under a limit on dopri5's trials, sample 3's shrinking trials reach it first.)
   if (max_steps == 0) EXPECT_EQ(one.status[3], std::uint8_t(SampleStatus::non_finite_state));
   EXPECT_EQ(one.status[21], std::uint8_t(SampleStatus::invalid_body));
+  // Groups that the Euler angles' singularity sends back, at the start and, free, during the run.
+  if (is_euler(model) && n > kSingularLater) EXPECT_EQ(one.status[kSingularAtStart], std::uint8_t(SampleStatus::euler_singularity));
+  if (model == Model::euler && n > kSingularLater) {
+    EXPECT_EQ(one.status[kSingularLater], std::uint8_t(SampleStatus::euler_singularity));
+    EXPECT_EQ(steps_of(one, n, kSingularLater), 14.0) << "the 15th step, which ends within the threshold, is not taken";
+  }
   ASSERT_EQ(one.outputs.size(), lanes.outputs.size());
   ASSERT_EQ(one.trajectories.size(), lanes.trajectories.size());
   EXPECT_EQ(std::memcmp(one.status.data(), lanes.status.data(), n), 0);
@@ -549,7 +631,8 @@ void expect_the_one_sample_paths_results(Precision precision, LaneIsa isa, Model
       for (std::size_t i = 0; i < n; ++i)
         most[e] = std::max(most[e], one.outputs[(output_column::count + kEventColumns * e + event_column::count) * n + i]);
     for (std::size_t e = 0; e < most.size(); ++e) EXPECT_GE(most[e], 1.0) << "event " << e << " never occurred";
-    if (model == Model::events || model == Model::splitting_with_events || model == Model::dopri5_with_events) {
+    if (model == Model::events || model == Model::splitting_with_events || model == Model::dopri5_with_events ||
+        model == Model::euler_with_events) {
       EXPECT_GT(stopped, n / 5);
       EXPECT_GT(ran, n / 5);
       EXPECT_GE(most[1], 2.0) << "the corner's level crossed more than once";
@@ -602,6 +685,7 @@ TEST_P(LaneGroups, TakeWholeGroupsAndGiveBackTheOnesTheyCannot) {
     const LaneGroupFunction<Scalar> group = model == Model::free_body ? lanes.free_body
                                             : is_splitting(model) ? (has_events(model) ? lanes.splitting_events : lanes.splitting)
                                             : is_dopri5(model)    ? (has_events(model) ? lanes.dopri5_events : lanes.dopri5)
+                                            : is_euler(model) ? (has_events(model) ? lanes.euler_zxz_events : lanes.euler_zxz)
                                             : has_events(model)   ? lanes.general_events
                                                                   : lanes.general;
     const auto run = [&](std::size_t first) {
@@ -677,7 +761,8 @@ INSTANTIATE_TEST_SUITE_P(
                                          Model::pivot_with_loads, Model::events, Model::pivot_with_events,
                                          Model::splitting, Model::splitting_with_loads, Model::splitting_with_events,
                                          Model::dopri5, Model::dopri5_with_loads, Model::dopri5_with_events,
-                                         Model::dopri5_pivot_events)),
+                                         Model::dopri5_pivot_events, Model::euler, Model::euler_with_loads,
+                                         Model::euler_with_events, Model::euler_pivot)),
     [](const auto& info) {
       return std::string(model_name(std::get<2>(info.param))) + "_" + precision_name(std::get<0>(info.param)) + "_" +
              lane_isa_name(std::get<1>(info.param));

@@ -26,6 +26,7 @@
 #include "rbmc/integrate/rk4.hpp"
 #include "rbmc/integrate/splitting.hpp"
 #include "rbmc/math/euler.hpp"
+#include "rbmc/math/sincos.hpp"
 
 namespace rbmc {
 
@@ -86,41 +87,94 @@ struct SplittingStepper {
 // side as always (evaluated at the angles' quaternion). The map T is singular at sin θ = 0: the
 // sample stops with euler_singularity when |sin θ| falls below the threshold. Quaternions have no
 // such singularity and are the default; this exists to reproduce 004.
+//
+// Each evaluation takes one sine and cosine of each half angle (sincos_hd: the same bits for one
+// sample, on the device and in the CPU's SIMD lanes, which integrate this stepper too), from
+// which come both the quaternion and the sines and cosines of θ and φ that T needs. On the host
+// the state's attitude is kept with it, so a step's first stage and the loop's state() compute
+// none; the device computes them again (kKeepsAttitude), the same numbers.
 template <class Scalar, class Rate>
 struct EulerZxzRk4Stepper {
   // The state [p, (ψ, θ, φ), v, ω] in a 13-vector whose last quaternion slot is unused.
   using V = StateVector<Scalar>;
   static constexpr int kAngles = state_offset::q_wb;  // where (ψ, θ, φ) lie
   static constexpr bool kUsesStartRate = false;
+  // Kept, the attitudes and state (29 values more across every step) made the double kernel
+  // spill 646 bytes where it spilled none (sm_90, bench/RESULTS.md, thirtieth session).
+#if defined(__CUDA_ARCH__)
+  static constexpr bool kKeepsAttitude = false;
+#else
+  static constexpr bool kKeepsAttitude = true;
+#endif
+  // The quaternion of a state's angles and the sines and cosines of θ and φ.
+  struct Attitude {
+    Quaternion<Scalar> q_wb;
+    Scalar sin_theta, cos_theta, sin_phi, cos_phi;
+  };
   const Rate& rate;
   Scalar threshold;
   V y{}, y_next{};
+  Attitude at_y{}, at_next{};  // y's and y_next's (kKeepsAttitude)
+  RigidBodyState<Scalar> x{};  // the state at y, as the loop sees it (kKeepsAttitude)
 
-  RBMC_HD static RigidBodyState<Scalar> to_state(const V& z) {
-    return {z.template segment<3>(state_offset::p_w),
-            quaternion_from_euler_zxz<Scalar>(EulerAngles<Scalar>(z.template segment<3>(kAngles))),
-            z.template segment<3>(state_offset::v_w), z.template segment<3>(state_offset::omega_b)};
+  // R = R_z(ψ) R_x(θ) R_z(φ) (004 eqs 56–59) as the product of the three axis rotations'
+  // quaternions, written out (a product's terms with a zero factor add nothing, bit for bit),
+  // and sin θ = 2 sin(θ/2) cos(θ/2), cos θ = (cos(θ/2) − sin(θ/2)) (cos(θ/2) + sin(θ/2)), the
+  // same for φ.
+  RBMC_HD static Attitude attitude_of(const V& z) {
+    Scalar s_psi, c_psi, s_theta, c_theta, s_phi, c_phi;  // of the half angles
+    sincos_hd(Scalar(0.5) * z(kAngles), s_psi, c_psi);
+    sincos_hd(Scalar(0.5) * z(kAngles + 1), s_theta, c_theta);
+    sincos_hd(Scalar(0.5) * z(kAngles + 2), s_phi, c_phi);
+    // R_z(ψ) R_x(θ): (cψ cθ, cψ sθ, sψ sθ, sψ cθ) of the half angles.
+    const Scalar w = c_psi * c_theta, qx = c_psi * s_theta, qy = s_psi * s_theta, qz = s_psi * c_theta;
+    Attitude a;
+    a.q_wb = Quaternion<Scalar>{w * c_phi - qz * s_phi, qx * c_phi + qy * s_phi, qy * c_phi - qx * s_phi,
+                                w * s_phi + qz * c_phi};
+    a.sin_theta = Scalar(2) * s_theta * c_theta;
+    a.cos_theta = (c_theta - s_theta) * (c_theta + s_theta);
+    a.sin_phi = Scalar(2) * s_phi * c_phi;
+    a.cos_phi = (c_phi - s_phi) * (c_phi + s_phi);
+    return a;
   }
-  // θ, the angle whose sine vanishes at the singularity.
-  RBMC_HD bool too_close(const V& z) const { return Eigen::numext::abs(Eigen::numext::sin(z(kAngles + 1))) < threshold; }
+  RBMC_HD static RigidBodyState<Scalar> state_of(const V& z, const Attitude& a) {
+    return {z.template segment<3>(state_offset::p_w), a.q_wb, z.template segment<3>(state_offset::v_w),
+            z.template segment<3>(state_offset::omega_b)};
+  }
+  // |s| below t (in any lane, for the CPU's SIMD lanes).
+  RBMC_HD static bool below(const Scalar& s, const Scalar& t) {
+    return less_in_any_hd(if_less_hd(s, Scalar(0), -s, s), t);
+  }
+  // θ's sine has fallen below the threshold.
+  RBMC_HD bool too_close(const Attitude& a) const { return below(a.sin_theta, threshold); }
 
   RBMC_HD SampleStatus start(const RigidBodyState<Scalar>& x0) {
     bool at_start = false;
     y << x0.p_w, euler_zxz_from_quaternion(x0.q_wb, &at_start), Scalar(0), x0.v_w, x0.omega_b;
-    return at_start || too_close(y) ? SampleStatus::euler_singularity : SampleStatus::ok;
+    const Attitude a = attitude_of(y);
+    if constexpr (kKeepsAttitude) {
+      at_y = a;
+      x = state_of(y, a);
+    }
+    return at_start || too_close(a) ? SampleStatus::euler_singularity : SampleStatus::ok;
   }
-  RBMC_HD RigidBodyState<Scalar> state() const { return to_state(y); }
-  // The rates of [p, angles, v, ω] at z; singular is set where T is singular.
-  RBMC_HD_INLINE V rates(const V& z, bool& singular) const {
-    const RigidBodyState<Scalar> x = to_state(z);
-    const RigidBodyStateRate<Scalar> xd = rate(x);
-    bool s = false;
+  RBMC_HD RigidBodyState<Scalar> state() const {
+    if constexpr (kKeepsAttitude)
+      return x;
+    else
+      return state_of(y, attitude_of(y));
+  }
+  // The rates of [p, angles, v, ω] at z, whose attitude is a; singular is set where T is singular.
+  RBMC_HD_INLINE V rates(const V& z, const Attitude& a, bool& singular) const {
+    const RigidBodyStateRate<Scalar> xd = rate(state_of(z, a));
     V d;
-    d << xd.p_dot_w, euler_zxz_rates<Scalar>(EulerAngles<Scalar>(z.template segment<3>(kAngles)), x.omega_b, &s), Scalar(0),
-        xd.v_dot_w, xd.omega_dot_b;
-    singular = singular || s;
+    d << xd.p_dot_w,
+        euler_zxz_rates_of(a.sin_theta, a.cos_theta, a.sin_phi, a.cos_phi, z.template segment<3>(state_offset::omega_b)),
+        Scalar(0), xd.v_dot_w, xd.omega_dot_b;
+    singular = singular || below(a.sin_theta, euler_singularity_threshold<Scalar>());
     return d;
   }
+  RBMC_HD_INLINE V rates(const V& z, bool& singular) const { return rates(z, attitude_of(z), singular); }
   RBMC_HD V rates_call(const V& z, bool& singular) const { return rates(z, singular); }
   // A stage's rates. On the device in float, inlined at each of the four stages: the kernel's frame
   // falls from 648 bytes to 32, with no spill either way. In double the compiler keeps them one
@@ -135,15 +189,28 @@ struct EulerZxzRk4Stepper {
   RBMC_HD_INLINE SampleStatus step(const RigidBodyStateRate<Scalar>&, Scalar h, RigidBodyState<Scalar>& next) {
     bool singular = false;
     const Scalar half = Scalar(0.5) * h;
-    const V k1 = stage_rates(y, singular), k2 = stage_rates(y + half * k1, singular),
-            k3 = stage_rates(y + half * k2, singular), k4 = stage_rates(y + h * k3, singular);
+    V k1;
+    if constexpr (kKeepsAttitude)
+      k1 = rates(y, at_y, singular);
+    else
+      k1 = stage_rates(y, singular);
+    const V k2 = stage_rates(y + half * k1, singular), k3 = stage_rates(y + half * k2, singular),
+            k4 = stage_rates(y + h * k3, singular);
     y_next = y + (h / Scalar(6)) * (k1 + Scalar(2) * (k2 + k3) + k4);
-    next = to_state(y_next);
+    const Attitude a = attitude_of(y_next);
+    if constexpr (kKeepsAttitude) at_next = a;
+    next = state_of(y_next, a);
     if (!is_finite(next)) return SampleStatus::non_finite_state;
-    if (singular || too_close(y_next)) return SampleStatus::euler_singularity;
+    if (singular || too_close(a)) return SampleStatus::euler_singularity;
     return SampleStatus::ok;
   }
-  RBMC_HD void accept(const RigidBodyState<Scalar>&) { y = y_next; }
+  RBMC_HD void accept(const RigidBodyState<Scalar>& next) {
+    y = y_next;
+    if constexpr (kKeepsAttitude) {
+      at_y = at_next;
+      x = next;
+    }
+  }
 };
 
 // Whether a run declares events: with them, every step needs its interpolant.

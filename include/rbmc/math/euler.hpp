@@ -64,6 +64,17 @@ RBMC_HD inline Mat3<Scalar> euler_zxz_rate_matrix(const EulerAngles<Scalar>& a) 
   return g;
 }
 
+// T ω_b (004 eq. 60) from the sines and cosines of θ and φ (st, ct, sp, cp), for a caller that
+// has them already: [ψ̇, θ̇, φ̇]ᵀ, not finite at sin θ = 0.
+template <class Scalar>
+RBMC_HD inline Vec3<Scalar> euler_zxz_rates_of(Scalar st, Scalar ct, Scalar sp, Scalar cp,
+                                               const NonDeduced<Vec3<Scalar>>& omega_b) {
+  const Scalar psi_dot = (sp * omega_b.x() + cp * omega_b.y()) / st;
+  const Scalar theta_dot = cp * omega_b.x() - sp * omega_b.y();
+  const Scalar phi_dot = omega_b.z() - ct * psi_dot;
+  return Vec3<Scalar>(psi_dot, theta_dot, phi_dot);
+}
+
 // T of 004 eq. 60: [ψ̇, θ̇, φ̇]ᵀ = T ω_b, T = (T₁ T₂)⁻¹. Singular at sin θ = 0; *singular says so
 // (the rates returned there are not finite).
 template <class Scalar>
@@ -72,10 +83,7 @@ RBMC_HD inline Vec3<Scalar> euler_zxz_rates(const EulerAngles<Scalar>& a, const 
   const Scalar st = Eigen::numext::sin(a(1)), ct = Eigen::numext::cos(a(1));
   const Scalar sp = Eigen::numext::sin(a(2)), cp = Eigen::numext::cos(a(2));
   if (singular != nullptr) *singular = Eigen::numext::abs(st) < euler_singularity_threshold<Scalar>();
-  const Scalar psi_dot = (sp * omega_b.x() + cp * omega_b.y()) / st;
-  const Scalar theta_dot = cp * omega_b.x() - sp * omega_b.y();
-  const Scalar phi_dot = omega_b.z() - ct * psi_dot;
-  return Vec3<Scalar>(psi_dot, theta_dot, phi_dot);
+  return euler_zxz_rates_of(st, ct, sp, cp, omega_b);
 }
 
 // ---- ZYX Tait–Bryan: R = R_z(yaw) R_y(pitch) R_x(roll), pitch in [−π/2, π/2] -----------------------

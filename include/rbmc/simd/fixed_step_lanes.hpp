@@ -1,19 +1,22 @@
 // W samples of a fixed-step kind integrated together in SIMD lanes on the CPU: RK4 on the free
 // body (sample_kinds.hpp) or on a body under the run's loads with its constraint (a pivot, the
-// plane) or none, and the symplectic splitting under the run's loads (it takes no constraint);
+// plane) or none, the same with the attitude as ZXZ Euler angles, and the symplectic splitting
+// under the run's loads (it takes no constraint);
 // each lane with its sample's own values of the dispersed fields, with the run's events or none
 // (lane_events.hpp). The same fixed-step loop, stepper and right-hand side (BodyRate) as one
 // sample's path, instantiated on Lanes<Scalar, W>, so every lane's result equals its sample's
 // one-sample result bit for bit (tests/host/lane_groups_test.cpp). What the lanes cannot do
 // as vectors they do lane by lane with the one-sample path's own functions: the splitting's
-// principal frame (a Jacobi iteration that stops when it converges), and its sines and cosines in
-// float (in double they are rbmc's own polynomial, on the vectors: rbmc/math/sincos.hpp).
+// principal frame (a Jacobi iteration that stops when it converges), the Euler angles of the
+// initial attitude, and the sines and cosines in float (in double they are rbmc's own
+// polynomial, on the vectors: rbmc/math/sincos.hpp).
 //
 // Whatever the lanes cannot do alike leaves them: a group in which a body is not physical, in
 // which the bodies' centres of mass disagree on lying at the origin or the samples on having any
 // damping (branches of the right-hand side), or in which a lane's state stops being finite (a
 // spring at zero length included: hd.hpp's not_positive_hd; a lane that a terminal event stopped
-// rides along, and counts too), is integrated sample by sample
+// rides along, and counts too) or its Euler angles come near their singularity, is integrated
+// sample by sample
 // instead (the caller's one-sample path), which writes every result and output time afresh.
 #pragma once
 
@@ -61,19 +64,30 @@ struct LaneTrajectorySink {
   }
 };
 
+// A fixed stepper on lanes, as run_sample.hpp's integrate_sample makes it for one sample.
+template <class Stepper, class Rate, class L>
+inline Stepper make_stepper(const Rate& rate, const IntegrationSettings<L>& how) {
+  if constexpr (std::is_same_v<Stepper, EulerZxzRk4Stepper<L, Rate>>)
+    return Stepper{rate, how.euler_threshold};
+  else
+    return Stepper{rate};
+}
+
 // Integrates samples first, ..., first + W − 1 of a batch (the layout of sample_layout.hpp) in
 // lanes and stores their results; their states at the output times into group_states (their
 // group's block, TrajectoryLayout::by_group), or nowhere when null.
 // Kinds: FreeBodyRk4Kinds, RK4 with or without events (SampleKinds<rk4, events>: any loads and
-// constraint), or the splitting with or without them (SampleKinds<splitting, events>: any loads);
+// constraint), RK4 on Euler angles likewise (SampleKinds<rk4_euler_zxz, events>), or the
+// splitting with or without them (SampleKinds<splitting, events>: any loads);
 // events through LaneEventTracker, lane_events.hpp. Returns false, having stored nothing the
 // one-sample path would not overwrite, when the group must go sample by sample.
 template <class Scalar, int W, class Kinds, class StoredIn, class StoredOut>
 inline bool run_fixed_step_lanes(const StoredIn* inputs, StoredOut* outputs, StoredOut* group_states,
                                  std::uint8_t* status, std::size_t n, std::size_t first,
                                  const SharedModel<Scalar>& shared, const IntegrationSettings<Scalar>& how) {
-  static_assert(Kinds::stepper == StepperKind::rk4 || Kinds::stepper == StepperKind::splitting,
-                "the lanes run RK4 and the splitting");
+  static_assert(Kinds::stepper == StepperKind::rk4 || Kinds::stepper == StepperKind::splitting ||
+                    Kinds::stepper == StepperKind::rk4_euler_zxz,
+                "the lanes run RK4, on quaternions or Euler angles, and the splitting");
   using L = Lanes<Scalar, W>;
   LaneGroup<Scalar, W, Kinds> group;
   if (!group.load(inputs, n, first, shared)) return false;
@@ -82,16 +96,20 @@ inline bool run_fixed_step_lanes(const StoredIn* inputs, StoredOut* outputs, Sto
   LaneTrajectorySink<Scalar, W> sink{&shared.output_times, group_states, 0};
   using Rate = typename LaneGroup<Scalar, W, Kinds>::Rate;
   const Rate rate = group.rate();
-  using Stepper =
-      std::conditional_t<Kinds::stepper == StepperKind::splitting, SplittingStepper<L, Rate>, Rk4Stepper<L, Rate>>;
-  Stepper stepper{rate};
+  const IntegrationSettings<L> lanes_how = how.template cast<L>();
+  using Stepper = std::conditional_t<
+      Kinds::stepper == StepperKind::splitting, SplittingStepper<L, Rate>,
+      std::conditional_t<Kinds::stepper == StepperKind::rk4_euler_zxz, EulerZxzRk4Stepper<L, Rate>, Rk4Stepper<L, Rate>>>;
+  Stepper stepper = make_stepper<Stepper>(rate, lanes_how);
   // The events' records are written as they happen, into the samples' output columns; a group
   // that leaves the lanes is integrated again by the one-sample path, which writes them afresh.
   std::conditional_t<Kinds::events, LaneEventTracker<Scalar, W>, NoEvents> events;
   if constexpr (Kinds::events) events.start(shared.events, outputs, n, first, group.x0, group_states ? &sink.next : nullptr);
   sink.start(L(0), group.lanes_x0);
-  const IntegrationEnd<L> end = integrate_fixed_step(stepper, rate, group.lanes_x0, how.template cast<L>(), events, sink);
-  // Every lane ran to the end, or (with events) every lane stopped at a terminal event.
+  const IntegrationEnd<L> end = integrate_fixed_step(stepper, rate, group.lanes_x0, lanes_how, events, sink);
+  // Every lane ran to the end, or (with events) every lane stopped at a terminal event. A group
+  // in which a lane met a reason to stop (a state that is not finite, Euler angles near their
+  // singularity) goes sample by sample.
   if (end.status != SampleStatus::ok && !(Kinds::events && end.status == SampleStatus::terminal_event)) return false;
   sink.finish(end.state);
   if constexpr (Kinds::events) {

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "rbmc/math/euler.hpp"
 #include "rbmc/sample/sample_layout.hpp"
 #include "rbmc/simd/lanes.hpp"
 
@@ -71,6 +72,25 @@ inline SplittingFrame<Lanes<S, W>> splitting_frame(const FreeBodyModel<Lanes<S, 
     set_lane(f.moments, lane, frame.moments);
   }
   return f;
+}
+
+// The ZXZ Euler angles of W attitudes, where RK4 on Euler angles starts (fixed_step.hpp): each
+// lane's by the one-sample path's conversion (its atan2s and its branch at the singularity), so
+// each lane's angles are its sample's bit for bit; *singular when any lane is at the singularity
+// (the group then goes sample by sample). Found through argument-dependent lookup, before
+// euler.hpp's.
+template <class S, int W>
+inline EulerAngles<Lanes<S, W>> euler_zxz_from_quaternion(const Quaternion<Lanes<S, W>>& q, bool* singular = nullptr) {
+  EulerAngles<Lanes<S, W>> a;
+  bool any = false;
+  for (int lane = 0; lane < W; ++lane) {
+    bool at_singularity = false;
+    const Quaternion<S> one{q.w[lane], q.x[lane], q.y[lane], q.z[lane]};
+    set_lane(a, lane, EulerAngles<S>(euler_zxz_from_quaternion(one, &at_singularity)));
+    any = any || at_singularity;
+  }
+  if (singular != nullptr) *singular = any;
+  return a;
 }
 
 // A load set of W samples, lane by lane, from each sample's own copy (apply_own_values): the

@@ -273,6 +273,12 @@ inline bool nonzero_hd(const Lanes<S, W>& a) {
   // Some lane has a bit set other than the sign (−0 is zero; NaN is not).
   return (or_of_lane_bits<S, W>(a.v) << 1) != 0;
 }
+// True when a < b in any lane (hd.hpp's less_in_any_hd): a comparison and a blend, then the
+// lanes' OR, as above.
+template <class S, int W>
+inline bool less_in_any_hd(const Lanes<S, W>& a, const Lanes<S, W>& b) {
+  return nonzero_hd(if_less_hd(a, b, Lanes<S, W>(1), Lanes<S, W>(0)));
+}
 // Never: the lanes do not branch on a length (hd.hpp's not_positive_hd). A lane at zero length
 // divides by it into NaN, and its group goes back to the one-sample path, which branches.
 template <class S, int W>
