@@ -1,9 +1,9 @@
 // SIMD lanes on the CPU: which instruction set integrates several samples at once, and the lane
 // groups compiled for each: RK4 on the free body, RK4 under any loads with a constraint or none
-// (on quaternions or on ZXZ Euler angles), and the symplectic splitting under any loads (rbmc/simd/fixed_step_lanes.hpp), and the adaptive
-// Dormand–Prince under any loads and constraint (rbmc/simd/dopri5_lanes.hpp), each without events
-// and with them; and the statistics' quantities of several samples at once after any kind
-// (rbmc/simd/lane_quantities.hpp).
+// (on quaternions or on ZXZ Euler angles), and the symplectic splitting under any loads
+// (rbmc/simd/fixed_step_lanes.hpp), and the adaptive Dormand–Prince under any loads and
+// constraint (rbmc/simd/dopri5_lanes.hpp), each without events and with them; and the
+// statistics' quantities of several samples at once after any kind (rbmc/simd/lane_quantities.hpp).
 //
 // The instruction set is chosen at run time, the widest this processor has, or by the
 // environment variable RBMC_CPU_SIMD (off, sse2, avx2, avx512). Every choice gives the same

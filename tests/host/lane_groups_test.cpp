@@ -597,7 +597,8 @@ void expect_the_one_sample_paths_results(Precision precision, LaneIsa isa, Model
   if (max_steps == 0) EXPECT_EQ(one.status[3], std::uint8_t(SampleStatus::non_finite_state));
   EXPECT_EQ(one.status[21], std::uint8_t(SampleStatus::invalid_body));
   // Groups that the Euler angles' singularity sends back, at the start and, free, during the run.
-  if (is_euler(model) && n > kSingularLater) EXPECT_EQ(one.status[kSingularAtStart], std::uint8_t(SampleStatus::euler_singularity));
+  if (is_euler(model) && n > kSingularLater)
+    EXPECT_EQ(one.status[kSingularAtStart], std::uint8_t(SampleStatus::euler_singularity));
   if (model == Model::euler && n > kSingularLater) {
     EXPECT_EQ(one.status[kSingularLater], std::uint8_t(SampleStatus::euler_singularity));
     EXPECT_EQ(steps_of(one, n, kSingularLater), 14.0) << "the 15th step, which ends within the threshold, is not taken";
