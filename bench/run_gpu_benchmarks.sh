@@ -6,14 +6,16 @@
 #   the CUDA driver's start alone (bench/cuda_start.py); the compiler's resource report; the test
 #   suite (CUDA against the CPU, sample by sample); the kernel-only table of issue 13; issue 12's
 #   end-to-end runs with their stages (`--timings`); the integrate stage of every example config;
-#   the CPU backend on this machine's cores; the JAX peer on the same GPU. Prints the tables; $OUT gets summary.log and logs.tgz (every log).
+#   the CPU backend on this machine's cores, one thread against all; the JAX peer on the same GPU. Prints the tables; $OUT gets summary.log and logs.tgz (every log).
 #   here:   bash bench/fetch_device_packages.sh
 #   device: run(command="bash bench/run_gpu_benchmarks.sh", carry=[".debs"], timeout_s=595)
 # DEADLINE (s, default 540) ends the optional steps early enough to pack the logs; NCU=1 adds a
-# profiler pass, TORCH=1 the PyTorch peer; BUILD_DIR (default build/gpu) and TESTS=0 are for a dry
-# run of the script on a machine without a GPU. The build there took 300 s on 2026-11-26, half the
-# call: to check a fix afterwards, build here and carry the binaries with the shared libraries
-# `ldd` names (about 24 MB as .tar.xz, under LD_LIBRARY_PATH there): 43 s of device time then.
+# profiler pass, TORCH=1 the PyTorch peer; BUILD_DIR (default build/gpu). A dry run on a machine
+# without a GPU: PREBUILT=1 TESTS=0 BUILD_DIR=<a built tree> (without PREBUILT=1 the script
+# configures BUILD_DIR with CUDA and builds it, whatever it held). The build there took 300 s on
+# 2026-11-26, half the call: to check a fix afterwards, build here and carry the binaries with the
+# shared libraries `ldd` names (about 24 MB as .tar.xz, under LD_LIBRARY_PATH there): 43 s of
+# device time then.
 # KERNEL=0 and PEERS=0 leave out the kernel table and the JAX peer (a check of the pipeline alone).
 # PREBUILT=1 takes such binaries without building, and runs the GPU tests from the test binary, not
 # ctest: from .prebuilt/carry.tar.xz, which bench/pack_prebuilt.sh makes here (carry .prebuilt
@@ -156,6 +158,13 @@ echo "== the CPU backend on this machine: the default scenario, N = 10^5, 1 and 
 backend=cpu stage_run 60 cpu_tumbling_box_all_threads configs/tumbling_box.toml --samples 100000
 backend=cpu stage_run 30 cpu_physical_pendulum_all_threads configs/physical_pendulum.toml --samples 20000
 backend=cpu stage_run 60 cpu_tumbling_box_1_thread configs/tumbling_box.toml --samples 20000 --threads 1
+echo "== issue 13: the CPU backend's scaling, one thread against all, integrate stage (bare configs) =="
+# 16 cores: 67-80 % for tumbling_box, 89 % for the pivot on 2026-11-28 (goal >= 90 %); a run of
+# 16 x more samples gained 7 %, so a batch's tail is not what is lost.
+for t in 1 "$(nproc)"; do
+  backend=cpu stage_run 30 "cpu_scaling_tumbling_box_t$t" "$logs/bare-tumbling_box.toml" --samples 128000 --threads "$t"
+  backend=cpu stage_run 30 "cpu_scaling_physical_pendulum_t$t" "$logs/bare-physical_pendulum.toml" --samples 16000 --threads "$t"
+done
 
 echo "== JAX on the same GPU: N = $n, 1,000 steps =="
 if [ "${PEERS:-1}" = 1 ]; then
