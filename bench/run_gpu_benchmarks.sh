@@ -6,7 +6,8 @@
 #   the CUDA driver's start alone (bench/cuda_start.py); the compiler's resource report; the test
 #   suite (CUDA against the CPU, sample by sample); the kernel-only table of issue 13; issue 12's
 #   end-to-end runs with their stages (`--timings`); the integrate stage of every example config;
-#   the CPU backend on this machine's cores, one thread against all; the JAX peer on the same GPU. Prints the tables; $OUT gets summary.log and logs.tgz (every log).
+#   the CPU backend on this machine's cores, one thread against all; the JAX peer on the same GPU.
+#   Prints the tables; $OUT gets summary.log and logs.tgz (every log).
 #   here:   bash bench/fetch_device_packages.sh
 #   device: run(command="bash bench/run_gpu_benchmarks.sh", carry=[".debs"], timeout_s=595)
 # DEADLINE (s, default 540) ends the optional steps early enough to pack the logs; NCU=1 adds a
