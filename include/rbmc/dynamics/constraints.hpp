@@ -174,14 +174,35 @@ __attribute__((noinline)) Mat3<Scalar> pivot_k_inverse_call(const Constraint<Sca
 
 // λ_b = K_b⁻¹ Rᵀ (target − c̈₀); k_inv: pivot_k_inverse(c, model) computed once, or null to
 // compute it here.
+//
+// Every term is taken to body components, where p, r_C and ω are given, and the world's terms are
+// summed before they turn: the attitude rotates two vectors an evaluation, where
+// stabilised_target, constraint_acceleration and the free and reaction rates computed apart
+// rotated seven, each about 30 operations (the lanes ran 1.2 × faster: bench/RESULTS.md,
+// 2026-11-29). With a_C = F/m, a_O = a_C − R a_rel (a_rel = ω̇ × r_C + ω × (ω × r_C),
+// com_relative_acceleration_b), c = r_O + R p − A and ċ = v_O + R (ω × p):
+//   Rᵀ (target − c̈₀) = Rᵀ (−2α v_O − α² (r_O − A) − a_C) − 2α ω × p − α² p
+//                      + a_rel − ω̇ × p − ω × (ω × p),
+// and with the reaction (the force λ at P: ω̇ changes by Δω̇ = I⁻¹ (d × λ_b), d = p − r_C)
+//   a_O = a_C + R (λ_b / m − Δω̇ × r_C − a_rel).
+// The same equations as multiplier_rate's to rounding (tests/core/constraints_test.cpp).
 template <class Scalar>
 RBMC_HD_INLINE ConstrainedRate<Scalar> pivot_rate(const Constraint<Scalar>& c, const FreeBodyModel<Scalar>& model,
                                                   const RigidBodyState<Scalar>& x, const Wrench<Scalar>& applied,
                                                   const Mat3<Scalar>* k_inv = nullptr) {
-  const RigidBodyStateRate<Scalar> free = free_body_rate(model, x, applied);
-  const Vec3<Scalar> d = c.point_b - model.com_b;
-  const Vec3<Scalar> wanted_b =
-      rotate_inverse(x.q_wb, Vec3<Scalar>(stabilised_target(c, x) - constraint_acceleration(c, x, free)));
+  const Vec3<Scalar>& w = x.omega_b;
+  const Vec3<Scalar>& p = c.point_b;
+  const Scalar alpha = c.stabilization;
+  const Vec3<Scalar> omega_dot_free = euler_angular_acceleration(model, w, applied.torque_c_b);
+  const Vec3<Scalar> a_c_w = applied.force_w / model.mass;
+  // a_rel, zero where the centre of mass is the origin (a branch the lanes take alike).
+  Vec3<Scalar> a_rel_b = Vec3<Scalar>::Zero();
+  if (!model.com_at_origin) a_rel_b = com_relative_acceleration_b(model, w, omega_dot_free);
+  const Vec3<Scalar> w_cross_p = w.cross(p);
+  const Vec3<Scalar> world_terms_b = rotate_inverse(
+      x.q_wb, Vec3<Scalar>(-Scalar(2) * alpha * x.v_w - alpha * alpha * Vec3<Scalar>(x.p_w - c.anchor_w) - a_c_w));
+  const Vec3<Scalar> wanted_b = world_terms_b - Scalar(2) * alpha * w_cross_p - alpha * alpha * p + a_rel_b -
+                                Vec3<Scalar>(omega_dot_free.cross(p) + w.cross(w_cross_p));
 #ifdef __CUDA_ARCH__
   const Vec3<Scalar> lambda_b = mat3_times(k_inv != nullptr ? *k_inv : pivot_k_inverse(c, model), wanted_b);
 #else
@@ -190,15 +211,16 @@ RBMC_HD_INLINE ConstrainedRate<Scalar> pivot_rate(const Constraint<Scalar>& c, c
   // kind of run, pivot or not (bench/RESULTS.md, 2026-11-23 fifth session).
   const Vec3<Scalar> lambda_b = mat3_times(k_inv != nullptr ? *k_inv : pivot_k_inverse_call(c, model), wanted_b);
 #endif
-  // The free rate plus the reaction's change of it: the force λ at P, whose moment about the
-  // centre of mass is d × λ (reaction_wrench's, in body components already).
-  const Vec3<Scalar> lambda_w = rotate(x.q_wb, lambda_b);
-  RigidBodyStateRate<Scalar> rate = free;
-  const RigidBodyStateRate<Scalar> reaction =
-      free_body_rate_change(model, x, Wrench<Scalar>{lambda_w, Vec3<Scalar>(d.cross(lambda_b))});
-  rate.v_dot_w += reaction.v_dot_w;
-  rate.omega_dot_b += reaction.omega_dot_b;
-  return {rate, lambda_w};
+  const Vec3<Scalar> d = p - model.com_b;
+  const Vec3<Scalar> delta_omega_dot = mat3_times(model.inertia_inv_c_b, Vec3<Scalar>(d.cross(lambda_b)));
+  Vec3<Scalar> origin_b = lambda_b / model.mass;  // a_O − a_C, body components
+  if (!model.com_at_origin) origin_b -= Vec3<Scalar>(delta_omega_dot.cross(model.com_b) + a_rel_b);
+  RigidBodyStateRate<Scalar> rate;
+  rate.p_dot_w = x.v_w;
+  rate.q_dot_wb = quaternion_rate(x.q_wb, w);
+  rate.omega_dot_b = omega_dot_free + delta_omega_dot;
+  rate.v_dot_w = a_c_w + rotate(x.q_wb, origin_b);
+  return {rate, rotate(x.q_wb, lambda_b)};
 }
 
 // ẋ under the applied wrench and the constraint's reaction. pivot_k_inv: a pivot's

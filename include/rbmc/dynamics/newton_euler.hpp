@@ -33,13 +33,29 @@ RBMC_HD inline FreeBodyModel<Scalar> make_free_body_model(const MassProperties<S
 //   a_O = a_C − R (ω̇ × r_C + ω × (ω × r_C))        000 eq. 1.9, taken from O to C and solved for a_O
 //   ṗ = v,  q̇ = ½ q ⊗ (0, ω_b)                     000 eq. 1.3 / 001 Poisson's equation, as a quaternion
 // The centre-of-mass form decouples rotation from translation (001), so only I⁻¹ is needed.
+// Euler's equations (001, centre-of-mass form): ω̇_b = I⁻¹ (τ_C − ω × I ω), rad/s².
+template <class Scalar>
+RBMC_HD_INLINE Vec3<Scalar> euler_angular_acceleration(const FreeBodyModel<Scalar>& model, const Vec3<Scalar>& omega_b,
+                                                       const Vec3<Scalar>& torque_c_b) {
+  const Vec3<Scalar> h_c_b = mat3_times(model.inertia_c_b, omega_b);
+  return mat3_times(model.inertia_inv_c_b, Vec3<Scalar>(torque_c_b - omega_b.cross(h_c_b)));
+}
+
+// The centre of mass's acceleration relative to the body origin's, body components:
+// ω̇ × r_C + ω × (ω × r_C) (000 eq. 1.9), so that a_O = a_C − R (this). Callers skip it where the
+// centre of mass lies at the origin (model.com_at_origin), where it is zero.
+template <class Scalar>
+RBMC_HD_INLINE Vec3<Scalar> com_relative_acceleration_b(const FreeBodyModel<Scalar>& model, const Vec3<Scalar>& omega_b,
+                                                        const Vec3<Scalar>& omega_dot_b) {
+  return omega_dot_b.cross(model.com_b) + omega_b.cross(omega_b.cross(model.com_b));
+}
+
 template <class Scalar>
 RBMC_HD_INLINE RigidBodyStateRate<Scalar> free_body_rate(const FreeBodyModel<Scalar>& model,
                                                          const RigidBodyState<Scalar>& x,
                                                          const Wrench<Scalar>& wrench) {
   const Vec3<Scalar>& w = x.omega_b;
-  const Vec3<Scalar> h_c_b = mat3_times(model.inertia_c_b, w);
-  const Vec3<Scalar> omega_dot_b = mat3_times(model.inertia_inv_c_b, Vec3<Scalar>(wrench.torque_c_b - w.cross(h_c_b)));
+  const Vec3<Scalar> omega_dot_b = euler_angular_acceleration(model, w, wrench.torque_c_b);
   const Vec3<Scalar> a_c_w = wrench.force_w / model.mass;
   RigidBodyStateRate<Scalar> xd;
   xd.p_dot_w = x.v_w;
@@ -50,8 +66,7 @@ RBMC_HD_INLINE RigidBodyStateRate<Scalar> free_body_rate(const FreeBodyModel<Sca
   if (model.com_at_origin) {
     xd.v_dot_w = a_c_w;
   } else {
-    const Vec3<Scalar> a_rel_b = omega_dot_b.cross(model.com_b) + w.cross(w.cross(model.com_b));
-    xd.v_dot_w = a_c_w - rotate(x.q_wb, a_rel_b);
+    xd.v_dot_w = a_c_w - rotate(x.q_wb, com_relative_acceleration_b(model, w, omega_dot_b));
   }
   return xd;
 }
