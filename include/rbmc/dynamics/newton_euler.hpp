@@ -27,12 +27,6 @@ RBMC_HD inline FreeBodyModel<Scalar> make_free_body_model(const MassProperties<S
           body.com_b.x() == Scalar(0) && body.com_b.y() == Scalar(0) && body.com_b.z() == Scalar(0)};
 }
 
-// ẋ for the state (p_w, q_wb, v_w, ω_b) under the wrench w at the centre of mass C:
-//   ω̇_b = I⁻¹ (τ_C − ω × I ω)                      Euler's equations, 001 (centre-of-mass form)
-//   a_C = F / m                                    001 (centre-of-mass form)
-//   a_O = a_C − R (ω̇ × r_C + ω × (ω × r_C))        000 eq. 1.9, taken from O to C and solved for a_O
-//   ṗ = v,  q̇ = ½ q ⊗ (0, ω_b)                     000 eq. 1.3 / 001 Poisson's equation, as a quaternion
-// The centre-of-mass form decouples rotation from translation (001), so only I⁻¹ is needed.
 // Euler's equations (001, centre-of-mass form): ω̇_b = I⁻¹ (τ_C − ω × I ω), rad/s².
 template <class Scalar>
 RBMC_HD_INLINE Vec3<Scalar> euler_angular_acceleration(const FreeBodyModel<Scalar>& model, const Vec3<Scalar>& omega_b,
@@ -50,6 +44,12 @@ RBMC_HD_INLINE Vec3<Scalar> com_relative_acceleration_b(const FreeBodyModel<Scal
   return omega_dot_b.cross(model.com_b) + omega_b.cross(omega_b.cross(model.com_b));
 }
 
+// ẋ for the state (p_w, q_wb, v_w, ω_b) under the wrench w at the centre of mass C:
+//   ω̇_b = I⁻¹ (τ_C − ω × I ω)                      Euler's equations, 001 (centre-of-mass form)
+//   a_C = F / m                                    001 (centre-of-mass form)
+//   a_O = a_C − R (ω̇ × r_C + ω × (ω × r_C))        000 eq. 1.9, taken from O to C and solved for a_O
+//   ṗ = v,  q̇ = ½ q ⊗ (0, ω_b)                     000 eq. 1.3 / 001 Poisson's equation, as a quaternion
+// The centre-of-mass form decouples rotation from translation (001), so only I⁻¹ is needed.
 template <class Scalar>
 RBMC_HD_INLINE RigidBodyStateRate<Scalar> free_body_rate(const FreeBodyModel<Scalar>& model,
                                                          const RigidBodyState<Scalar>& x,
