@@ -106,8 +106,72 @@ TYPED_TEST(LoadsTest, DampingDissipates) {
   test::Random rng(4);
   for (int k = 0; k < 50; ++k) {
     const Vec3<S> v = rng.vec3<S>(-3, 3), w = rng.vec3<S>(-3, 3);
-    const Wrench<S> d = damping_wrench<S>(v, w, S(0.5), S(0.1), S(0.02), S(0.01));
-    EXPECT_LE(d.force_w.dot(v) + d.torque_c_b.dot(w), S(0));
+    EXPECT_LE(damping_force<S>(v, S(0.5), S(0.1)).dot(v) + damping_torque<S>(w, S(0.02), S(0.01)).dot(w), S(0));
+  }
+}
+
+// evaluate_loads against every load written out here, in world components with a rotation
+// matrix (000 eqs 1.1, 1.4, 1.28–1.30), not with the library's functions of each: point forces
+// fixed in the body and in the world, couples of both kinds, linear and quadratic damping (the
+// quadratic terms zero on every other state, where evaluate_loads skips their norms), and two
+// spring-dampers. The two agree to rounding: a few hundred operations on terms of the size of
+// `scale`, so 1e3 ε of it.
+TYPED_TEST(LoadsTest, EvaluateLoadsEqualsEachLoadTurnedOnItsOwn) {
+  using S = TypeParam;
+  test::Random rng(33);
+  for (int k = 0; k < 40; ++k) {
+    const MassProperties<S> body = rng.body<S>();
+    const FreeBodyModel<S> model = make_free_body_model<S>(body, rng.vec3<S>(-10, 10));
+    const RigidBodyState<S> x = rng.state<S>();
+    const bool quadratic = k % 2 == 1;
+    LoadSet<S> loads{};
+    loads.n_point_forces = 2;
+    loads.point_forces[0] = {rng.vec3<S>(-0.5, 0.5), rng.vec3<S>(-5, 5), LoadFrame::body};
+    loads.point_forces[1] = {rng.vec3<S>(-0.5, 0.5), rng.vec3<S>(-5, 5), LoadFrame::world};
+    loads.n_torques = 2;
+    loads.torques[0] = {rng.vec3<S>(-2, 2), LoadFrame::body};
+    loads.torques[1] = {rng.vec3<S>(-2, 2), LoadFrame::world};
+    loads.linear_damping = S(rng.uniform(0.1, 1));
+    loads.quadratic_damping = quadratic ? S(rng.uniform(0.1, 1)) : S(0);
+    loads.angular_linear_damping = S(rng.uniform(0.01, 0.1));
+    loads.angular_quadratic_damping = quadratic ? S(rng.uniform(0.01, 0.1)) : S(0);
+    loads.n_springs = 2;
+    for (int i = 0; i < 2; ++i)
+      loads.springs[i] = {rng.vec3<S>(-0.5, 0.5), rng.vec3<S>(-3, 3), S(rng.uniform(10, 100)), S(rng.uniform(0.1, 1)),
+                          S(rng.uniform(0, 2))};
+    const Wrench<S> w = evaluate_loads(loads, model, x);
+
+    const Mat3<S> r = to_rotation_matrix(x.q_wb);
+    const Vec3<S>& c = model.com_b;
+    Vec3<S> force_w = model.mass * model.gravity_w, torque_b = Vec3<S>::Zero();
+    S scale = force_w.norm();
+    const auto add = [&](const Vec3<S>& f_w, const Vec3<S>& tau_b) {
+      force_w += f_w;
+      torque_b += tau_b;
+      scale += f_w.norm() + tau_b.norm();
+    };
+    const auto& f0 = loads.point_forces[0];
+    const auto& f1 = loads.point_forces[1];
+    add(r * f0.force, (f0.point_b - c).cross(f0.force));
+    add(f1.force, (f1.point_b - c).cross(Vec3<S>(r.transpose() * f1.force)));
+    add(Vec3<S>::Zero(), loads.torques[0].torque);
+    add(Vec3<S>::Zero(), r.transpose() * loads.torques[1].torque);
+    const Vec3<S> v_c_w = x.v_w + r * x.omega_b.cross(c);
+    add(-(loads.linear_damping + loads.quadratic_damping * v_c_w.norm()) * v_c_w,
+        -(loads.angular_linear_damping + loads.angular_quadratic_damping * x.omega_b.norm()) * x.omega_b);
+    for (int i = 0; i < 2; ++i) {
+      const auto& sp = loads.springs[i];
+      const Vec3<S> r_p_w = x.p_w + r * sp.point_b;
+      const Vec3<S> v_p_w = x.v_w + r * x.omega_b.cross(sp.point_b);
+      const Vec3<S> d = sp.anchor_w - r_p_w;
+      const S length = d.norm();
+      const Vec3<S> u = d / length;
+      const Vec3<S> f_w = (sp.stiffness * (length - sp.rest_length) - sp.damping * u.dot(v_p_w)) * u;
+      add(f_w, (sp.point_b - c).cross(Vec3<S>(r.transpose() * f_w)));
+    }
+    const S tol = S(1000) * test::eps<S>() * scale;
+    EXPECT_LE((w.force_w - force_w).norm(), tol) << "state " << k;
+    EXPECT_LE((w.torque_c_b - torque_b).norm(), tol) << "state " << k;
   }
 }
 

@@ -131,9 +131,17 @@ RBMC_HD_INLINE typename LoadSet<Scalar>::Spring spring_of(const LoadSet<Scalar>&
 template <class Scalar>
 struct Damping {
   Scalar linear, quadratic, angular_linear, angular_quadratic;
-  RBMC_HD bool any() const {
-    return nonzero_hd(linear) || nonzero_hd(quadratic) || nonzero_hd(angular_linear) || nonzero_hd(angular_quadratic);
+  // The terms evaluate_loads evaluates, which are branches of the right-hand side: one bit each
+  // for the translational and the angular damping, and for their quadratic terms (a square root).
+  // Lanes of a group agree on them (lane_group.hpp).
+  RBMC_HD unsigned terms() const {
+    return (nonzero_hd(linear) || nonzero_hd(quadratic) ? 1u : 0u) | (nonzero_hd(quadratic) ? 2u : 0u) |
+           (nonzero_hd(angular_linear) || nonzero_hd(angular_quadratic) ? 4u : 0u) |
+           (nonzero_hd(angular_quadratic) ? 8u : 0u);
   }
+  RBMC_HD bool translational() const { return nonzero_hd(linear) || nonzero_hd(quadratic); }
+  RBMC_HD bool angular() const { return nonzero_hd(angular_linear) || nonzero_hd(angular_quadratic); }
+  RBMC_HD bool any() const { return translational() || angular(); }
 };
 template <class Scalar, class Own>
 RBMC_HD_INLINE Damping<Scalar> damping_of(const LoadSet<Scalar>& loads, const Own& own) {
@@ -168,9 +176,8 @@ RBMC_HD_INLINE Wrench<Scalar> evaluate_loads(const LoadSet<Scalar>& loads, const
     w += pure_torque_wrench(x.q_wb, t.torque, t.frame);
   }
   const Damping<Scalar> d = damping_of(loads, own);
-  if (d.any())
-    w += damping_wrench(com_velocity_w(model, x), x.omega_b, d.linear, d.quadratic, d.angular_linear,
-                        d.angular_quadratic);
+  if (d.translational()) w.force_w += damping_force(com_velocity_w(model, x), d.linear, d.quadratic);
+  if (d.angular()) w.torque_c_b += damping_torque(x.omega_b, d.angular_linear, d.angular_quadratic);
   for (int i = 0; i < loads.n_springs; ++i) {
     const auto s = spring_of(loads, own, i);
     w += spring_damper_wrench(x.q_wb, model.com_b, s.point_b, point_position_w(x, s.point_b),

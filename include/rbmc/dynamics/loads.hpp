@@ -63,11 +63,21 @@ RBMC_HD_INLINE Wrench<Scalar> pure_torque_wrench(const Quaternion<Scalar>& q_wb,
 }
 
 // Damping: translational F = −(c₁ + c₂ |v_C|) v_C at the centre of mass and rotational
-// τ = −(k₁ + k₂ |ω|) ω: linear (viscous) and quadratic (drag-like) terms.
+// τ = −(k₁ + k₂ |ω|) ω: linear (viscous) and quadratic (drag-like) terms, each in the components
+// of its velocity. The norm is taken only where the quadratic coefficient is not zero (c₁ + 0 |v|
+// is c₁): a linear damping needs no square root, which on the GPU is a software sequence in
+// double (on the CPU's lanes it was hidden: neutral, bench/RESULTS.md, thirty-fourth session).
 template <class Scalar>
-RBMC_HD_INLINE Wrench<Scalar> damping_wrench(const Vec3<Scalar>& v_c_w, const Vec3<Scalar>& omega_b, Scalar linear,
-                                             Scalar quadratic, Scalar angular_linear, Scalar angular_quadratic) {
-  return {-(linear + quadratic * norm3(v_c_w)) * v_c_w, -(angular_linear + angular_quadratic * norm3(omega_b)) * omega_b};
+RBMC_HD_INLINE Vec3<Scalar> damping_force(const Vec3<Scalar>& v_c, Scalar linear, Scalar quadratic) {
+  Scalar c = linear;
+  if (nonzero_hd(quadratic)) c += quadratic * norm3(v_c);
+  return -c * v_c;
+}
+// The same law in ω.
+template <class Scalar>
+RBMC_HD_INLINE Vec3<Scalar> damping_torque(const Vec3<Scalar>& omega_b, Scalar angular_linear,
+                                           Scalar angular_quadratic) {
+  return damping_force(omega_b, angular_linear, angular_quadratic);
 }
 
 // A linear spring-damper from the body point P to the world point A: stiffness k, rest length

@@ -163,8 +163,8 @@ struct LaneGroup {
 
   // Stages: each lane's inputs, model and constraint, as the one-sample path makes them; then the
   // lanes'. False when the group must go sample by sample: a body that is not physical, bodies
-  // that disagree on their centre of mass lying at the origin or samples on having any damping
-  // (branches of the right-hand side).
+  // that disagree on their centre of mass lying at the origin or samples on which damping terms
+  // they have (branches of the right-hand side).
   template <class StoredIn>
   bool load(const StoredIn* inputs, std::size_t n, std::size_t first, const SharedModel<Scalar>& shared) {
     for (int lane = 0; lane < W; ++lane) {
@@ -178,8 +178,8 @@ struct LaneGroup {
       if constexpr (!Kinds::free_body) {
         loads[lane] = shared.loads;
         apply_own_values(own_values_in_batch(shared.parameters, inputs, n, i), loads[lane], constraint[lane]);
-        // Damping is evaluated or not for the whole group (Damping::any, a branch).
-        if (damping_of(loads[lane], SharedValuesOnly{}).any() != damping_of(loads[0], SharedValuesOnly{}).any())
+        // Each damping term is evaluated or not for the whole group (Damping::terms, branches).
+        if (damping_of(loads[lane], SharedValuesOnly{}).terms() != damping_of(loads[0], SharedValuesOnly{}).terms())
           return false;
       }
       k_inv[lane] = shared.constraint.kind == ConstraintKind::pivot ? pivot_k_inverse(constraint[lane], model[lane])

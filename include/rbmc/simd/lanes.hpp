@@ -267,7 +267,7 @@ inline bool isfinite_hd(const Lanes<S, W>& a) {
 }
 
 // True when any lane is other than zero. The core asks it of a damping coefficient
-// (Damping::any); the lanes ask it only of groups whose samples agree on the answer (fixed_step_lanes.hpp).
+// (Damping::terms); the lanes ask it only of groups whose samples agree on the answer (lane_group.hpp).
 template <class S, int W>
 inline bool nonzero_hd(const Lanes<S, W>& a) {
   // Some lane has a bit set other than the sign (−0 is zero; NaN is not).
