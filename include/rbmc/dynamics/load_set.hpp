@@ -131,17 +131,17 @@ RBMC_HD_INLINE typename LoadSet<Scalar>::Spring spring_of(const LoadSet<Scalar>&
 template <class Scalar>
 struct Damping {
   Scalar linear, quadratic, angular_linear, angular_quadratic;
+  // Whether evaluate_loads adds the translational and the angular damping.
+  RBMC_HD bool translational() const { return nonzero_hd(linear) || nonzero_hd(quadratic); }
+  RBMC_HD bool angular() const { return nonzero_hd(angular_linear) || nonzero_hd(angular_quadratic); }
+  RBMC_HD bool any() const { return translational() || angular(); }
   // The terms evaluate_loads evaluates, which are branches of the right-hand side: one bit each
   // for the translational and the angular damping, and for their quadratic terms (a square root).
   // Lanes of a group agree on them (lane_group.hpp).
   RBMC_HD unsigned terms() const {
-    return (nonzero_hd(linear) || nonzero_hd(quadratic) ? 1u : 0u) | (nonzero_hd(quadratic) ? 2u : 0u) |
-           (nonzero_hd(angular_linear) || nonzero_hd(angular_quadratic) ? 4u : 0u) |
+    return (translational() ? 1u : 0u) | (nonzero_hd(quadratic) ? 2u : 0u) | (angular() ? 4u : 0u) |
            (nonzero_hd(angular_quadratic) ? 8u : 0u);
   }
-  RBMC_HD bool translational() const { return nonzero_hd(linear) || nonzero_hd(quadratic); }
-  RBMC_HD bool angular() const { return nonzero_hd(angular_linear) || nonzero_hd(angular_quadratic); }
-  RBMC_HD bool any() const { return translational() || angular(); }
 };
 template <class Scalar, class Own>
 RBMC_HD_INLINE Damping<Scalar> damping_of(const LoadSet<Scalar>& loads, const Own& own) {
