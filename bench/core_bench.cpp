@@ -34,8 +34,14 @@ LoadSet<double> bench_loads() {
   return l;
 }
 
-// free_body, pivot and loads on RK4; splitting: the loads on the symplectic splitting.
-enum class BenchModel { free_body, pivot, loads, splitting };
+// The plane of the planar benchmarks: the body's origin (its centre of mass) stays at z = 0 and
+// its z axis vertical, as configs/puck_on_table.toml's puck.
+Constraint<double> bench_plane() {
+  return {ConstraintKind::planar, Vec3<double>::Zero(), Vec3<double>::Zero(), 0.0, 50.0};
+}
+
+// free_body, pivot, planar and loads on RK4; splitting: the loads on the symplectic splitting.
+enum class BenchModel { free_body, pivot, planar, loads, splitting };
 
 template <class Scalar>
 void right_hand_side(benchmark::State& state) {
@@ -83,9 +89,10 @@ void dopri5_step_bench(benchmark::State& state) {
 
 // The body in SIMD lanes (host/backend/cpu_lanes_*.cpp), what the CPU backend runs for this
 // workload on one thread: a batch of 64 copies of it, `steps` fixed steps, in groups of the
-// instruction set's width; RK4 free, on the pivot of run_sample_bench below, or under its loads
-// (bench_loads), or the splitting under those loads. With an output time every 20 steps (as the
-// default scenario's), the states there are stored sample by sample, as the backend keeps them.
+// instruction set's width; RK4 free, on the pivot of run_sample_bench below, on a plane
+// (bench_plane), or under its loads (bench_loads), or the splitting under those loads. With an
+// output time every 20 steps (as the default scenario's), the states there are stored sample by
+// sample, as the backend keeps them.
 template <class Scalar>
 void rk4_lanes_bench(benchmark::State& state, LaneIsa isa, BenchModel model, bool outputs) {
   const bool pivot = model == BenchModel::pivot;
@@ -106,6 +113,11 @@ void rk4_lanes_bench(benchmark::State& state, LaneIsa isa, BenchModel model, boo
     shared.constraint = c.cast<Scalar>();
     in.initial.v_w = Vec3<double>::Zero();
     in.initial = project_onto_constraint(c, in.initial);
+  }
+  if (model == BenchModel::planar) {
+    const Constraint<double> c = bench_plane();
+    shared.constraint = c.cast<Scalar>();
+    in.initial = project_onto_constraint(c, in.initial);  // sliding at 1 m/s along x, spinning at 0.2 rad/s
   }
   std::vector<double> inputs(n * std::size_t(input_column_count(0))), results(n * std::size_t(output_column_count(0)));
   std::vector<std::uint8_t> status(n);
@@ -233,6 +245,8 @@ BENCHMARK_TEMPLATE(rk4_lanes_run, float, LaneIsa::avx512)->Arg(1000);
 BENCHMARK_TEMPLATE(rk4_lanes_run, double, LaneIsa::avx2, BenchModel::pivot)->Arg(1000);
 BENCHMARK_TEMPLATE(rk4_lanes_run, double, LaneIsa::avx512, BenchModel::pivot)->Arg(1000);
 BENCHMARK_TEMPLATE(rk4_lanes_run, float, LaneIsa::avx512, BenchModel::pivot)->Arg(1000);
+BENCHMARK_TEMPLATE(rk4_lanes_run, double, LaneIsa::avx2, BenchModel::planar)->Arg(1000);
+BENCHMARK_TEMPLATE(rk4_lanes_run, double, LaneIsa::avx512, BenchModel::planar)->Arg(1000);
 BENCHMARK_TEMPLATE(rk4_lanes_run, double, LaneIsa::avx2, BenchModel::loads)->Arg(1000);
 BENCHMARK_TEMPLATE(rk4_lanes_run, double, LaneIsa::avx512, BenchModel::loads)->Arg(1000);
 BENCHMARK_TEMPLATE(rk4_lanes_run, float, LaneIsa::avx512, BenchModel::loads)->Arg(1000);

@@ -195,6 +195,49 @@ TYPED_TEST(PivotRate, EqualsTheMultipliersSolution) {
   }
 }
 
+// The plane's rate with K written out (planar_rate) is the multipliers' solution by superposition
+// (multiplier_rate), on the same kind of random bodies, wrenches and states as the pivot's test
+// above, every fourth body with its centre of mass at the origin (planar_rate's other branch).
+// K's entries are 1/m (0.2–2 kg⁻¹) and I⁻¹'s (0.25–10 kg⁻¹ m⁻² here), so its condition number
+// stays below about 1e2 and both solutions agree to 1e3 ε relative.
+template <class Scalar>
+class PlanarRate : public ::testing::Test {};
+TYPED_TEST_SUITE(PlanarRate, test::Scalars);
+
+TYPED_TEST(PlanarRate, EqualsTheMultipliersSolution) {
+  using S = TypeParam;
+  test::Random rng(37);
+  const double tolerance = 1e3 * double(test::eps<S>());
+  for (int trial = 0; trial < 200; ++trial) {
+    MassProperties<S> body = rng.body<S>();
+    if (trial % 4 == 1) body.com_b.setZero();
+    const FreeBodyModel<S> model = make_free_body_model<S>(body, rng.vec3<S>(-10, 10));
+    const Constraint<S> c{ConstraintKind::planar, Vec3<S>::Zero(), Vec3<S>::Zero(), S(rng.uniform(-1, 1)),
+                          trial % 2 == 0 ? S(0) : S(rng.uniform(1, 30))};
+    RigidBodyState<S> x = rng.state<S>();
+    if (trial % 3 == 0) x = project_onto_constraint(c, x);
+    const Wrench<S> applied{rng.vec3<S>(-20, 20), rng.vec3<S>(-3, 3)};
+    const ConstrainedRate<S> a = planar_rate(c, model, x, applied), b = multiplier_rate(c, model, x, applied);
+    const auto close = [&](const Vec3<S>& u, const Vec3<S>& v) {
+      return double((u - v).norm()) <= tolerance * (1 + double(v.norm()));
+    };
+    EXPECT_TRUE(close(a.rate.omega_dot_b, b.rate.omega_dot_b)) << trial << ": " << a.rate.omega_dot_b.transpose()
+                                                              << " against " << b.rate.omega_dot_b.transpose();
+    EXPECT_TRUE(close(a.rate.v_dot_w, b.rate.v_dot_w)) << trial;
+    EXPECT_TRUE(close(a.lambda, b.lambda)) << trial << ": " << a.lambda.transpose() << " against " << b.lambda.transpose();
+    EXPECT_EQ(a.rate.p_dot_w, b.rate.p_dot_w);
+    EXPECT_EQ(a.rate.q_dot_wb.w, b.rate.q_dot_wb.w);
+    // The constrained quantities (a_O,z, ω̇_x, ω̇_y) follow the target, to the rounding of the
+    // terms it sums (α² (|z| + |height| + |e|), |e| = 1, and 2α (|v_z| + |ω|)).
+    const double alpha = double(c.stabilization);
+    const double terms = 1 + double(stabilised_target(c, x).norm()) +
+                         alpha * alpha * (double(x.p_w.norm()) + double(std::abs(c.plane_height)) + 1) +
+                         2 * alpha * (double(x.v_w.norm()) + double(x.omega_b.norm()));
+    EXPECT_LE(double((constraint_acceleration(c, x, a.rate) - stabilised_target(c, x)).norm()), tolerance * terms)
+        << trial;
+  }
+}
+
 // K_b⁻¹ computed once (the host's way, pivot_k_inverse) gives the rate computing it at each
 // evaluation gives (the GPU's), bit for bit, and inverts K_b.
 TYPED_TEST(PivotRate, KInverseOnceIsKInverseEachTime) {

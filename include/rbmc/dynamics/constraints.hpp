@@ -115,8 +115,8 @@ RBMC_HD_INLINE Vec3<Scalar> stabilised_target(const Constraint<Scalar>& c, const
 }
 
 // ẋ under the applied wrench and any constraint's reaction, by the multipliers: K from three
-// rate changes, then λ = K⁻¹ (target − c̈₀). Valid for every kind; constrained_rate uses it for the
-// planar constraint, and the pivot's own solution is tested against it.
+// rate changes, then λ = K⁻¹ (target − c̈₀). Valid for every kind: the reference the pivot's and the
+// plane's own solutions (pivot_rate, planar_rate) are tested against.
 template <class Scalar>
 RBMC_HD_INLINE ConstrainedRate<Scalar> multiplier_rate(const Constraint<Scalar>& c, const FreeBodyModel<Scalar>& model,
                                                        const RigidBodyState<Scalar>& x, const Wrench<Scalar>& applied) {
@@ -223,6 +223,61 @@ RBMC_HD_INLINE ConstrainedRate<Scalar> pivot_rate(const Constraint<Scalar>& c, c
   return {rate, rotate(x.q_wb, lambda_b)};
 }
 
+// Plane motion's multipliers with K written out (004 §5; K as in 002's apparent inverse inertia).
+// The reaction is the force λ₀ along world z at the body origin O and the couple (λ₁, λ₂, 0) in body
+// components; the constrained quantities are (a_O,z, ω̇_x, ω̇_y). With e = Rᵀ e_z (world z in body
+// components) and g = e × r_C (the moment about C of a unit λ₀, body components), the reaction
+// changes ω̇ by Δω̇ = I⁻¹ (λ₀ g + (λ₁, λ₂, 0)) and a_O by λ₀ e_z / m − R (Δω̇ × r_C), whose z
+// component is λ₀ / m + g · Δω̇. With u = I⁻¹ g (I⁻¹ symmetric), so
+//   K = [1/m + g · u, u_x, u_y;  u_x, I⁻¹_xx, I⁻¹_xy;  u_y, I⁻¹_yx, I⁻¹_yy],
+// symmetric as 004's A = Lᵀ M⁻¹ L (eq. 100), and c̈₀ = (a_C,z − e · a_rel, ω̇_x, ω̇_y) of the free
+// rates (a_rel = ω̇ × r_C + ω × (ω × r_C), com_relative_acceleration_b). Then λ = K⁻¹ (target − c̈₀)
+// and a_O = a_C + λ₀ e_z / m − R (Δω̇ × r_C + a_rel). An evaluation rotates two vectors (e and the
+// last), one where the centre of mass is the origin (g = 0, and λ₀ = m (target₀ − a_C,z) apart from
+// the couple), where multiplier_rate's rate changes and reaction wrenches rotated ten, or five. The
+// same equations as multiplier_rate's to rounding (tests/core/constraints_test.cpp).
+template <class Scalar>
+RBMC_HD_INLINE ConstrainedRate<Scalar> planar_rate(const Constraint<Scalar>& c, const FreeBodyModel<Scalar>& model,
+                                                   const RigidBodyState<Scalar>& x, const Wrench<Scalar>& applied) {
+  const Vec3<Scalar>& w = x.omega_b;
+  const Mat3<Scalar>& i_inv = model.inertia_inv_c_b;
+  const Scalar alpha = c.stabilization;
+  const Vec3<Scalar> omega_dot_free = euler_angular_acceleration(model, w, applied.torque_c_b);
+  const Vec3<Scalar> a_c_w = applied.force_w / model.mass;
+  const Vec3<Scalar> e = rotate_inverse<Scalar>(x.q_wb, Vec3<Scalar>::UnitZ());
+  // constraint_errors' planar errors (z − height, e_y, −e_x) and their rates (v_z, ω_x, ω_y).
+  const Vec3<Scalar> target = -Scalar(2) * alpha * Vec3<Scalar>(x.v_w.z(), w.x(), w.y()) -
+                              alpha * alpha * Vec3<Scalar>(x.p_w.z() - c.plane_height, e.y(), -e.x());
+  Mat3<Scalar> k;
+  k << Scalar(1) / model.mass, Scalar(0), Scalar(0),  //
+      Scalar(0), i_inv(0, 0), i_inv(0, 1),           //
+      Scalar(0), i_inv(1, 0), i_inv(1, 1);
+  Vec3<Scalar> a_rel_b = Vec3<Scalar>::Zero(), g = Vec3<Scalar>::Zero();
+  Scalar a_o_z = a_c_w.z();
+  if (!model.com_at_origin) {  // a branch the lanes take alike
+    a_rel_b = com_relative_acceleration_b(model, w, omega_dot_free);
+    a_o_z -= dot3(e, a_rel_b);
+    g = e.cross(model.com_b);
+    const Vec3<Scalar> u = mat3_times(i_inv, g);
+    k(0, 0) += dot3(g, u);
+    k(0, 1) = k(1, 0) = u.x();
+    k(0, 2) = k(2, 0) = u.y();
+  }
+  const Vec3<Scalar> lambda =
+      mat3_times(mat3_inverse(k), Vec3<Scalar>(target - Vec3<Scalar>(a_o_z, omega_dot_free.x(), omega_dot_free.y())));
+  const Vec3<Scalar> delta_omega_dot =
+      mat3_times(i_inv, Vec3<Scalar>(lambda(0) * g + Vec3<Scalar>(lambda(1), lambda(2), Scalar(0))));
+  RigidBodyStateRate<Scalar> rate;
+  rate.p_dot_w = x.v_w;
+  rate.q_dot_wb = quaternion_rate(x.q_wb, w);
+  rate.omega_dot_b = omega_dot_free + delta_omega_dot;
+  rate.v_dot_w = a_c_w;
+  rate.v_dot_w.z() += lambda(0) / model.mass;
+  if (!model.com_at_origin)
+    rate.v_dot_w -= rotate(x.q_wb, Vec3<Scalar>(delta_omega_dot.cross(model.com_b) + a_rel_b));
+  return {rate, lambda};
+}
+
 // ẋ under the applied wrench and the constraint's reaction. pivot_k_inv: a pivot's
 // pivot_k_inverse, computed once (or null: computed here).
 template <class Scalar>
@@ -230,7 +285,8 @@ RBMC_HD_INLINE ConstrainedRate<Scalar> constrained_rate(const Constraint<Scalar>
                                                         const RigidBodyState<Scalar>& x, const Wrench<Scalar>& applied,
                                                         const Mat3<Scalar>* pivot_k_inv = nullptr) {
   if (c.kind == ConstraintKind::pivot) return pivot_rate(c, model, x, applied, pivot_k_inv);
-  return multiplier_rate(c, model, x, applied);
+  if (c.kind == ConstraintKind::planar) return planar_rate(c, model, x, applied);
+  return {free_body_rate(model, x, applied), Vec3<Scalar>::Zero()};
 }
 
 // The state moved onto the constraint (a consistent initial condition): pivot, the origin placed
