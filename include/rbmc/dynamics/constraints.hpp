@@ -4,8 +4,10 @@
 // affine in the reaction λ it applies, so the constrained accelerations satisfy c̈₀ + K λ = target,
 // K the constraint's apparent inverse inertia (002, "apparent inverse inertia"; 004's
 // A = Lᵀ M⁻¹ L, eq. 100). This is the Schur complement of 002's [H Kᵀ; K 0] system and 004's
-// λ = −A⁻¹ (Lᵀ B) (eqs 96–103). K is found by superposition: column j is the change of c̈ under
-// the unit reaction e_j, from the linear part of the rate (free_body_rate_change).
+// λ = −A⁻¹ (Lᵀ B) (eqs 96–103). multiplier_rate finds K by superposition: column j is the change
+// of c̈ under the unit reaction e_j, from the linear part of the rate (free_body_rate_change).
+// pivot_rate and planar_rate, which the integrations use, write each kind's K out, and are tested
+// against it.
 // Drift off the constraint is stabilised (Baumgarte): target = −2α ċ − α² c, a critically
 // damped return at rate α (default_stabilization()).
 #pragma once
