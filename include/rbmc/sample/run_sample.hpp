@@ -9,8 +9,8 @@
 
 #include "rbmc/dynamics/body_rate.hpp"
 #include "rbmc/integrate/dopri5.hpp"
-#include "rbmc/integrate/fixed_step.hpp"
 #include "rbmc/integrate/output_times.hpp"
+#include "rbmc/sample/fixed_stepper.hpp"
 #include "rbmc/sample/model_parameters.hpp"
 #include "rbmc/sample/sample_inputs.hpp"
 #include "rbmc/sample/sample_kinds.hpp"
@@ -40,14 +40,8 @@ RBMC_HD_KERNEL_INLINE IntegrationEnd<Scalar> integrate_sample(const Rate& rate, 
                                                               Sink& sink) {
   if constexpr (Kinds::stepper == StepperKind::dopri5) {
     return integrate_dopri5(rate, x0, how, events, sink);
-  } else if constexpr (Kinds::stepper == StepperKind::splitting) {
-    SplittingStepper<Scalar, Rate> stepper{rate};
-    return integrate_fixed_step(stepper, rate, x0, how, events, sink);
-  } else if constexpr (Kinds::stepper == StepperKind::rk4_euler_zxz) {
-    EulerZxzRk4Stepper<Scalar, Rate> stepper{rate, how.euler_threshold};
-    return integrate_fixed_step(stepper, rate, x0, how, events, sink);
   } else {
-    Rk4Stepper<Scalar, Rate> stepper{rate};
+    FixedStepperOf<Kinds::stepper, Scalar, Rate> stepper = make_fixed_stepper<Kinds::stepper, Scalar>(rate, how);
     return integrate_fixed_step(stepper, rate, x0, how, events, sink);
   }
 }

@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "rbmc/sample/fixed_stepper.hpp"
 #include "rbmc/sample/sample_layout.hpp"
 #include "rbmc/simd/lane_events.hpp"
 #include "rbmc/simd/lane_group.hpp"
@@ -64,15 +65,6 @@ struct LaneTrajectorySink {
   }
 };
 
-// A fixed stepper on lanes, as run_sample.hpp's integrate_sample makes it for one sample.
-template <class Stepper, class Rate, class L>
-inline Stepper make_stepper(const Rate& rate, const IntegrationSettings<L>& how) {
-  if constexpr (std::is_same_v<Stepper, EulerZxzRk4Stepper<L, Rate>>)
-    return Stepper{rate, how.euler_threshold};
-  else
-    return Stepper{rate};
-}
-
 // Integrates samples first, ..., first + W − 1 of a batch (the layout of sample_layout.hpp) in
 // lanes and stores their results; their states at the output times into group_states (their
 // group's block, TrajectoryLayout::by_group), or nowhere when null.
@@ -97,10 +89,8 @@ inline bool run_fixed_step_lanes(const StoredIn* inputs, StoredOut* outputs, Sto
   using Rate = typename LaneGroup<Scalar, W, Kinds>::Rate;
   const Rate rate = group.rate();
   const IntegrationSettings<L> lanes_how = how.template cast<L>();
-  using Stepper = std::conditional_t<
-      Kinds::stepper == StepperKind::splitting, SplittingStepper<L, Rate>,
-      std::conditional_t<Kinds::stepper == StepperKind::rk4_euler_zxz, EulerZxzRk4Stepper<L, Rate>, Rk4Stepper<L, Rate>>>;
-  Stepper stepper = make_stepper<Stepper>(rate, lanes_how);
+  // The one-sample path's stepper for the kind, on lanes (fixed_stepper.hpp).
+  FixedStepperOf<Kinds::stepper, L, Rate> stepper = make_fixed_stepper<Kinds::stepper, L>(rate, lanes_how);
   // The events' records are written as they happen, into the samples' output columns; a group
   // that leaves the lanes is integrated again by the one-sample path, which writes them afresh.
   std::conditional_t<Kinds::events, LaneEventTracker<Scalar, W>, NoEvents> events;
