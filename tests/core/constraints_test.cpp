@@ -150,29 +150,30 @@ TEST(PlanarConstraint, PuckOnATable) {
   EXPECT_LE(Vec3<double>(x.omega_b.x(), x.omega_b.y(), 0).norm(), 1e-10);
 }
 
-// The pivot's rate with K written out (pivot_rate) is the multipliers' solution by superposition
-// (multiplier_rate): random bodies with full inertia and an offset centre of mass, random applied
-// wrenches, states on and off the constraint with stabilisation, and every fourth body with its
-// centre of mass at the origin (pivot_rate's other branch). Both solve a 3 × 3 system whose
-// condition number stays below about 1e3 here, so they agree to 1e3 ε relative.
-template <class Scalar>
-class PivotRate : public ::testing::Test {};
-TYPED_TEST_SUITE(PivotRate, test::Scalars);
-
-TYPED_TEST(PivotRate, EqualsTheMultipliersSolution) {
-  using S = TypeParam;
-  test::Random rng(31);
+// A constraint kind's own rate (pivot_rate, planar_rate) against the multipliers' solution by
+// superposition (multiplier_rate): 200 random bodies with full inertia and an offset centre of
+// mass, every fourth with its centre of mass at the origin (the own rates' other branch), random
+// applied wrenches, and states on and off the constraint, with and without stabilisation. Both
+// solve a 3 × 3 system whose condition number stays below about 1e3 here, so the rates and λ agree
+// to 1e3 ε relative. And the constrained accelerations are the stabilised target, to the rounding
+// of the terms the target sums (target_terms(c, x)): they cancel where the state is on the
+// constraint, the target near 0 but not its rounding.
+// draw_constraint(rng): the kind's geometry, drawn; own_rate(c, model, x, applied).
+template <class S, class DrawConstraint, class OwnRate, class TargetTerms>
+void expect_the_multipliers_solution(unsigned seed, DrawConstraint draw_constraint, OwnRate own_rate,
+                                     TargetTerms target_terms) {
+  test::Random rng(seed);
   const double tolerance = 1e3 * double(test::eps<S>());
   for (int trial = 0; trial < 200; ++trial) {
     MassProperties<S> body = rng.body<S>();
     if (trial % 4 == 1) body.com_b.setZero();
     const FreeBodyModel<S> model = make_free_body_model<S>(body, rng.vec3<S>(-10, 10));
-    const Constraint<S> c{ConstraintKind::pivot, rng.vec3<S>(-0.5, 0.5), rng.vec3<S>(-1, 1), S(0),
-                          trial % 2 == 0 ? S(0) : S(rng.uniform(1, 30))};
+    Constraint<S> c = draw_constraint(rng);
+    c.stabilization = trial % 2 == 0 ? S(0) : S(rng.uniform(1, 30));
     RigidBodyState<S> x = rng.state<S>();
     if (trial % 3 == 0) x = project_onto_constraint(c, x);
     const Wrench<S> applied{rng.vec3<S>(-20, 20), rng.vec3<S>(-3, 3)};
-    const ConstrainedRate<S> a = pivot_rate(c, model, x, applied), b = multiplier_rate(c, model, x, applied);
+    const ConstrainedRate<S> a = own_rate(c, model, x, applied), b = multiplier_rate(c, model, x, applied);
     const auto close = [&](const Vec3<S>& u, const Vec3<S>& v) {
       return double((u - v).norm()) <= tolerance * (1 + double(v.norm()));
     };
@@ -182,60 +183,53 @@ TYPED_TEST(PivotRate, EqualsTheMultipliersSolution) {
     EXPECT_TRUE(close(a.lambda, b.lambda)) << trial << ": " << a.lambda.transpose() << " against " << b.lambda.transpose();
     EXPECT_EQ(a.rate.p_dot_w, b.rate.p_dot_w);
     EXPECT_EQ(a.rate.q_dot_wb.w, b.rate.q_dot_wb.w);
-    // And the constrained point moves as asked: a_P = a_O + R (ω̇ × p + ω × (ω × p)) is the target,
-    // to the rounding of the terms the target sums: α² c and 2α ċ are sums of vectors as large as
-    // α² (|r_O| + |A| + |p|) and 2α (|v_O| + |ω| |p|), which cancel where the state is on the
-    // constraint (the target near 0, its rounding not).
-    const double alpha = double(c.stabilization), p = double(c.point_b.norm());
-    const double terms = 1 + double(stabilised_target(c, x).norm()) +
-                         alpha * alpha * (double(x.p_w.norm()) + double(c.anchor_w.norm()) + p) +
-                         2 * alpha * (double(x.v_w.norm()) + double(x.omega_b.norm()) * p);
+    const double terms = 1 + double(stabilised_target(c, x).norm()) + target_terms(c, x);
     EXPECT_LE(double((constraint_acceleration(c, x, a.rate) - stabilised_target(c, x)).norm()), tolerance * terms)
         << trial;
   }
 }
 
-// The plane's rate with K written out (planar_rate) is the multipliers' solution by superposition
-// (multiplier_rate), on the same kind of random bodies, wrenches and states as the pivot's test
-// above, every fourth body with its centre of mass at the origin (planar_rate's other branch).
-// K's entries are 1/m (0.2–2 kg⁻¹) and I⁻¹'s (0.25–10 kg⁻¹ m⁻² here), so its condition number
-// stays below about 1e2 and both solutions agree to 1e3 ε relative.
+template <class Scalar>
+class PivotRate : public ::testing::Test {};
+TYPED_TEST_SUITE(PivotRate, test::Scalars);
+
+// The pivot's target sums α² c and 2α ċ, vectors as large as α² (|r_O| + |A| + |p|) and
+// 2α (|v_O| + |ω| |p|); its constrained acceleration is a_P = a_O + R (ω̇ × p + ω × (ω × p)).
+TYPED_TEST(PivotRate, EqualsTheMultipliersSolution) {
+  using S = TypeParam;
+  expect_the_multipliers_solution<S>(
+      31,
+      [](test::Random& rng) {
+        return Constraint<S>{ConstraintKind::pivot, rng.vec3<S>(-0.5, 0.5), rng.vec3<S>(-1, 1), S(0), S(0)};
+      },
+      [](const auto&... args) { return pivot_rate(args...); },
+      [](const Constraint<S>& c, const RigidBodyState<S>& x) {
+        const double alpha = double(c.stabilization), p = double(c.point_b.norm());
+        return alpha * alpha * (double(x.p_w.norm()) + double(c.anchor_w.norm()) + p) +
+               2 * alpha * (double(x.v_w.norm()) + double(x.omega_b.norm()) * p);
+      });
+}
+
 template <class Scalar>
 class PlanarRate : public ::testing::Test {};
 TYPED_TEST_SUITE(PlanarRate, test::Scalars);
 
+// The plane's K has entries 1/m (0.2–2 kg⁻¹) and I⁻¹'s (0.25–10 kg⁻¹ m⁻² here); its target sums
+// α² (|z| + |height| + |e|), |e| = 1, and 2α (|v_z| + |ω|); its constrained quantities are
+// (a_O,z, ω̇_x, ω̇_y).
 TYPED_TEST(PlanarRate, EqualsTheMultipliersSolution) {
   using S = TypeParam;
-  test::Random rng(37);
-  const double tolerance = 1e3 * double(test::eps<S>());
-  for (int trial = 0; trial < 200; ++trial) {
-    MassProperties<S> body = rng.body<S>();
-    if (trial % 4 == 1) body.com_b.setZero();
-    const FreeBodyModel<S> model = make_free_body_model<S>(body, rng.vec3<S>(-10, 10));
-    const Constraint<S> c{ConstraintKind::planar, Vec3<S>::Zero(), Vec3<S>::Zero(), S(rng.uniform(-1, 1)),
-                          trial % 2 == 0 ? S(0) : S(rng.uniform(1, 30))};
-    RigidBodyState<S> x = rng.state<S>();
-    if (trial % 3 == 0) x = project_onto_constraint(c, x);
-    const Wrench<S> applied{rng.vec3<S>(-20, 20), rng.vec3<S>(-3, 3)};
-    const ConstrainedRate<S> a = planar_rate(c, model, x, applied), b = multiplier_rate(c, model, x, applied);
-    const auto close = [&](const Vec3<S>& u, const Vec3<S>& v) {
-      return double((u - v).norm()) <= tolerance * (1 + double(v.norm()));
-    };
-    EXPECT_TRUE(close(a.rate.omega_dot_b, b.rate.omega_dot_b)) << trial << ": " << a.rate.omega_dot_b.transpose()
-                                                              << " against " << b.rate.omega_dot_b.transpose();
-    EXPECT_TRUE(close(a.rate.v_dot_w, b.rate.v_dot_w)) << trial;
-    EXPECT_TRUE(close(a.lambda, b.lambda)) << trial << ": " << a.lambda.transpose() << " against " << b.lambda.transpose();
-    EXPECT_EQ(a.rate.p_dot_w, b.rate.p_dot_w);
-    EXPECT_EQ(a.rate.q_dot_wb.w, b.rate.q_dot_wb.w);
-    // The constrained quantities (a_O,z, ω̇_x, ω̇_y) follow the target, to the rounding of the
-    // terms it sums (α² (|z| + |height| + |e|), |e| = 1, and 2α (|v_z| + |ω|)).
-    const double alpha = double(c.stabilization);
-    const double terms = 1 + double(stabilised_target(c, x).norm()) +
-                         alpha * alpha * (double(x.p_w.norm()) + double(std::abs(c.plane_height)) + 1) +
-                         2 * alpha * (double(x.v_w.norm()) + double(x.omega_b.norm()));
-    EXPECT_LE(double((constraint_acceleration(c, x, a.rate) - stabilised_target(c, x)).norm()), tolerance * terms)
-        << trial;
-  }
+  expect_the_multipliers_solution<S>(
+      37,
+      [](test::Random& rng) {
+        return Constraint<S>{ConstraintKind::planar, Vec3<S>::Zero(), Vec3<S>::Zero(), S(rng.uniform(-1, 1)), S(0)};
+      },
+      [](const auto&... args) { return planar_rate(args...); },
+      [](const Constraint<S>& c, const RigidBodyState<S>& x) {
+        const double alpha = double(c.stabilization);
+        return alpha * alpha * (double(x.p_w.norm()) + double(std::abs(c.plane_height)) + 1) +
+               2 * alpha * (double(x.v_w.norm()) + double(x.omega_b.norm()));
+      });
 }
 
 // K_b⁻¹ computed once (the host's way, pivot_k_inverse) gives the rate computing it at each
