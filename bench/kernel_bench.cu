@@ -19,14 +19,23 @@ namespace rbmc::bench {
 namespace {
 
 // One workload of the table: the free body with one load, constraint, integrator or event added.
+// The *_general ones run the general RK4 kernel (any constraint, dispatched at each evaluation),
+// which no run takes since RK4 is compiled for each constraint kind (sample_kinds.hpp): the two
+// compared in one run.
 enum class Workload {
-  free_body, pivot, planar, point_force, spring, spring_general, damping, central_body, dopri5, splitting, euler_zxz, events
+  free_body, pivot, pivot_general, planar, planar_general, point_force, spring, spring_general, damping, central_body,
+  dopri5, splitting, euler_zxz, events
 };
+bool takes_the_general_kernel(Workload w) {
+  return w == Workload::pivot_general || w == Workload::planar_general || w == Workload::spring_general;
+}
 const char* name_of(Workload w) {
   switch (w) {
     case Workload::free_body: return "free body (uniform gravity), RK4";
     case Workload::pivot: return "pivot, RK4";
+    case Workload::pivot_general: return "pivot, RK4, the general kernel (constraint dispatch)";
     case Workload::planar: return "planar, RK4";
+    case Workload::planar_general: return "planar, RK4, the general kernel (constraint dispatch)";
     case Workload::point_force: return "point force (body frame), RK4";
     case Workload::spring: return "spring-damper, RK4";
     case Workload::spring_general: return "spring-damper, RK4, the general kernel (constraint dispatch)";
@@ -48,6 +57,7 @@ double median_seconds(std::size_t n, std::int64_t steps, int repetitions, Worklo
   LoadSet<Scalar>& loads = shared.loads;
   switch (w) {
     case Workload::pivot:
+    case Workload::pivot_general:
       shared.constraint.kind = ConstraintKind::pivot;
       shared.constraint.point_b = Vec3<Scalar>(0, 0, Scalar(0.05));
       shared.constraint.anchor_w = Vec3<Scalar>(0, 0, Scalar(0.05));
@@ -55,6 +65,7 @@ double median_seconds(std::size_t n, std::int64_t steps, int repetitions, Worklo
       base.initial.v_w = Vec3<double>::Zero();
       break;
     case Workload::planar:
+    case Workload::planar_general:
       shared.constraint.kind = ConstraintKind::planar;
       shared.constraint.stabilization = Scalar(50);
       break;
@@ -96,7 +107,7 @@ double median_seconds(std::size_t n, std::int64_t steps, int repetitions, Worklo
       break;
     case Workload::free_body: break;
   }
-  if (w == Workload::planar || w == Workload::euler_zxz) base.initial.q_wb = {0.9, 0.3, 0.2, 0.24};  // away from θ = 0
+  if (w == Workload::planar || w == Workload::planar_general || w == Workload::euler_zxz) base.initial.q_wb = {0.9, 0.3, 0.2, 0.24};  // away from θ = 0
   base.initial.q_wb = normalized(base.initial.q_wb);
   // The outputs hold each event's record too (sample_layout.hpp): sized for the run's events.
   const int n_in = input_column_count(0), n_out = output_column_count(shared.events.n);
@@ -117,9 +128,7 @@ double median_seconds(std::size_t n, std::int64_t steps, int repetitions, Worklo
   std::vector<double> seconds;
   for (int r = 0; r <= repetitions; ++r) {  // the first launch warms up and is not counted
     RBMC_CUDA_CHECK(cudaEventRecord(start));
-    // spring_general: the kernel a run without a constraint took before UnconstrainedRk4Kinds, to
-    // compare the two in one run.
-    if (w == Workload::spring_general)
+    if (takes_the_general_kernel(w))
       RBMC_CUDA_CHECK((kernels::launch_run_batch_for<Scalar, SampleKinds<StepperKind::rk4, false>>(
           d_in.data(), d_out.data(), nullptr, d_status.data(), n, shared, how, nullptr, 0, n)));
     else
@@ -153,8 +162,9 @@ int main(int argc, char** argv) {
               p.multiProcessorCount, n, static_cast<long long>(steps), repetitions);
   std::printf("| workload | precision | kernel time (s) | body-steps/s |\n| --- | --- | --- | --- |\n");
   using rbmc::bench::Workload;
-  for (const Workload w : {Workload::free_body, Workload::pivot, Workload::planar, Workload::point_force, Workload::spring,
-                           Workload::spring_general, Workload::damping, Workload::central_body, Workload::dopri5, Workload::splitting,
+  for (const Workload w : {Workload::free_body, Workload::pivot, Workload::pivot_general, Workload::planar,
+                           Workload::planar_general, Workload::point_force, Workload::spring, Workload::spring_general,
+                           Workload::damping, Workload::central_body, Workload::dopri5, Workload::splitting,
                            Workload::euler_zxz, Workload::events}) {
     double steps64 = 0, steps32 = 0;
     const double t64 = rbmc::bench::median_seconds<double>(n, steps, repetitions, w, steps64);

@@ -20,7 +20,8 @@ cudaError_t launch_run_batch(const Scalar* inputs, Scalar* outputs, Scalar* traj
                              cudaStream_t stream, std::size_t first = 0, std::size_t count = 0);
 
 // The same, samples [first, end), with the kernel compiled for the given SampleKinds. Defined in
-// run_batch_kernel.cuh and instantiated in run_batch_<stepper>.cu.
+// run_batch_kernel.cuh and instantiated in run_batch_<stepper>.cu (RK4 with a constraint in
+// run_batch_rk4_constrained.cu).
 template <class Scalar, class Kinds>
 cudaError_t launch_run_batch_for(const Scalar* inputs, Scalar* outputs, Scalar* trajectory, std::uint8_t* status,
                                  std::size_t n, const SharedModel<Scalar>& shared,

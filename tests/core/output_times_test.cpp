@@ -106,7 +106,8 @@ TEST(OutputTimes, TheLastTimeIsTheEndEvenAfterRounding) {
 
 // A fixed step builds its interpolant only when it needs one (fixed_step.hpp): the rates at its
 // ends are then the right-hand side's at the step's two states, whichever the stepper, though the
-// splitting and Euler-angle RK4 evaluate no rates on the other steps. Reference: the two states
+// splitting and Euler-angle RK4 evaluate no rates on the other steps and RK4 without events does
+// not hold its first stage's for it. Reference: the two states
 // from runs stopped at those steps, the rates evaluated here, and events.hpp's interpolant, bit
 // for bit; an output time on a step's end takes the end state itself.
 TEST(OutputTimes, AFixedStepInterpolatesWithTheRatesAtItsOwnEnds) {

@@ -230,13 +230,14 @@ TYPED_TEST(RunSampleTest, KindsWithAndWithoutEventsAgreeForEveryStepper) {
   check(SampleKinds<K::dopri5, true>{}, SampleKinds<K::dopri5, false>{});
 }
 
-// RK4 under loads without a constraint is compiled without the constraint's dispatch
-// (UnconstrainedRk4Kinds): the same numbers, bit for bit, as the general kinds', with and without
-// events, output times inside steps included; choose_sample_kinds gives it to every RK4 run
-// without a constraint and to no other. A right-hand side that dropped a load, or the reaction of
-// a constraint it was wrongly given, fails.
-TYPED_TEST(RunSampleTest, UnconstrainedKindsEqualTheGeneralPath) {
+// RK4 is compiled for the run's constraint kind (Rk4KindsFor: none, the pivot or the plane), without
+// the dispatch on it: the same numbers, bit for bit, as the general kinds' (any constraint), under
+// loads, with and without events, output times inside steps included; choose_sample_kinds gives
+// each RK4 run its own kind and no other stepper one. A right-hand side that dropped a load, or
+// the reaction of a constraint it was wrongly given or not given, fails.
+TYPED_TEST(RunSampleTest, EachConstraintKindCompiledInEqualsTheGeneralPath) {
   using S = TypeParam;
+  using C = CompiledConstraint;
   SharedModel<S> shared{};
   shared.output_times.n = 4;
   shared.output_times.interval = S(0.0725);  // inside steps of 0.005
@@ -248,43 +249,68 @@ TYPED_TEST(RunSampleTest, UnconstrainedKindsEqualTheGeneralPath) {
   shared.events.n = 1;
   shared.events.events[0] = {EventKind::time_limit, false, CrossingDirection::rising, 0, S(0.12)};
   const IntegrationSettings<S> how = fixed_step<S>(S(0.005), 60);
-  ASSERT_TRUE(choose_sample_kinds(shared, how).unconstrained);
-  SampleInputs<S> in = box_inputs<S>();
-  in.initial.q_wb = {std::cos(S(0.25)), std::sin(S(0.25)), 0, 0};
-  const auto check = [&](const SharedModel<S>& model, auto unconstrained, auto general) {
+  SampleInputs<S> box = box_inputs<S>();
+  box.initial.q_wb = {std::cos(S(0.25)), std::sin(S(0.25)), 0, 0};
+  const auto check = [&](const SharedModel<S>& model, auto compiled, auto general) {
+    SampleInputs<S> in = box;
+    if (model.constraint.kind != ConstraintKind::none) in.initial = project_onto_constraint(model.constraint, in.initial);
     std::vector<S> a(kTrajectoryColumns * 4), b(a.size());
     TrajectorySink<S, S> sink_a{&model.output_times, a.data(), 1, 0, 0}, sink_b{&model.output_times, b.data(), 1, 0, 0};
-    const SampleResult<S> r = run_sample<S, decltype(unconstrained)>(in, model, how, sink_a);
+    const SampleResult<S> r = run_sample<S, decltype(compiled)>(in, model, how, sink_a);
     const SampleResult<S> q = run_sample<S, decltype(general)>(in, model, how, sink_b);
-    EXPECT_EQ(r.status, SampleStatus::ok);
-    EXPECT_EQ(pack(r.final_state), pack(q.final_state));
-    EXPECT_EQ(r.energy_drift, q.energy_drift);
-    EXPECT_EQ(r.momentum_drift, q.momentum_drift);
-    if constexpr (decltype(unconstrained)::events) {
+    const int kind = int(model.constraint.kind);
+    EXPECT_EQ(r.status, SampleStatus::ok) << "constraint " << kind;
+    EXPECT_EQ(pack(r.final_state), pack(q.final_state)) << "constraint " << kind;
+    EXPECT_EQ(r.energy_drift, q.energy_drift) << "constraint " << kind;
+    EXPECT_EQ(r.momentum_drift, q.momentum_drift) << "constraint " << kind;
+    EXPECT_EQ(r.reaction_force_w, q.reaction_force_w) << "constraint " << kind;
+    if constexpr (decltype(compiled)::events) {
       EXPECT_EQ(r.events[0].count, 1);
       EXPECT_EQ(r.events[0].count, q.events[0].count);
       EXPECT_EQ(r.events[0].time, q.events[0].time);
-      EXPECT_EQ(pack(r.events[0].state), pack(q.events[0].state));
+      EXPECT_EQ(pack(r.events[0].state), pack(q.events[0].state)) << "constraint " << kind;
     }
-    EXPECT_EQ(a, b);
+    EXPECT_EQ(a, b) << "constraint " << kind;
   };
-  check(shared, UnconstrainedRk4Kinds<true>{}, SampleKinds<StepperKind::rk4, true>{});
-  SharedModel<S> no_events = shared;
-  no_events.events.n = 0;
-  check(no_events, UnconstrainedRk4Kinds<false>{}, SampleKinds<StepperKind::rk4, false>{});
-  // The kinds each run is dispatched to.
-  const auto dispatched_unconstrained = [&](const SharedModel<S>& model, const IntegrationSettings<S>& settings) {
-    return with_sample_kinds(choose_sample_kinds(model, settings), [](auto kinds) { return decltype(kinds)::unconstrained; });
+  // The kind each run is dispatched to.
+  const auto dispatched = [&](const SharedModel<S>& model, const IntegrationSettings<S>& settings) {
+    return with_sample_kinds(choose_sample_kinds(model, settings), [](auto kinds) { return decltype(kinds)::constraint; });
   };
-  EXPECT_TRUE(dispatched_unconstrained(shared, how));
-  EXPECT_TRUE(dispatched_unconstrained(no_events, how));
-  SharedModel<S> pivot = shared;
+  SharedModel<S> pivot = shared, planar = shared;
   pivot.constraint.kind = ConstraintKind::pivot;
-  EXPECT_FALSE(choose_sample_kinds(pivot, how).unconstrained);
-  EXPECT_FALSE(dispatched_unconstrained(pivot, how));
-  IntegrationSettings<S> splitting = how;
-  splitting.kind = IntegratorKind::splitting;
-  EXPECT_FALSE(dispatched_unconstrained(shared, splitting));  // only RK4 is compiled so
+  pivot.constraint.point_b = Vec3<S>(S(0.02), S(-0.01), S(0.06));
+  pivot.constraint.anchor_w = Vec3<S>(0, 0, S(0.3));
+  pivot.constraint.stabilization = S(20);
+  planar.constraint.kind = ConstraintKind::planar;
+  planar.constraint.plane_height = S(0.1);
+  planar.constraint.stabilization = S(20);
+  for (const SharedModel<S>* model : {&shared, &pivot, &planar}) {
+    SharedModel<S> no_events = *model;
+    no_events.events.n = 0;
+    switch (model->constraint.kind) {
+      case ConstraintKind::none:
+        check(*model, Rk4KindsFor<true, C::none>{}, SampleKinds<StepperKind::rk4, true>{});
+        check(no_events, Rk4KindsFor<false, C::none>{}, SampleKinds<StepperKind::rk4, false>{});
+        break;
+      case ConstraintKind::pivot:
+        check(*model, Rk4KindsFor<true, C::pivot>{}, SampleKinds<StepperKind::rk4, true>{});
+        check(no_events, Rk4KindsFor<false, C::pivot>{}, SampleKinds<StepperKind::rk4, false>{});
+        break;
+      case ConstraintKind::planar:
+        check(*model, Rk4KindsFor<true, C::planar>{}, SampleKinds<StepperKind::rk4, true>{});
+        check(no_events, Rk4KindsFor<false, C::planar>{}, SampleKinds<StepperKind::rk4, false>{});
+        break;
+    }
+    const C expected = model->constraint.kind == ConstraintKind::none    ? C::none
+                       : model->constraint.kind == ConstraintKind::pivot ? C::pivot
+                                                                         : C::planar;
+    EXPECT_EQ(choose_sample_kinds(*model, how).constraint, model->constraint.kind);
+    EXPECT_EQ(dispatched(*model, how), expected);
+    EXPECT_EQ(dispatched(no_events, how), expected);
+    IntegrationSettings<S> splitting = how;
+    splitting.kind = IntegratorKind::splitting;
+    EXPECT_EQ(dispatched(*model, splitting), C::any);  // only RK4 is compiled so
+  }
 }
 
 // Every flat copy of a state puts each part where state_offset says: StateVector (pack, and so a

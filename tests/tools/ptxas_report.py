@@ -18,12 +18,14 @@ import sys
 DEFAULT_SPILL = 0
 DEFAULT_FRAME = 512  # bytes: "a few hundred"
 STEPPERS = ["rk4", "rk4_euler_zxz", "splitting", "dopri5"]
+# CompiledConstraint (include/rbmc/dynamics/constraints.hpp): any is the general kernel, unnamed.
+CONSTRAINTS = ["", "unconstrained", "pivot", "planar"]
 
 
 def short_name(mangled):
     """A readable name: run_batch_kernel<double, rk4, events> or the demangled function's name."""
-    m = re.search(r"run_batch_kernelI([df])NS_11SampleKindsILNS_11StepperKindE(\d)ELb([01])ELb([01])E(?:Lb([01])E)?",
-                  mangled)
+    m = re.search(r"run_batch_kernelI([df])NS_11SampleKindsILNS_11StepperKindE(\d)ELb([01])ELb([01])E"
+                  r"(?:LNS_18CompiledConstraintE(\d)E)?", mangled)
     if m:
         scalar = "double" if m.group(1) == "d" else "float"
         parts = [scalar, STEPPERS[int(m.group(2))]]
@@ -31,8 +33,9 @@ def short_name(mangled):
             parts.append("events")
         if m.group(4) == "1":
             parts.append("free_body")
-        if m.group(5) == "1":
-            parts.append("unconstrained")
+        constraint = CONSTRAINTS[int(m.group(5) or 0)]
+        if constraint:
+            parts.append(constraint)
         return "run_batch_kernel<%s>" % ", ".join(parts)
     m = re.search(r"([a-z][a-z_]*_kernel)I([df])E", mangled)
     if m and "rbmc" in mangled:
@@ -119,8 +122,15 @@ def self_test():
     assert len(check(parse(SAMPLE % (4096, 0, 0)), {})[1]) == 1, "a large frame fails"
     assert check(parse(SAMPLE % (600, 8, 8)), {name: (8, 600)})[1] == [], "within a budget passes"
     assert len(check(parse(SAMPLE % (600, 16, 16)), {name: (8, 600)})[1]) == 1, "beyond a budget fails"
-    unconstrained = "_ZN4rbmc7kernels16run_batch_kernelIdNS_11SampleKindsILNS_11StepperKindE0ELb1ELb0ELb1EEEEEvPKT_"
+    unconstrained = ("_ZN4rbmc7kernels16run_batch_kernelIdNS_11SampleKindsILNS_11StepperKindE0ELb1ELb0E"
+                     "LNS_18CompiledConstraintE1EEEEEvPKT_")
     assert short_name(unconstrained) == "run_batch_kernel<double, rk4, events, unconstrained>", short_name(unconstrained)
+    planar = ("_ZN4rbmc7kernels16run_batch_kernelIfNS_11SampleKindsILNS_11StepperKindE0ELb0ELb0E"
+              "LNS_18CompiledConstraintE3EEEEEvPKT_")
+    assert short_name(planar) == "run_batch_kernel<float, rk4, planar>", short_name(planar)
+    general = ("_ZN4rbmc7kernels16run_batch_kernelIdNS_11SampleKindsILNS_11StepperKindE3ELb1ELb0E"
+               "LNS_18CompiledConstraintE0EEEEEvPKT_")
+    assert short_name(general) == "run_batch_kernel<double, dopri5, events>", short_name(general)
     assert occupancy(128) == 0.25 and occupancy(255) == 0.125 and occupancy(64) == 0.5
     # Kernels that are no template are named as the budget names them, templated ones with their scalar.
     plain = "_ZN4rbmc7kernels47_GLOBAL__N__c4cf9627_14_draw_inputs_cu_2b1eebf418draw_inputs_kernelEPKNS_13SamplingModelEPKmmiPdS7_Py"

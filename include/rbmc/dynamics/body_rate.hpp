@@ -10,9 +10,10 @@ namespace rbmc {
 
 // Own: SharedValuesOnly or OwnModelValues (model_values.hpp). kFreeBody: uniform gravity alone,
 // the loads and constraint not looked at (a free body's general rate is this one, bit for bit).
-// kUnconstrained: the loads without a constraint, whose kind is not looked at (the same numbers
-// as the general rate's for a run without one).
-template <class Scalar, class Own = SharedValuesOnly, bool kFreeBody = false, bool kUnconstrained = false>
+// kConstraint: the constraint's kind compiled in (constrained_rate), any by default; the same
+// numbers as the general rate's for a run of that kind.
+template <class Scalar, class Own = SharedValuesOnly, bool kFreeBody = false,
+          CompiledConstraint kConstraint = CompiledConstraint::any>
 struct BodyRate {
   FreeBodyModel<Scalar> model;
   const LoadSet<Scalar>* loads;
@@ -27,8 +28,7 @@ struct BodyRate {
   }
   RBMC_HD_INLINE ConstrainedRate<Scalar> evaluate(const RigidBodyState<Scalar>& x) const {
     if constexpr (kFreeBody) return {free_body_rate(model, x), Vec3<Scalar>::Zero()};
-    else if constexpr (kUnconstrained) return {free_body_rate(model, x, wrench(x)), Vec3<Scalar>::Zero()};
-    else return constrained_rate(*constraint, model, x, wrench(x), pivot_k_inv);
+    else return constrained_rate<kConstraint>(*constraint, model, x, wrench(x), pivot_k_inv);
   }
   RBMC_HD_INLINE RigidBodyStateRate<Scalar> operator()(const RigidBodyState<Scalar>& x) const { return evaluate(x).rate; }
   RBMC_HD Scalar potential_energy(const RigidBodyState<Scalar>& x) const {

@@ -26,6 +26,11 @@ enum class ConstraintKind : std::uint8_t {
   planar = 2,  // plane motion (004 §5): the body z axis stays along world z and the origin at z = plane_height
 };
 
+// The constraint a right-hand side is compiled for (BodyRate, SampleKinds): one kind, whose kind
+// is then never looked at, or any, the run's kind dispatched at each evaluation. A GPU kernel
+// compiled for one holds only its registers (the compiler's report, bench/RESULTS.md).
+enum class CompiledConstraint : std::uint8_t { any, none, pivot, planar };
+
 template <class Scalar>
 struct Constraint {
   ConstraintKind kind = ConstraintKind::none;
@@ -281,14 +286,24 @@ RBMC_HD_INLINE ConstrainedRate<Scalar> planar_rate(const Constraint<Scalar>& c, 
 }
 
 // ẋ under the applied wrench and the constraint's reaction. pivot_k_inv: a pivot's
-// pivot_k_inverse, computed once (or null: computed here).
-template <class Scalar>
+// pivot_k_inverse, computed once (or null: computed here). kCompiled: c's kind when known at
+// compile time (c.kind is then not read; the caller ensures it is that kind), or any.
+template <CompiledConstraint kCompiled = CompiledConstraint::any, class Scalar>
 RBMC_HD_INLINE ConstrainedRate<Scalar> constrained_rate(const Constraint<Scalar>& c, const FreeBodyModel<Scalar>& model,
                                                         const RigidBodyState<Scalar>& x, const Wrench<Scalar>& applied,
                                                         const Mat3<Scalar>* pivot_k_inv = nullptr) {
-  if (c.kind == ConstraintKind::pivot) return pivot_rate(c, model, x, applied, pivot_k_inv);
-  if (c.kind == ConstraintKind::planar) return planar_rate(c, model, x, applied);
-  return {free_body_rate(model, x, applied), Vec3<Scalar>::Zero()};
+  using C = CompiledConstraint;
+  if constexpr (kCompiled == C::pivot) {
+    return pivot_rate(c, model, x, applied, pivot_k_inv);
+  } else if constexpr (kCompiled == C::planar) {
+    return planar_rate(c, model, x, applied);
+  } else if constexpr (kCompiled == C::none) {
+    return {free_body_rate(model, x, applied), Vec3<Scalar>::Zero()};
+  } else {
+    if (c.kind == ConstraintKind::pivot) return pivot_rate(c, model, x, applied, pivot_k_inv);
+    if (c.kind == ConstraintKind::planar) return planar_rate(c, model, x, applied);
+    return {free_body_rate(model, x, applied), Vec3<Scalar>::Zero()};
+  }
 }
 
 // The state moved onto the constraint (a consistent initial condition): pivot, the origin placed

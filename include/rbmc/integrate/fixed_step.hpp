@@ -229,11 +229,11 @@ inline constexpr bool kRatesAtEveryStep = false;
 #endif
 
 // The end of one fixed step from x to next: events and output times on the step's cubic Hermite
-// interpolant through the two states and their rates. kEndRatesGiven: the loop has the rates k0
-// and k1 at the step's ends (RK4 needs them anyway, and with events every step interpolates);
-// otherwise they are evaluated here, only for a step that needs the interpolant. Returns true,
-// with `end` filled in, when a terminal event stopped the sample.
-template <bool kEndRatesGiven, class Scalar, class Rate, class Events, class Sink>
+// interpolant through the two states and their rates. kStartRateGiven, kEndRateGiven: the loop
+// has the rate k0 at the step's start, k1 at its end (integrate_fixed_step says when); a rate not
+// given is evaluated here, only for a step that needs the interpolant. Returns true, with `end`
+// filled in, when a terminal event stopped the sample.
+template <bool kStartRateGiven, bool kEndRateGiven, class Scalar, class Rate, class Events, class Sink>
 RBMC_HD_KERNEL_INLINE bool close_fixed_step(const Rate& rate, Events& events, Sink& sink, const RigidBodyState<Scalar>& x,
                                             const RigidBodyStateRate<Scalar>& k0_given,
                                             const RigidBodyState<Scalar>& next,
@@ -250,12 +250,10 @@ RBMC_HD_KERNEL_INLINE bool close_fixed_step(const Rate& rate, Events& events, Si
     }
   }
   RigidBodyStateRate<Scalar> k0_own{}, k1_own{};
-  if constexpr (!kEndRatesGiven) {
-    k0_own = rate(x);
-    k1_own = rate(next);
-  }
-  const RigidBodyStateRate<Scalar>& k0 = kEndRatesGiven ? k0_given : k0_own;
-  const RigidBodyStateRate<Scalar>& k1 = kEndRatesGiven ? k1_given : k1_own;
+  if constexpr (!kStartRateGiven) k0_own = rate(x);
+  if constexpr (!kEndRateGiven) k1_own = rate(next);
+  const RigidBodyStateRate<Scalar>& k0 = kStartRateGiven ? k0_given : k0_own;
+  const RigidBodyStateRate<Scalar>& k1 = kEndRateGiven ? k1_given : k1_own;
   // The device refers to the step's values, where packed copies cost the double kernels'
   // registers; the host packs them, where with references GCC's code integrated the README's
   // main job (the lanes) 19 % slower (bench/RESULTS.md, 2026-11-24, fifth session).
@@ -291,6 +289,11 @@ RBMC_HD_KERNEL_INLINE IntegrationEnd<Scalar> integrate_fixed_step(Stepper& stepp
   // once. Whether the loop closes steps can only turn off (the sink fills up), so k0 is current
   // whenever it is used.
   constexpr bool kRates = Stepper::kUsesStartRate || kDeclaresEvents<Events> || kRatesAtEveryStep;
+  // Without events the interpolant does not take k0 from the loop: RK4's first stage is its last
+  // use, where held for the few steps that interpolate it stayed live through the other three
+  // stages, 13 values more (the general double RK4 kernel spilled 244 bytes, 200 without). A step
+  // that interpolates evaluates it again from the same state, the same bits.
+  constexpr bool kStartRateToInterpolant = kDeclaresEvents<Events>;
   RigidBodyStateRate<Scalar> k0{};
   if (Stepper::kUsesStartRate || (kRates && (events.any() || sink.active()))) k0 = rate(stepper.state());
   for (std::int64_t step = 0; step < how.n_steps; ++step) {
@@ -301,7 +304,9 @@ RBMC_HD_KERNEL_INLINE IntegrationEnd<Scalar> integrate_fixed_step(Stepper& stepp
     RigidBodyStateRate<Scalar> k1{};
     if (Stepper::kUsesStartRate || (kRates && closes)) k1 = rate(next);
     IntegrationEnd<Scalar> end;
-    if (closes && close_fixed_step<kRates>(rate, events, sink, stepper.state(), k0, next, k1, step, h, end)) return end;
+    if (closes && close_fixed_step<kRates && kStartRateToInterpolant, kRates>(rate, events, sink, stepper.state(), k0,
+                                                                              next, k1, step, h, end))
+      return end;
     stepper.accept(next);
     k0 = k1;
   }

@@ -151,8 +151,8 @@ RBMC_HD_KERNEL_INLINE SampleResult<Scalar> run_sample(const SampleInputs<Scalar>
   const Mat3<Scalar> k_inv = pivot ? pivot_k_inverse(constraint, model) : Mat3<Scalar>::Zero();
   const Mat3<Scalar>* pivot_k_inv = pivot ? &k_inv : nullptr;
 #endif
-  const BodyRate<Scalar, Own, Kinds::free_body, Kinds::unconstrained> rate{model, &shared.loads, &constraint, own,
-                                                                          pivot_k_inv};
+  const BodyRate<Scalar, Own, Kinds::free_body, Kinds::constraint> rate{model, &shared.loads, &constraint, own,
+                                                                     pivot_k_inv};
   sink.start(Scalar(0), x0);
   const IntegrationEnd<Scalar> end = integrate_sample<Kinds>(rate, x0, how, events, sink);
   sink.finish(end.status == SampleStatus::ok, end.state);

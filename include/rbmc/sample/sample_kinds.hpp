@@ -21,29 +21,35 @@ enum class StepperKind : std::uint8_t {
 // kEvents: the run declares events (without, no event records or root finding are compiled).
 // kFreeBody: uniform gravity alone (no loads, constraint or per-sample model values), RK4, no
 // events; its right-hand side skips the general one's dispatch, with the same numbers.
-// kUnconstrained: no constraint, so the right-hand side has no dispatch on its kind; any loads.
-// Only RK4 takes it: its double kernels spill 72 bytes instead of 372 (with events 156 instead of
-// 608), where the other steppers' kernels spill as much or more (sm_90, bench/RESULTS.md,
-// fourteenth session). The same numbers as the general kind's.
-template <StepperKind kStepper, bool kEvents, bool kFreeBody = false, bool kUnconstrained = false>
+// kConstraint: the constraint's kind compiled in (CompiledConstraint, constraints.hpp), or any:
+// the run's kind dispatched at each evaluation. Only RK4 takes one kind (the other steppers'
+// kernels spill as much or more either way: fourteenth session). A double RK4 kernel then holds
+// its own kind's registers alone (sm_90, spill without / with events: none 0 / 156 bytes, the
+// plane 56 / 240, the pivot 256 / 456, against 200 / 620 for any kind; bench/RESULTS.md,
+// thirty-sixth session). The same numbers as the general kind's.
+template <StepperKind kStepper, bool kEvents, bool kFreeBody = false,
+          CompiledConstraint kConstraint = CompiledConstraint::any>
 struct SampleKinds {
   static constexpr StepperKind stepper = kStepper;
   static constexpr bool events = kEvents;
   static constexpr bool free_body = kFreeBody;
-  static constexpr bool unconstrained = kUnconstrained || kFreeBody;
+  static constexpr CompiledConstraint constraint = kFreeBody ? CompiledConstraint::none : kConstraint;
   static_assert(!kFreeBody || (kStepper == StepperKind::rk4 && !kEvents), "the free body is RK4 without events");
-  static_assert(!kUnconstrained || !kFreeBody, "the free body is unconstrained already");
+  static_assert(!kFreeBody || kConstraint == CompiledConstraint::any, "the free body is unconstrained already");
 };
 using FreeBodyRk4Kinds = SampleKinds<StepperKind::rk4, false, true>;
+// RK4 compiled for one constraint kind (none: loads alone).
+template <bool kEvents, CompiledConstraint kConstraint>
+using Rk4KindsFor = SampleKinds<StepperKind::rk4, kEvents, false, kConstraint>;
 template <bool kEvents>
-using UnconstrainedRk4Kinds = SampleKinds<StepperKind::rk4, kEvents, false, true>;
+using UnconstrainedRk4Kinds = Rk4KindsFor<kEvents, CompiledConstraint::none>;
 
 // The same choice as values, for the host to make and pass on.
 struct SampleKindsChoice {
   StepperKind stepper;
   bool events;
   bool free_body;
-  bool unconstrained;  // no constraint
+  ConstraintKind constraint;  // the run's
 };
 
 template <class Scalar>
@@ -60,7 +66,7 @@ RBMC_HD inline SampleKindsChoice choose_sample_kinds(const SharedModel<Scalar>& 
   const bool events = shared.events.n > 0;
   const bool unconstrained = shared.constraint.kind == ConstraintKind::none;
   const bool free_body = no_loads && unconstrained && shared.parameters.n == 0 && !events && stepper == StepperKind::rk4;
-  return {stepper, events, free_body, unconstrained};
+  return {stepper, events, free_body, shared.constraint.kind};
 }
 
 // f(SampleKinds<...>{}) for the choice: the one place that lists the kinds compiled. Every
@@ -70,9 +76,14 @@ RBMC_HD inline decltype(auto) with_sample_kinds(const SampleKindsChoice& c, F&& 
   using S = StepperKind;
   if (c.free_body) return f(FreeBodyRk4Kinds{});
   switch (c.stepper) {
-    case S::rk4:
-      if (c.unconstrained) return c.events ? f(UnconstrainedRk4Kinds<true>{}) : f(UnconstrainedRk4Kinds<false>{});
-      return c.events ? f(SampleKinds<S::rk4, true>{}) : f(SampleKinds<S::rk4, false>{});
+    case S::rk4: {
+      using C = CompiledConstraint;
+      if (c.constraint == ConstraintKind::none)
+        return c.events ? f(Rk4KindsFor<true, C::none>{}) : f(Rk4KindsFor<false, C::none>{});
+      if (c.constraint == ConstraintKind::pivot)
+        return c.events ? f(Rk4KindsFor<true, C::pivot>{}) : f(Rk4KindsFor<false, C::pivot>{});
+      return c.events ? f(Rk4KindsFor<true, C::planar>{}) : f(Rk4KindsFor<false, C::planar>{});
+    }
     case S::rk4_euler_zxz:
       return c.events ? f(SampleKinds<S::rk4_euler_zxz, true>{}) : f(SampleKinds<S::rk4_euler_zxz, false>{});
     case S::splitting: return c.events ? f(SampleKinds<S::splitting, true>{}) : f(SampleKinds<S::splitting, false>{});
