@@ -10,8 +10,8 @@
 //   kUsesStartRate            whether step() needs the rate at the step's start (RK4's first stage);
 //                             when it does, the loop evaluates the rate at every step's end and
 //                             hands it to the next step, so it is computed once; when it does
-//                             not, the host evaluates the rates only for a step that
-//                             interpolates (kRatesAtEveryStep);
+//                             not, and the run has no events, the rates are evaluated only for a
+//                             step that interpolates, on the host and the device alike;
 //   start(x0) -> status       ok, or why the sample cannot start;
 //   state()                   the state at the current step's start;
 //   step(k0, h, next) -> status   the next state, or why it is not usable;
@@ -217,17 +217,6 @@ struct EulerZxzRk4Stepper {
 template <class Events>
 inline constexpr bool kDeclaresEvents = !std::is_same_v<Events, NoEvents>;
 
-// Whether the loop evaluates the rates at each step's ends whenever it closes steps, for a stepper
-// that needs none of its own. The host evaluates them only for a step that interpolates. The
-// device evaluates them at every step, as before: two more right-hand sides inlined in
-// close_fixed_step made nvcc keep the float splitting kernel's wrench a call, its stack frame
-// 32 → 264 bytes (sm_90, bench/RESULTS.md, fourteenth session).
-#if defined(__CUDA_ARCH__)
-inline constexpr bool kRatesAtEveryStep = true;
-#else
-inline constexpr bool kRatesAtEveryStep = false;
-#endif
-
 // The end of one fixed step from x to next: events and output times on the step's cubic Hermite
 // interpolant through the two states and their rates. kStartRateGiven, kEndRateGiven: the loop
 // has the rate k0 at the step's start, k1 at its end (integrate_fixed_step says when); a rate not
@@ -288,7 +277,13 @@ RBMC_HD_KERNEL_INLINE IntegrationEnd<Scalar> integrate_fixed_step(Stepper& stepp
   // the interpolant of every step of a run with events: the rate at the last step's end, computed
   // once. Whether the loop closes steps can only turn off (the sink fills up), so k0 is current
   // whenever it is used.
-  constexpr bool kRates = Stepper::kUsesStartRate || kDeclaresEvents<Events> || kRatesAtEveryStep;
+  // Otherwise (the splitting and RK4 on Euler angles without events) the rates at a step's ends
+  // are evaluated only for a step that interpolates, on the device too. The device once evaluated
+  // them at every step of a run with output, one right-hand side more a step: evaluated in
+  // close_fixed_step, they grew the float splitting kernel's frame from 32 to 264 bytes
+  // (fourteenth session); since the start rate is no longer taken from the loop (below), those
+  // kernels spill nothing and keep their frames (sm_90, bench/RESULTS.md, thirty-sixth session).
+  constexpr bool kRates = Stepper::kUsesStartRate || kDeclaresEvents<Events>;
   // Without events the interpolant does not take k0 from the loop: RK4's first stage is its last
   // use, where held for the few steps that interpolate it stayed live through the other three
   // stages, 13 values more (the general double RK4 kernel spilled 244 bytes, 200 without). A step
