@@ -107,7 +107,8 @@ double median_seconds(std::size_t n, std::int64_t steps, int repetitions, Worklo
       break;
     case Workload::free_body: break;
   }
-  if (w == Workload::planar || w == Workload::planar_general || w == Workload::euler_zxz) base.initial.q_wb = {0.9, 0.3, 0.2, 0.24};  // away from θ = 0
+  if (w == Workload::planar || w == Workload::planar_general || w == Workload::euler_zxz)
+    base.initial.q_wb = {0.9, 0.3, 0.2, 0.24};  // away from θ = 0
   base.initial.q_wb = normalized(base.initial.q_wb);
   // The outputs hold each event's record too (sample_layout.hpp): sized for the run's events.
   const int n_in = input_column_count(0), n_out = output_column_count(shared.events.n);
