@@ -284,11 +284,11 @@ RBMC_HD_KERNEL_INLINE IntegrationEnd<Scalar> integrate_fixed_step(Stepper& stepp
   // (fourteenth session); since the start rate is no longer taken from the loop (below), those
   // kernels spill nothing and keep their frames (sm_90, bench/RESULTS.md, thirty-sixth session).
   constexpr bool kRates = Stepper::kUsesStartRate || kDeclaresEvents<Events>;
-  // Without events the interpolant does not take k0 from the loop: RK4's first stage is its last
-  // use, where held for the few steps that interpolate it stayed live through the other three
-  // stages, 13 values more (the general double RK4 kernel spilled 244 bytes, 200 without). A step
-  // that interpolates evaluates it again from the same state, the same bits.
-  constexpr bool kStartRateToInterpolant = kDeclaresEvents<Events>;
+  // Only with events (every step interpolates) does the interpolant take k0 from the loop. Without
+  // them RK4's first stage is its last use: held for the few steps that interpolate, it stayed
+  // live through the other three stages, 13 values more (the general double RK4 kernel spilled
+  // 244 bytes, 200 without). A step that interpolates evaluates it again from the same state, the
+  // same bits.
   RigidBodyStateRate<Scalar> k0{};
   if (Stepper::kUsesStartRate || (kRates && (events.any() || sink.active()))) k0 = rate(stepper.state());
   for (std::int64_t step = 0; step < how.n_steps; ++step) {
@@ -299,8 +299,8 @@ RBMC_HD_KERNEL_INLINE IntegrationEnd<Scalar> integrate_fixed_step(Stepper& stepp
     RigidBodyStateRate<Scalar> k1{};
     if (Stepper::kUsesStartRate || (kRates && closes)) k1 = rate(next);
     IntegrationEnd<Scalar> end;
-    if (closes && close_fixed_step<kRates && kStartRateToInterpolant, kRates>(rate, events, sink, stepper.state(), k0,
-                                                                              next, k1, step, h, end))
+    if (closes && close_fixed_step<kDeclaresEvents<Events>, kRates>(rate, events, sink, stepper.state(), k0, next, k1,
+                                                                    step, h, end))
       return end;
     stepper.accept(next);
     k0 = k1;
