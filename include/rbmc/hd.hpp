@@ -39,6 +39,14 @@
 #define RBMC_HD_KERNEL_INLINE inline
 #endif
 
+// A rare path the device keeps out of line: its registers are then not taken from the loop around
+// it (fixed_step.hpp). On the host, GCC's own choice.
+#if defined(__CUDACC__)
+#define RBMC_HD_NOINLINE __host__ __device__ __noinline__
+#else
+#define RBMC_HD_NOINLINE inline
+#endif
+
 namespace rbmc {
 
 template <class Scalar>

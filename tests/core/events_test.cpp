@@ -86,6 +86,86 @@ TYPED_TEST(EventsTest, CornerTouchesTheGroundAtTheClosedFormTime) {
   }
 }
 
+// The fixed-step loop checks each step's end with EventTracker::advance and calls step() only
+// when an event crossed; dopri5 and the CPU's lanes call step() on every step. Both must record
+// the same: the same counts, first times and states bit for bit, and the same terminal stop. A
+// spinning body gives a body point's world x crossing 0 in both senses, the attitude's angle
+// rising through 1 rad several times, a rate that never falls below its value, and a time limit
+// that stops inside a step.
+TYPED_TEST(EventsTest, AdvanceThenStepRecordsWhatStepAloneRecords) {
+  using S = TypeParam;
+  const FreeBodyModel<S> model =
+      make_free_body_model<S>({S(1), Vec3<S>::Zero(), Vec3<S>(S(1), S(2), S(2.5)).asDiagonal()}, Vec3<S>::Zero());
+  const LoadSet<S> loads{};
+  const Constraint<S> constraint{};
+  const BodyRate<S> rate{model, &loads, &constraint};
+  EventSet<S> set;
+  set.n = 4;
+  set.tolerance = S(1e-9);
+  set.events[0] = {EventKind::point_crossing, false, CrossingDirection::either, 0, S(0), Vec3<S>(S(0.5), S(0.2), 0)};
+  set.events[1] = {EventKind::attitude_angle, false, CrossingDirection::rising, 2, S(1)};
+  set.events[2] = {EventKind::angular_rate_below, false, CrossingDirection::rising, 2, S(0.01)};
+  set.events[3] = {EventKind::time_limit, true, CrossingDirection::rising, 2, S(17.3705)};
+  EventRecord<S> alone[EventSet<S>::kMax], advanced[EventSet<S>::kMax];
+  EventTracker<S> by_step{}, by_advance{};
+  by_step.records = {alone};
+  by_advance.records = {advanced};
+  RigidBodyState<S> x{Vec3<S>::Zero(), Quaternion<S>::identity(), Vec3<S>::Zero(), Vec3<S>(S(0.1), S(1), S(0.2))};
+  by_step.start(set, S(0), x);
+  by_advance.start(set, S(0), x);
+  const S h = S(0.01);
+  int steps_that_crossed = 0, steps_recorded = 0;
+  bool stopped = false;
+  for (int step = 0; step < 2000 && !stopped; ++step) {
+    const RigidBodyState<S> next = rk4_step(rate, x, h);
+    const S t0 = S(step) * h, t1 = S(step + 1) * h;
+    const PackedHermiteInterpolant<S> interp{pack(x), pack(rate(x)), pack(next), pack(rate(next)), t0, h};
+    std::int64_t counts_before = 0;
+    for (int e = 0; e < set.n; ++e) counts_before += by_step.counts[e];
+    S t_alone = S(-1), t_advanced = S(-1);
+    RigidBodyState<S> x_alone{}, x_advanced{};
+    int which_alone = -1, which_advanced = -1;
+    const bool stop_alone = by_step.step(interp, t0, t1, next, t_alone, x_alone, which_alone);
+    bool stop_advanced = false;
+    if (by_advance.advance(t1, next)) {
+      ++steps_that_crossed;
+      stop_advanced = by_advance.step(interp, t0, t1, next, t_advanced, x_advanced, which_advanced);
+    }
+    std::int64_t counts_after = 0;
+    for (int e = 0; e < set.n; ++e) counts_after += by_step.counts[e];
+    if (counts_after != counts_before) ++steps_recorded;
+    ASSERT_EQ(stop_alone, stop_advanced) << "step " << step;
+    if (stop_alone) {
+      EXPECT_EQ(t_alone, t_advanced);
+      EXPECT_EQ(which_alone, which_advanced);
+      EXPECT_EQ(pack(x_alone), pack(x_advanced));
+      EXPECT_NEAR(double(t_alone), 17.3705, 1e-6);
+      stopped = true;
+    }
+    for (int e = 0; e < set.n; ++e) {
+      ASSERT_EQ(by_step.g[e], by_advance.g[e]) << "event " << e << ", step " << step;
+      ASSERT_EQ(by_step.counts[e], by_advance.counts[e]) << "event " << e << ", step " << step;
+    }
+    x = next;
+  }
+  ASSERT_TRUE(stopped);
+  by_step.finish();
+  by_advance.finish();
+  EXPECT_GE(alone[0].count, 4);  // the point passes x = 0 about twice a turn
+  EXPECT_GE(alone[1].count, 2);
+  EXPECT_EQ(alone[2].count, 0);
+  for (int e = 0; e < set.n; ++e) {
+    EXPECT_EQ(alone[e].count, advanced[e].count) << "event " << e;
+    if (alone[e].count > 0) {
+      EXPECT_EQ(alone[e].time, advanced[e].time) << "event " << e;
+      EXPECT_EQ(pack(alone[e].state), pack(advanced[e].state)) << "event " << e;
+    }
+  }
+  // advance() hands over exactly the steps in which some event crossed in its direction: those in
+  // which a count rose (not the angle's falls through 1 rad).
+  EXPECT_EQ(steps_that_crossed, steps_recorded);
+}
+
 // 004's pendulum (see constraints_test.cpp): the rod passes the vertical, its centre of mass at
 // x = 0, at T/4 + k T/2 with T = 1.93335 s. A recorded (non-terminal) event counts the passages
 // in 7 s (seven) and keeps the first, at T/4, to the interpolant's accuracy: RK4's cubic Hermite

@@ -15,6 +15,10 @@ namespace rbmc {
 template <class Scalar, class Own = SharedValuesOnly, bool kFreeBody = false,
           CompiledConstraint kConstraint = CompiledConstraint::any>
 struct BodyRate {
+  // Whether the rate is uniform gravity alone or the loads alone (no constraint): light enough that
+  // the device keeps a fixed step's rare interpolating end inline in a run without events
+  // (fixed_step.hpp, close_fixed_step).
+  static constexpr bool kLight = kFreeBody || kConstraint == CompiledConstraint::none;
   FreeBodyModel<Scalar> model;
   const LoadSet<Scalar>* loads;
   const Constraint<Scalar>* constraint;

@@ -219,6 +219,24 @@ struct EventTracker {
     }
   }
 
+  // The step to (t1, x1) without its interpolant: each event that did not cross in it takes its g
+  // at the step's end; true when some event did, whose g stays at the step's start for step() to
+  // locate (step() evaluates the others' g again, the same values, and finds no crossing in them).
+  // So the fixed-step loop builds the interpolant, and evaluates the rates it needs, only for a step
+  // in which an event crossed (fixed_step.hpp).
+  RBMC_HD bool advance(Scalar t1, const RigidBodyState<Scalar>& x1) {
+    bool crossed = false;
+    for (int i = 0; i < set->n; ++i) {
+      const EventSpec<Scalar>& e = set->events[i];
+      const Scalar g1 = event_function(e, t1, x1);
+      if (crosses(e.direction, g[i], g1))
+        crossed = true;
+      else
+        g[i] = g1;
+    }
+    return crossed;
+  }
+
   // Checks the step to (t1, x1). When a terminal event occurred, returns true with the earliest
   // terminal time, its state and its index; every event up to that time (or in the whole step
   // when none stops it) is recorded.

@@ -3,15 +3,15 @@
 //
 // Each step's end is closed the same way whatever the stepper: a terminal event is located and
 // the output times are filled on the cubic Hermite interpolant through the step's two states and
-// their rates (third order), built only for a step that has an event declared or an output time
-// short of its end. Times are products k h, not running sums: no accumulated rounding.
+// their rates (third order), built only for a step in which an event crossed or that covers an
+// output time short of its end. Times are products k h, not running sums: no accumulated rounding.
 //
 // A stepper offers:
 //   kUsesStartRate            whether step() needs the rate at the step's start (RK4's first stage);
 //                             when it does, the loop evaluates the rate at every step's end and
-//                             hands it to the next step, so it is computed once; when it does
-//                             not, and the run has no events, the rates are evaluated only for a
-//                             step that interpolates, on the host and the device alike;
+//                             hands it to the next step, so it is computed once; any other rate is
+//                             evaluated only for a step that interpolates, on the host and the
+//                             device alike;
 //   start(x0) -> status       ok, or why the sample cannot start;
 //   state()                   the state at the current step's start;
 //   step(k0, h, next) -> status   the next state, or why it is not usable;
@@ -213,54 +213,88 @@ struct EulerZxzRk4Stepper {
   }
 };
 
-// Whether a run declares events: with them, every step needs its interpolant.
+// Whether a run declares events: with them, every step's end is checked for a crossing.
 template <class Events>
 inline constexpr bool kDeclaresEvents = !std::is_same_v<Events, NoEvents>;
 
-// The end of one fixed step from x to next: events and output times on the step's cubic Hermite
-// interpolant through the two states and their rates. kStartRateGiven, kEndRateGiven: the loop
-// has the rate k0 at the step's start, k1 at its end (integrate_fixed_step says when); a rate not
-// given is evaluated here, only for a step that needs the interpolant. Returns true, with `end`
-// filled in, when a terminal event stopped the sample.
-template <bool kStartRateGiven, bool kEndRateGiven, class Scalar, class Rate, class Events, class Sink>
-RBMC_HD_KERNEL_INLINE bool close_fixed_step(const Rate& rate, Events& events, Sink& sink, const RigidBodyState<Scalar>& x,
-                                            const RigidBodyStateRate<Scalar>& k0_given,
-                                            const RigidBodyState<Scalar>& next,
-                                            const RigidBodyStateRate<Scalar>& k1_given, std::int64_t step, Scalar h,
-                                            IntegrationEnd<Scalar>& end) {
-  const Scalar t1 = Scalar(step + 1) * h;
-  // Without events most steps need no interpolant: every output time they cover lies on their
-  // end, where the sink takes the end state (the main job's, 0.1 s apart on steps of 5 ms, all
-  // do). Then the host packs no copies and evaluates no rates for the splitting.
-  if constexpr (!kDeclaresEvents<Events>) {
-    if (!sink.interpolates(t1)) {
-      sink.step(NoInterpolant{}, t1, next);
-      return false;
-    }
-  }
-  RigidBodyStateRate<Scalar> k0_own{}, k1_own{};
-  if constexpr (!kStartRateGiven) k0_own = rate(x);
+// The end of a fixed step from x to next that needs the step's cubic Hermite interpolant through
+// its two states and their rates: an event crossed in it (crossed: EventTracker::advance has
+// taken the others' values), or it covers an output time short of its end. kEndRateGiven: the loop
+// has the rate k1 at the step's end (RK4's next first stage). The rate at the start is evaluated
+// again, not held from the step before: RK4's first stage is its last use, and held through the
+// other three stages its 13 values took registers from every step (the same bits either way).
+// Returns true, with `end` filled in, when a terminal event stopped the sample.
+template <bool kEndRateGiven, class Scalar, class Rate, class Events, class Sink>
+RBMC_HD_KERNEL_INLINE bool close_interpolating_step(const Rate& rate, Events& events, Sink& sink,
+                                                    const RigidBodyState<Scalar>& x, const RigidBodyState<Scalar>& next,
+                                                    const RigidBodyStateRate<Scalar>& k1_given, std::int64_t step,
+                                                    Scalar h, bool crossed, IntegrationEnd<Scalar>& end) {
+  const Scalar t0 = Scalar(step) * h, t1 = Scalar(step + 1) * h;
+  const RigidBodyStateRate<Scalar> k0 = rate(x);
+  RigidBodyStateRate<Scalar> k1_own{};
   if constexpr (!kEndRateGiven) k1_own = rate(next);
-  const RigidBodyStateRate<Scalar>& k0 = kStartRateGiven ? k0_given : k0_own;
   const RigidBodyStateRate<Scalar>& k1 = kEndRateGiven ? k1_given : k1_own;
   // The device refers to the step's values, where packed copies cost the double kernels'
   // registers; the host packs them, where with references GCC's code integrated the README's
   // main job (the lanes) 19 % slower (bench/RESULTS.md, 2026-11-24, fifth session).
 #if defined(__CUDA_ARCH__)
-  const HermiteInterpolant<Scalar> interp{x, k0, next, k1, Scalar(step) * h, h};
+  const HermiteInterpolant<Scalar> interp{x, k0, next, k1, t0, h};
 #else
-  const PackedHermiteInterpolant<Scalar> interp{pack(x), pack(k0), pack(next), pack(k1), Scalar(step) * h, h};
+  const PackedHermiteInterpolant<Scalar> interp{pack(x), pack(k0), pack(next), pack(k1), t0, h};
 #endif
   Scalar t_stop;
   RigidBodyState<Scalar> x_stop;
   int which = -1;
-  if (events.any() && events.step(interp, Scalar(step) * h, t1, next, t_stop, x_stop, which)) {
+  if (crossed && events.step(interp, t0, t1, next, t_stop, x_stop, which)) {
     sink.step(interp, t_stop, x_stop);
     end = {x_stop, t_stop, SampleStatus::terminal_event, step + 1, 0, which};
     return true;
   }
   sink.step(interp, t1, next);
   return false;
+}
+
+// The same as a call: the device's in double, but for a light rate (BodyRate::kLight) without
+// events. Inlined, its rates, interpolant and root finding took registers from the loop around it,
+// which runs it rarely: the double RK4 kernels spilled 56 to 456 bytes where they now spill 0 to
+// 240, for a frame of about 700 bytes more that only such a step touches (sm_90, bench/RESULTS.md,
+// thirty-seventh session). Float kernels, and light rates without events, spill nothing with it
+// inline.
+template <bool kEndRateGiven, class Scalar, class Rate, class Events, class Sink>
+RBMC_HD_NOINLINE bool close_interpolating_step_call(const Rate& rate, Events& events, Sink& sink,
+                                                    const RigidBodyState<Scalar>& x, const RigidBodyState<Scalar>& next,
+                                                    const RigidBodyStateRate<Scalar>& k1_given, std::int64_t step,
+                                                    Scalar h, bool crossed, IntegrationEnd<Scalar>& end) {
+  return close_interpolating_step<kEndRateGiven>(rate, events, sink, x, next, k1_given, step, h, crossed, end);
+}
+
+template <class Rate, class = void>
+inline constexpr bool kRateIsLight = false;
+template <class Rate>
+inline constexpr bool kRateIsLight<Rate, std::void_t<decltype(Rate::kLight)>> = Rate::kLight;
+
+// The end of one fixed step from x to next: events and output times. Most steps need no
+// interpolant: no event crosses in them (EventTracker::advance), and every output time they cover
+// lies on their end, where the sink takes the end state (the main job's, 0.1 s apart on steps of
+// 5 ms, all do). Then the host packs no copies and no rate is evaluated. Returns true, with `end`
+// filled in, when a terminal event stopped the sample.
+template <bool kEndRateGiven, class Scalar, class Rate, class Events, class Sink>
+RBMC_HD_KERNEL_INLINE bool close_fixed_step(const Rate& rate, Events& events, Sink& sink, const RigidBodyState<Scalar>& x,
+                                            const RigidBodyState<Scalar>& next,
+                                            const RigidBodyStateRate<Scalar>& k1_given, std::int64_t step, Scalar h,
+                                            IntegrationEnd<Scalar>& end) {
+  const Scalar t1 = Scalar(step + 1) * h;
+  bool crossed = false;
+  if constexpr (kDeclaresEvents<Events>) crossed = events.advance(t1, next);
+  if (!crossed && !sink.interpolates(t1)) {
+    sink.step(NoInterpolant{}, t1, next);
+    return false;
+  }
+#if defined(__CUDA_ARCH__)
+  if constexpr (sizeof(Scalar) == 8 && !(kRateIsLight<Rate> && !kDeclaresEvents<Events>))
+    return close_interpolating_step_call<kEndRateGiven>(rate, events, sink, x, next, k1_given, step, h, crossed, end);
+#endif
+  return close_interpolating_step<kEndRateGiven>(rate, events, sink, x, next, k1_given, step, h, crossed, end);
 }
 
 // how.n_steps steps of how.step from x0. Stops at the last usable state when a step is not
@@ -273,34 +307,20 @@ RBMC_HD_KERNEL_INLINE IntegrationEnd<Scalar> integrate_fixed_step(Stepper& stepp
   const Scalar h = how.step;
   const SampleStatus started = stepper.start(x0);
   if (started != SampleStatus::ok) return {x0, Scalar(0), started, 0, 0, -1};
-  // The rate at the current step's start, for a stepper that uses it (RK4's first stage) or for
-  // the interpolant of every step of a run with events: the rate at the last step's end, computed
-  // once. Whether the loop closes steps can only turn off (the sink fills up), so k0 is current
-  // whenever it is used.
-  // Otherwise (the splitting and RK4 on Euler angles without events) the rates at a step's ends
-  // are evaluated only for a step that interpolates, on the device too. The device once evaluated
-  // them at every step of a run with output, one right-hand side more a step: evaluated in
-  // close_fixed_step, they grew the float splitting kernel's frame from 32 to 264 bytes
-  // (fourteenth session); since the start rate is no longer taken from the loop (below), those
-  // kernels spill nothing and keep their frames (sm_90, bench/RESULTS.md, thirty-sixth session).
-  constexpr bool kRates = Stepper::kUsesStartRate || kDeclaresEvents<Events>;
-  // Only with events (every step interpolates) does the interpolant take k0 from the loop. Without
-  // them RK4's first stage is its last use: held for the few steps that interpolate, it stayed
-  // live through the other three stages, 13 values more (the general double RK4 kernel spilled
-  // 244 bytes, 200 without). A step that interpolates evaluates it again from the same state, the
-  // same bits.
+  // The rate at the current step's start, for a stepper that uses it (RK4's first stage): the rate
+  // at the last step's end, computed once. No other rate is held from step to step: a step that
+  // interpolates evaluates the rates it needs (close_interpolating_step), with events or without.
   RigidBodyStateRate<Scalar> k0{};
-  if (Stepper::kUsesStartRate || (kRates && (events.any() || sink.active()))) k0 = rate(stepper.state());
+  if constexpr (Stepper::kUsesStartRate) k0 = rate(stepper.state());
   for (std::int64_t step = 0; step < how.n_steps; ++step) {
     RigidBodyState<Scalar> next;
     const SampleStatus status = stepper.step(k0, h, next);
     if (status != SampleStatus::ok) return {stepper.state(), Scalar(step) * h, status, step, 0, -1};
-    const bool closes = events.any() || sink.active();
     RigidBodyStateRate<Scalar> k1{};
-    if (Stepper::kUsesStartRate || (kRates && closes)) k1 = rate(next);
+    if constexpr (Stepper::kUsesStartRate) k1 = rate(next);
     IntegrationEnd<Scalar> end;
-    if (closes && close_fixed_step<kDeclaresEvents<Events>, kRates>(rate, events, sink, stepper.state(), k0, next, k1,
-                                                                    step, h, end))
+    if ((events.any() || sink.active()) &&
+        close_fixed_step<Stepper::kUsesStartRate>(rate, events, sink, stepper.state(), next, k1, step, h, end))
       return end;
     stepper.accept(next);
     k0 = k1;

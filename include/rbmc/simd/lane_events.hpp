@@ -137,6 +137,7 @@ struct LaneEventTracker {
   };
 
   LaneEventTrackers<Scalar, W> trackers;
+  L g_end[kMax];  // every g at the current step's end, between advance() and step()
   Stop stops[W];
   const int* sink_next = nullptr;  // the lanes' sink's first output time not yet written (or none)
   std::int64_t steps = 0;   // steps closed so far
@@ -152,19 +153,26 @@ struct LaneEventTracker {
     sink_next = next_output;
   }
 
-  // The step to (t1, x1) on its interpolant: the fixed-step loop's call. Returns true once every
-  // lane has stopped, with their stopping times and states.
+  // The fixed-step loop's check of each step's end (t1, x1), as EventTracker::advance: every g
+  // there; false when no lane's g may have changed sign (most steps), and every g takes its new
+  // value; true when one may have, and step() is to be called on the step's interpolant.
+  bool advance(const L& t1, const RigidBodyState<L>& x1) {
+    ++steps;
+    if (trackers.evaluate(t1, x1, g_end)) return true;
+    for (int i = 0; i < trackers.lane_set.n; ++i) trackers.g[i] = g_end[i];
+    return false;
+  }
+
+  // The step to (t1, x1) on its interpolant, after advance() returned true: each lane in which an
+  // event crossed is checked on its own. Returns true once every lane has stopped, with their
+  // stopping times and states.
   template <class Interpolant>
   bool step(const Interpolant& interp, const L& t0, const L& t1, const RigidBodyState<L>& x1, L& t_stop,
             RigidBodyState<L>& x_stop, int& stopping_event) {
-    ++steps;
-    L g1[kMax];
-    if (trackers.evaluate(t1, x1, g1)) {
-      for (int lane = 0; lane < W; ++lane)
-        if (!stops[lane].stopped && trackers.crossed(lane, g1))
-          check_lane(lane, lane_of(interp, lane), t0[lane], t1[lane], lane_of(x1, lane));
-    }
-    for (int i = 0; i < trackers.lane_set.n; ++i) trackers.g[i] = g1[i];
+    for (int lane = 0; lane < W; ++lane)
+      if (!stops[lane].stopped && trackers.crossed(lane, g_end))
+        check_lane(lane, lane_of(interp, lane), t0[lane], t1[lane], lane_of(x1, lane));
+    for (int i = 0; i < trackers.lane_set.n; ++i) trackers.g[i] = g_end[i];
     if (stopped < W) return false;
     for (int lane = 0; lane < W; ++lane) {
       t_stop.set(lane, stops[lane].time);
