@@ -49,6 +49,21 @@
 
 namespace rbmc {
 
+// v, read from memory where it is used. On the device the pointer passes through an empty asm, so
+// the compiler knows nothing of where it points and cannot keep v's values in registers from one
+// use to the next: a value the loop needs briefly in each right-hand side is loaded there (an L1
+// hit) instead of held through every stage. On the host, v itself.
+template <class T>
+RBMC_HD_INLINE const T& read_in_place(const T& v) {
+#if defined(__CUDA_ARCH__)
+  const T* p = &v;
+  asm volatile("" : "+l"(p));
+  return *p;
+#else
+  return v;
+#endif
+}
+
 template <class Scalar>
 using Vec3 = Eigen::Matrix<Scalar, 3, 1>;
 template <class Scalar>

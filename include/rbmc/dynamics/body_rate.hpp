@@ -12,13 +12,18 @@ namespace rbmc {
 // the loads and constraint not looked at (a free body's general rate is this one, bit for bit).
 // kConstraint: the constraint's kind compiled in (constrained_rate), any by default; the same
 // numbers as the general rate's for a run of that kind.
+// kReadsInPlace: on the device in double, each evaluation reads the model, the constraint, the
+// loads and a pivot's K_b⁻¹ from memory where it uses them (read_in_place), so that the loop
+// around it does not hold them in registers through every stage (SampleKinds::rate_reads_in_place
+// says where). The same operations, so the same numbers; on the host it changes nothing.
 template <class Scalar, class Own = SharedValuesOnly, bool kFreeBody = false,
-          CompiledConstraint kConstraint = CompiledConstraint::any>
+          CompiledConstraint kConstraint = CompiledConstraint::any, bool kReadsInPlace = false>
 struct BodyRate {
   // Whether the rate is uniform gravity alone or the loads alone (no constraint): light enough that
   // the device keeps a fixed step's rare interpolating end inline in a run without events
   // (fixed_step.hpp, close_fixed_step).
   static constexpr bool kLight = kFreeBody || kConstraint == CompiledConstraint::none;
+  static constexpr bool kReadsModelInPlace = kReadsInPlace && sizeof(Scalar) == 8;
   FreeBodyModel<Scalar> model;
   const LoadSet<Scalar>* loads;
   const Constraint<Scalar>* constraint;
@@ -31,10 +36,21 @@ struct BodyRate {
     else return evaluate_loads(*loads, own, model, x);
   }
   RBMC_HD_INLINE ConstrainedRate<Scalar> evaluate(const RigidBodyState<Scalar>& x) const {
-    if constexpr (kFreeBody) return {free_body_rate(model, x), Vec3<Scalar>::Zero()};
-    else return constrained_rate<kConstraint>(*constraint, model, x, wrench(x), pivot_k_inv);
+    if constexpr (kFreeBody) {
+      return {free_body_rate(model, x), Vec3<Scalar>::Zero()};
+    } else {
+      const FreeBodyModel<Scalar>& m = in_place(model);
+      const Wrench<Scalar> applied = evaluate_loads(in_place(*loads), own, m, x);
+      return constrained_rate<kConstraint>(in_place(*constraint), m, x, applied,
+                                           pivot_k_inv != nullptr ? &in_place(*pivot_k_inv) : nullptr);
+    }
   }
   RBMC_HD_INLINE RigidBodyStateRate<Scalar> operator()(const RigidBodyState<Scalar>& x) const { return evaluate(x).rate; }
+  template <class T>
+  RBMC_HD_INLINE static const T& in_place(const T& v) {
+    if constexpr (kReadsModelInPlace) return read_in_place(v);
+    else return v;
+  }
   RBMC_HD Scalar potential_energy(const RigidBodyState<Scalar>& x) const {
     return rbmc::potential_energy(*loads, own, model, x);
   }

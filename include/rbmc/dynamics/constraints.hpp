@@ -163,10 +163,11 @@ RBMC_HD_INLINE Mat3<Scalar> pivot_apparent_inverse_inertia(const Constraint<Scal
   return k;
 }
 
-// K_b⁻¹ (kg): it depends on the body and the joint alone, so the host computes it once per
-// sample and passes it to pivot_rate. The GPU lets pivot_rate compute it at each evaluation:
-// registers are scarcer there than arithmetic, and nine more values held through the loop grew
-// the double kernels' spills (sm_90). The same operations either way, so the same numbers.
+// K_b⁻¹ (kg): it depends on the body and the joint alone, so it is computed once per sample and
+// passed to pivot_rate (run_sample), on the GPU too where the rate reads its model from memory
+// (BodyRate's kReadsInPlace). The GPU's other kernels let pivot_rate compute it at each
+// evaluation: registers are scarcer there than arithmetic, and nine more values held through the
+// loop grew their spills (sm_90). The same operations either way, so the same numbers.
 template <class Scalar>
 RBMC_HD_INLINE Mat3<Scalar> pivot_k_inverse(const Constraint<Scalar>& c, const FreeBodyModel<Scalar>& model) {
   return mat3_inverse(pivot_apparent_inverse_inertia(c, model));

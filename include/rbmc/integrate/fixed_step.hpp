@@ -254,12 +254,10 @@ RBMC_HD_KERNEL_INLINE bool close_interpolating_step(const Rate& rate, Events& ev
   return false;
 }
 
-// The same as a call: the device's in double, but for a light rate (BodyRate::kLight) without
-// events. Inlined, its rates, interpolant and root finding took registers from the loop around it,
-// which runs it rarely: the double RK4 kernels spilled 56 to 456 bytes where they now spill 0 to
-// 240, for a frame of about 700 bytes more that only such a step touches (sm_90, bench/RESULTS.md,
-// thirty-seventh session). Float kernels, and light rates without events, spill nothing with it
-// inline.
+// The same as a call (kInterpolatingStepIsCall says where). Inlined, its rates, interpolant and
+// root finding took registers from the loop around it, which runs it rarely: the double RK4
+// kernels spilled 56 to 456 bytes where they now spill 0 to 240, for a frame of about 700 bytes
+// more that only such a step touches (sm_90, bench/RESULTS.md, thirty-seventh session).
 template <bool kEndRateGiven, class Scalar, class Rate, class Events, class Sink>
 RBMC_HD_NOINLINE bool close_interpolating_step_call(const Rate& rate, Events& events, Sink& sink,
                                                     const RigidBodyState<Scalar>& x, const RigidBodyState<Scalar>& next,
@@ -272,6 +270,21 @@ template <class Rate, class = void>
 inline constexpr bool kRateIsLight = false;
 template <class Rate>
 inline constexpr bool kRateIsLight<Rate, std::void_t<decltype(Rate::kLight)>> = Rate::kLight;
+template <class Rate, class = void>
+inline constexpr bool kRateReadsInPlace = false;
+template <class Rate>
+inline constexpr bool kRateReadsInPlace<Rate, std::void_t<decltype(Rate::kReadsModelInPlace)>> =
+    Rate::kReadsModelInPlace;
+
+// Whether the device makes a fixed step's rare interpolating end a call: in double, but where the
+// loop leaves it registers inline. That is a light rate (BodyRate::kLight) without events, and RK4
+// (kEndRateGiven) on a rate that reads its model in place: those spill nothing with it inline, and
+// their frames are 330 to 370 bytes smaller (sm_90, bench/RESULTS.md, thirty-eighth session). Float
+// kernels spill nothing with it inline.
+template <class Scalar, class Rate, class Events, bool kEndRateGiven>
+inline constexpr bool kInterpolatingStepIsCall = sizeof(Scalar) == 8 &&
+                                                 !(kRateIsLight<Rate> && !kDeclaresEvents<Events>) &&
+                                                 !(kRateReadsInPlace<Rate> && kEndRateGiven);
 
 // The end of one fixed step from x to next: events and output times. Most steps need no
 // interpolant: no event crosses in them (EventTracker::advance), and every output time they cover
@@ -291,7 +304,7 @@ RBMC_HD_KERNEL_INLINE bool close_fixed_step(const Rate& rate, Events& events, Si
     return false;
   }
 #if defined(__CUDA_ARCH__)
-  if constexpr (sizeof(Scalar) == 8 && !(kRateIsLight<Rate> && !kDeclaresEvents<Events>))
+  if constexpr (kInterpolatingStepIsCall<Scalar, Rate, Events, kEndRateGiven>)
     return close_interpolating_step_call<kEndRateGiven>(rate, events, sink, x, next, k1_given, step, h, crossed, end);
 #endif
   return close_interpolating_step<kEndRateGiven>(rate, events, sink, x, next, k1_given, step, h, crossed, end);

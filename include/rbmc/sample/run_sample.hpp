@@ -142,17 +142,21 @@ RBMC_HD_KERNEL_INLINE SampleResult<Scalar> run_sample(const SampleInputs<Scalar>
   }
   const FreeBodyModel<Scalar> model = make_free_body_model(in.body, in.gravity_w);
   const Constraint<Scalar> constraint = constraint_of(shared.constraint, own);
-  // A pivot's K_b⁻¹ once per sample on the host; on the GPU, at each evaluation (pivot_k_inverse
+  using Rate = BodyRate<Scalar, Own, Kinds::free_body, Kinds::constraint, Kinds::rate_reads_in_place>;
+  // A pivot's K_b⁻¹ once per sample, where the rate does not hold it in registers: on the host, and
+  // on the GPU where the rate reads its model in place; else at each evaluation (pivot_k_inverse
   // says why).
 #ifdef __CUDA_ARCH__
-  const Mat3<Scalar>* pivot_k_inv = nullptr;
+  constexpr bool kHoldsKInverse = Rate::kReadsModelInPlace;
 #else
-  const bool pivot = !Kinds::free_body && constraint.kind == ConstraintKind::pivot;
+  constexpr bool kHoldsKInverse = true;
+#endif
+  constexpr bool kMayBePivot =
+      Kinds::constraint == CompiledConstraint::pivot || Kinds::constraint == CompiledConstraint::any;
+  const bool pivot = kHoldsKInverse && kMayBePivot && constraint.kind == ConstraintKind::pivot;
   const Mat3<Scalar> k_inv = pivot ? pivot_k_inverse(constraint, model) : Mat3<Scalar>::Zero();
   const Mat3<Scalar>* pivot_k_inv = pivot ? &k_inv : nullptr;
-#endif
-  const BodyRate<Scalar, Own, Kinds::free_body, Kinds::constraint> rate{model, &shared.loads, &constraint, own,
-                                                                     pivot_k_inv};
+  const Rate rate{model, &shared.loads, &constraint, own, pivot_k_inv};
   sink.start(Scalar(0), x0);
   const IntegrationEnd<Scalar> end = integrate_sample<Kinds>(rate, x0, how, events, sink);
   sink.finish(end.status == SampleStatus::ok, end.state);
