@@ -2,7 +2,8 @@
 // thread per sample (kernels/run_batch.cu), timed with CUDA events after a warm-up; the median of
 // several launches, in body-steps per second (the adaptive integrator's accepted steps). Each
 // load and constraint kind, dopri5, the splitting, Euler angles and events, in float and double:
-// issue 13's table. The inputs are a dispersed copy of the body so that samples differ.
+// issue 13's table. Beside them, kernels no run takes, for comparison: the general RK4 kernel's,
+// and the pivot's with its model held in registers (kernel_bench_model_held.cu). The inputs are a dispersed copy of the body so that samples differ.
 //   rbmc_kernel_bench [N] [steps] [repetitions]
 #include <algorithm>
 #include <cstdio>
@@ -16,6 +17,12 @@
 #include "rbmc/sample/sample_layout.hpp"
 
 namespace rbmc::bench {
+
+// kernel_bench_model_held.cu: the pivot's double RK4 kernel as it was before the model was read in
+// place (a double kernel only: the float kernels hold their model either way).
+cudaError_t launch_pivot_rk4_model_held(const double* inputs, double* outputs, std::uint8_t* status, std::size_t n,
+                                        const SharedModel<double>& shared, const IntegrationSettings<double>& how);
+
 namespace {
 
 // One workload of the table: the free body with one load, constraint, integrator or event added.
@@ -23,7 +30,7 @@ namespace {
 // which no run takes since RK4 is compiled for each constraint kind (sample_kinds.hpp): the two
 // compared in one run.
 enum class Workload {
-  free_body, pivot, pivot_general, planar, planar_general, point_force, spring, spring_general, damping, central_body,
+  free_body, pivot, pivot_model_held, pivot_general, planar, planar_general, point_force, spring, spring_general, damping, central_body,
   dopri5, splitting, euler_zxz, events
 };
 bool takes_the_general_kernel(Workload w) {
@@ -33,6 +40,7 @@ const char* name_of(Workload w) {
   switch (w) {
     case Workload::free_body: return "free body (uniform gravity), RK4";
     case Workload::pivot: return "pivot, RK4";
+    case Workload::pivot_model_held: return "pivot, RK4, the model held in registers (before 2026-11-29's 38th session)";
     case Workload::pivot_general: return "pivot, RK4, the general kernel (constraint dispatch)";
     case Workload::planar: return "planar, RK4";
     case Workload::planar_general: return "planar, RK4, the general kernel (constraint dispatch)";
@@ -49,6 +57,18 @@ const char* name_of(Workload w) {
   return "?";
 }
 
+// The kernel a workload runs: the one a run of its model takes, or one named for comparison.
+template <class Scalar>
+cudaError_t launch_workload(Workload w, const Scalar* inputs, Scalar* outputs, std::uint8_t* status, std::size_t n,
+                            const SharedModel<Scalar>& shared, const IntegrationSettings<Scalar>& how) {
+  if constexpr (sizeof(Scalar) == 8)
+    if (w == Workload::pivot_model_held) return launch_pivot_rk4_model_held(inputs, outputs, status, n, shared, how);
+  if (takes_the_general_kernel(w))
+    return kernels::launch_run_batch_for<Scalar, SampleKinds<StepperKind::rk4, false>>(inputs, outputs, nullptr, status,
+                                                                                       n, shared, how, nullptr, 0, n);
+  return kernels::launch_run_batch<Scalar>(inputs, outputs, nullptr, status, n, shared, how, nullptr);
+}
+
 template <class Scalar>
 double median_seconds(std::size_t n, std::int64_t steps, int repetitions, Workload w, double& body_steps) {
   SharedModel<Scalar> shared{};
@@ -57,6 +77,7 @@ double median_seconds(std::size_t n, std::int64_t steps, int repetitions, Worklo
   LoadSet<Scalar>& loads = shared.loads;
   switch (w) {
     case Workload::pivot:
+    case Workload::pivot_model_held:
     case Workload::pivot_general:
       shared.constraint.kind = ConstraintKind::pivot;
       shared.constraint.point_b = Vec3<Scalar>(0, 0, Scalar(0.05));
@@ -129,12 +150,7 @@ double median_seconds(std::size_t n, std::int64_t steps, int repetitions, Worklo
   std::vector<double> seconds;
   for (int r = 0; r <= repetitions; ++r) {  // the first launch warms up and is not counted
     RBMC_CUDA_CHECK(cudaEventRecord(start));
-    if (takes_the_general_kernel(w))
-      RBMC_CUDA_CHECK((kernels::launch_run_batch_for<Scalar, SampleKinds<StepperKind::rk4, false>>(
-          d_in.data(), d_out.data(), nullptr, d_status.data(), n, shared, how, nullptr, 0, n)));
-    else
-      RBMC_CUDA_CHECK(kernels::launch_run_batch<Scalar>(d_in.data(), d_out.data(), nullptr, d_status.data(), n, shared,
-                                                        how, nullptr));
+    RBMC_CUDA_CHECK(launch_workload(w, d_in.data(), d_out.data(), d_status.data(), n, shared, how));
     RBMC_CUDA_CHECK(cudaEventRecord(stop));
     RBMC_CUDA_CHECK(cudaEventSynchronize(stop));
     float ms = 0;
@@ -163,13 +179,14 @@ int main(int argc, char** argv) {
               p.multiProcessorCount, n, static_cast<long long>(steps), repetitions);
   std::printf("| workload | precision | kernel time (s) | body-steps/s |\n| --- | --- | --- | --- |\n");
   using rbmc::bench::Workload;
-  for (const Workload w : {Workload::free_body, Workload::pivot, Workload::pivot_general, Workload::planar,
+  for (const Workload w : {Workload::free_body, Workload::pivot, Workload::pivot_model_held, Workload::pivot_general, Workload::planar,
                            Workload::planar_general, Workload::point_force, Workload::spring, Workload::spring_general,
                            Workload::damping, Workload::central_body, Workload::dopri5, Workload::splitting,
                            Workload::euler_zxz, Workload::events}) {
     double steps64 = 0, steps32 = 0;
     const double t64 = rbmc::bench::median_seconds<double>(n, steps, repetitions, w, steps64);
     std::printf("| %s | double | %.4f | %.3g |\n", rbmc::bench::name_of(w), t64, steps64 / t64);
+    if (w == Workload::pivot_model_held) continue;  // the float kernel is "pivot, RK4"'s
     const double t32 = rbmc::bench::median_seconds<float>(n, steps, repetitions, w, steps32);
     std::printf("| %s | float | %.4f | %.3g |\n", rbmc::bench::name_of(w), t32, steps32 / t32);
     std::fflush(stdout);
