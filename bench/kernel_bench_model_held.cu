@@ -11,6 +11,7 @@
 namespace rbmc::bench {
 
 struct PivotRk4ModelHeldKinds : Rk4KindsFor<false, CompiledConstraint::pivot> {
+  template <class Scalar>
   static constexpr bool rate_reads_in_place = false;
 };
 

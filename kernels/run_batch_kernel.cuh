@@ -17,12 +17,15 @@ namespace rbmc::kernels {
 // The largest block the kernels are compiled for, and the blocks of it each SM must hold, which
 // bound the registers: 4 blocks of 128 allow 128 registers a thread (16 of an H100's 64 warps per
 // SM, 25 % occupancy), 2 allow 255 (12.5 %). Each kind takes the most blocks it compiles for
-// without a spill: the float free body 4; every other kernel 2, where the RK stages, the model
-// and the loads' or constraint's evaluation need more than 128 registers (at 4 they spill: the
-// compiler's report, bench/RESULTS.md). tests/tools/ptxas_report.py holds them to it.
+// without a spill: in float the free body 4, and 4 where the rate reads its model in place
+// (SampleKinds::rate_reads_in_place: RK4 and the splitting without events); every other kernel 2,
+// where the RK stages, the model and the loads' or constraint's evaluation need more than 128
+// registers (at 4 they spill: the compiler's report, bench/RESULTS.md). tests/tools/ptxas_report.py
+// holds them to it.
 constexpr int kMaxBlockSize = 128;
 template <class Scalar, class Kinds>
-constexpr int kMinBlocksPerSm = sizeof(Scalar) == 4 && Kinds::free_body ? 4 : 2;
+constexpr int kMinBlocksPerSm =
+    sizeof(Scalar) == 4 && (Kinds::free_body || Kinds::template rate_reads_in_place<Scalar>) ? 4 : 2;
 
 // The shared model and the settings are __grid_constant__: read in place from the kernel's
 // parameter space, never copied to each thread's stack (sm_70 and later).

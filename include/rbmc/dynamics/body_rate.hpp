@@ -12,10 +12,10 @@ namespace rbmc {
 // the loads and constraint not looked at (a free body's general rate is this one, bit for bit).
 // kConstraint: the constraint's kind compiled in (constrained_rate), any by default; the same
 // numbers as the general rate's for a run of that kind.
-// kReadsInPlace: on the device in double, each evaluation reads the model, the constraint, the
-// loads and a pivot's K_b⁻¹ from memory where it uses them (read_in_place), so that the loop
-// around it does not hold them in registers through every stage (SampleKinds::rate_reads_in_place
-// says where). The same operations, so the same numbers; on the host it changes nothing.
+// kReadsInPlace: on the device, each evaluation reads the model, the constraint, the loads and a
+// pivot's K_b⁻¹ from memory where it uses them (read_in_place), so that the loop around it does
+// not hold them in registers through every stage (SampleKinds::rate_reads_in_place says where).
+// The same operations, so the same numbers; on the host it changes nothing.
 template <class Scalar, class Own = SharedValuesOnly, bool kFreeBody = false,
           CompiledConstraint kConstraint = CompiledConstraint::any, bool kReadsInPlace = false>
 struct BodyRate {
@@ -23,7 +23,7 @@ struct BodyRate {
   // the device keeps a fixed step's rare interpolating end inline in a run without events
   // (fixed_step.hpp, close_fixed_step).
   static constexpr bool kLight = kFreeBody || kConstraint == CompiledConstraint::none;
-  static constexpr bool kReadsModelInPlace = kReadsInPlace && sizeof(Scalar) == 8;
+  static constexpr bool kReadsModelInPlace = kReadsInPlace;
   FreeBodyModel<Scalar> model;
   const LoadSet<Scalar>* loads;
   const Constraint<Scalar>* constraint;

@@ -142,7 +142,7 @@ RBMC_HD_KERNEL_INLINE SampleResult<Scalar> run_sample(const SampleInputs<Scalar>
   }
   const FreeBodyModel<Scalar> model = make_free_body_model(in.body, in.gravity_w);
   const Constraint<Scalar> constraint = constraint_of(shared.constraint, own);
-  using Rate = BodyRate<Scalar, Own, Kinds::free_body, Kinds::constraint, Kinds::rate_reads_in_place>;
+  using Rate = BodyRate<Scalar, Own, Kinds::free_body, Kinds::constraint, Kinds::template rate_reads_in_place<Scalar>>;
   // A pivot's K_b⁻¹ once per sample, where the rate does not hold it in registers: on the host, and
   // on the GPU where the rate reads its model in place; else at each evaluation (pivot_k_inverse
   // says why).

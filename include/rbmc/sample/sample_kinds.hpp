@@ -35,17 +35,23 @@ struct SampleKinds {
   static constexpr bool free_body = kFreeBody;
   static constexpr CompiledConstraint constraint = kFreeBody ? CompiledConstraint::none : kConstraint;
   // Whether the device reads the sample's model, constraint and loads from memory at each
-  // evaluation of the rate (BodyRate's kReadsInPlace) rather than holding them in registers: for a
-  // constraint's rate (any kind, the pivot or the plane) on RK4, RK4 on Euler angles and dopri5
-  // without events. Held, those 40-odd values made those double kernels spill 52 to 384 bytes a
-  // thread; read in place, only dopri5's spills, 196 bytes (sm_90, bench/RESULTS.md, thirty-eighth
-  // session). Not on the splitting, whose steps take the wrench alone (its events kernel then
-  // spilled 64 bytes against none), nor dopri5 with events (its spill stores fell from 564 to 532
-  // bytes but its spill loads rose from 1,412 to 1,964). The light rates (BodyRate::kLight) spill
-  // nothing holding them.
-  static constexpr bool rate_reads_in_place = !kFreeBody && kConstraint != CompiledConstraint::none &&
-                                              kStepper != StepperKind::splitting &&
-                                              !(kStepper == StepperKind::dopri5 && kEvents);
+  // evaluation of the rate (BodyRate's kReadsInPlace) rather than holding them in registers
+  // (sm_90, bench/RESULTS.md, thirty-eighth session):
+  // - in double, for a constraint's rate (any kind, the pivot or the plane) on RK4, RK4 on Euler
+  //   angles and dopri5 without events. Held, those 40-odd values made those kernels spill 52 to
+  //   384 bytes a thread; read in place, only dopri5's spills, 196 bytes. Not on the splitting,
+  //   whose steps take the wrench alone (its events kernel then spilled 64 bytes against none), nor
+  //   dopri5 with events (its spill stores fell from 564 to 532 bytes but its spill loads rose from
+  //   1,412 to 1,964). The light rates (BodyRate::kLight) spill nothing holding them;
+  // - in float, for every rate but the free body's on RK4 and the splitting without events: those
+  //   kernels then fit 128 registers (four blocks of 128 an SM, 25 % occupancy; run_batch_kernel.cuh)
+  //   with no spill, where holding the model they need 150 to 182. With events, on Euler angles or
+  //   with dopri5 they spill 184 to 904 bytes at 128 registers, so they hold it at two blocks.
+  template <class Scalar>
+  static constexpr bool rate_reads_in_place =
+      sizeof(Scalar) == 8 ? !kFreeBody && kConstraint != CompiledConstraint::none &&
+                                kStepper != StepperKind::splitting && !(kStepper == StepperKind::dopri5 && kEvents)
+                          : !kFreeBody && !kEvents && (kStepper == StepperKind::rk4 || kStepper == StepperKind::splitting);
   static_assert(!kFreeBody || (kStepper == StepperKind::rk4 && !kEvents), "the free body is RK4 without events");
   static_assert(!kFreeBody || kConstraint == CompiledConstraint::any, "the free body is unconstrained already");
 };
