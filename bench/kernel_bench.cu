@@ -3,7 +3,8 @@
 // several launches, in body-steps per second (the adaptive integrator's accepted steps). Each
 // load and constraint kind, dopri5, the splitting, Euler angles and events, in float and double:
 // issue 13's table. Beside them, kernels no run takes, for comparison: the general RK4 kernel's,
-// and the pivot's with its model held in registers (kernel_bench_model_held.cu). The inputs are a dispersed copy of the body so that samples differ.
+// and the pivot's with its model held in registers (kernel_bench_model_held.cu). The inputs are a
+// dispersed copy of the body so that samples differ.
 //   rbmc_kernel_bench [N] [steps] [repetitions]
 #include <algorithm>
 #include <cstdio>
@@ -30,7 +31,8 @@ namespace {
 // which no run takes since RK4 is compiled for each constraint kind (sample_kinds.hpp): the two
 // compared in one run.
 enum class Workload {
-  free_body, pivot, pivot_model_held, pivot_general, planar, planar_general, point_force, spring, spring_general, damping, central_body,
+  free_body, pivot, pivot_model_held, pivot_general, planar, planar_general, point_force, spring, spring_general,
+  damping, central_body,
   dopri5, splitting, euler_zxz, events
 };
 bool takes_the_general_kernel(Workload w) {
@@ -179,8 +181,9 @@ int main(int argc, char** argv) {
               p.multiProcessorCount, n, static_cast<long long>(steps), repetitions);
   std::printf("| workload | precision | kernel time (s) | body-steps/s |\n| --- | --- | --- | --- |\n");
   using rbmc::bench::Workload;
-  for (const Workload w : {Workload::free_body, Workload::pivot, Workload::pivot_model_held, Workload::pivot_general, Workload::planar,
-                           Workload::planar_general, Workload::point_force, Workload::spring, Workload::spring_general,
+  for (const Workload w : {Workload::free_body, Workload::pivot, Workload::pivot_model_held, Workload::pivot_general,
+                           Workload::planar, Workload::planar_general, Workload::point_force, Workload::spring,
+                           Workload::spring_general,
                            Workload::damping, Workload::central_body, Workload::dopri5, Workload::splitting,
                            Workload::euler_zxz, Workload::events}) {
     double steps64 = 0, steps32 = 0;

@@ -255,9 +255,9 @@ RBMC_HD_KERNEL_INLINE bool close_interpolating_step(const Rate& rate, Events& ev
 }
 
 // The same as a call (kInterpolatingStepIsCall says where). Inlined, its rates, interpolant and
-// root finding took registers from the loop around it, which runs it rarely: the double RK4
-// kernels spilled 56 to 456 bytes where they now spill 0 to 240, for a frame of about 700 bytes
-// more that only such a step touches (sm_90, bench/RESULTS.md, thirty-seventh session).
+// root finding took registers from the loop around it, which runs it rarely: made a call, the
+// double RK4 kernels' spill fell from 56-620 bytes to 0-240, for a frame of about 700 bytes more
+// that only such a step touches (sm_90, bench/RESULTS.md, thirty-seventh session).
 template <bool kEndRateGiven, class Scalar, class Rate, class Events, class Sink>
 RBMC_HD_NOINLINE bool close_interpolating_step_call(const Rate& rate, Events& events, Sink& sink,
                                                     const RigidBodyState<Scalar>& x, const RigidBodyState<Scalar>& next,
