@@ -2,7 +2,7 @@
 // value by value (tally_value, rbmc/stats/batch_compaction.hpp, what the GPU's kernel applies):
 // the kept values in order, the counts below each bracket and the finite count, for every length
 // around a vector's and edge values on and beside every bracket's edges, zeros of both signs, the
-// infinities and NaN.
+// infinities and NaN; and nothing written past the room the header asks for.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -57,9 +57,15 @@ TEST(BracketFilter, EveryWidthKeepsAndCountsAsTheRuleDoes) {
       for (BracketFilterWidth width : {BracketFilterWidth::widest, BracketFilterWidth::vectors_of_four}) {
         const std::string what = "n = " + std::to_string(n) + ", trial " + std::to_string(trial) +
                                  (width == BracketFilterWidth::widest ? ", widest" : ", vectors of four");
-        std::vector<double> kept(n + kBracketFilterSlack, 7.0);
+        // The room the header promises to need, and a guard past it: both widths store whole
+        // vectors whether or not any value of them is kept, so a store beyond n + slack would
+        // overwrite the caller's next value.
+        constexpr double kGuard = 7.0;
+        std::vector<double> kept(n + kBracketFilterSlack + 16, kGuard);
         std::uint64_t below[kColumnBrackets] = {1, 2, 3, 4, 5}, finite = 10;  // added to
         const std::size_t m = keep_inside_brackets(v.data(), n, lo, hi, below, finite, kept.data(), width);
+        for (std::size_t i = n + kBracketFilterSlack; i < kept.size(); ++i)
+          ASSERT_EQ(kept[i], kGuard) << what << ": written past the room at " << i;
         ASSERT_EQ(m, expected_kept.size()) << what;
         EXPECT_EQ(bits_of(kept.data(), m), bits_of(expected_kept.data(), m)) << what;  // −0 and +0 told apart
         EXPECT_EQ(finite, 10 + expected_finite) << what;
