@@ -3,13 +3,18 @@
 // batch column at a time, or as a GPU's compacted batches; and a batch's columns' moments, as
 // RunStatistics::add computes them beside the sketch and as merging value by value would; the
 // sketch fed through brackets around the quantiles, as RunStatistics feeds it, alone and as a
-// run's 1,812 columns; a bracket update's ranks read from sketches; and the brackets' filter
-// alone, at each width, on columns it has not seen.
+// run's 1,812 columns; a bracket update's ranks read from sketches; the brackets' filter
+// alone, at each width, on columns it has not seen; and what the quantities' non-temporal lines
+// cost a core, on ordinary pages and on huge ones.
 // "items" are values unless a benchmark says otherwise.
 #include <benchmark/benchmark.h>
 
+#include <immintrin.h>
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cmath>
 #include <random>
 #include <vector>
@@ -19,6 +24,7 @@
 #include "host/stats/column_moments.hpp"
 #include "host/stats/run_statistics.hpp"  // kQuantileProbabilities
 #include "host/stats/quantile_sketch.hpp"
+#include "host/util/buffer_allocator.hpp"
 #include "rbmc/stats/batch_compaction.hpp"
 
 namespace rbmc::bench {
@@ -247,6 +253,56 @@ void bracket_filter_fresh_columns(benchmark::State& state) {
   state.SetItemsProcessed(std::int64_t(state.iterations()) * std::int64_t(kRows * kColumns));
 }
 
+// What a line of the statistics' quantities costs a core beyond the arithmetic between lines: the
+// CPU backend's pattern (lane_quantities.hpp), a lane group of 8 samples at a time, at each of
+// 151 output times `state.range(0)` rounds of 8 independent vector products (about 4 ns a round
+// here; the quantities' own arithmetic is some tens of rounds), then one non-temporal line into
+// each of the time's 12 columns of 8,192 rows. Each round of the loop times the arithmetic alone
+// and then with the lines, alternately, so that a drifting machine moves both alike; the counters
+// are the fastest of each. state.range(1): 0 ordinary pages, 1 the buffer rbmc writes
+// (BufferAllocator: huge pages where the kernel gives them). AVX-512 only (its lines are one store).
+__attribute__((target("avx512f"))) double quantity_lines_pattern(double* columns, int rounds, bool lines) {
+  constexpr std::size_t kRows = 8192, kTimes = 151, kQuantities = 12;
+  __m512d v[8];
+  for (int j = 0; j < 8; ++j) v[j] = _mm512_set1_pd(1.0 + 1e-3 * j);
+  const auto start = std::chrono::steady_clock::now();
+  for (std::size_t g = 0; g < kRows; g += 8)
+    for (std::size_t k = 0; k < kTimes; ++k) {
+      for (int r = 0; r < rounds; ++r)
+        for (int j = 0; j < 8; ++j) v[j] = _mm512_mul_pd(v[j], v[j]);
+      if (lines)
+        for (std::size_t c = 0; c < kQuantities; ++c) _mm512_stream_pd(columns + (k * kQuantities + c) * kRows + g, v[c % 8]);
+    }
+  _mm_sfence();
+  double sink = 0;
+  for (int j = 0; j < 8; ++j) sink += _mm512_reduce_add_pd(v[j]);
+  benchmark::DoNotOptimize(sink);
+  return std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count() / double(kRows / 8 * kTimes);
+}
+
+void quantity_lines_streamed(benchmark::State& state) {
+  if (!__builtin_cpu_supports("avx512f")) {
+    state.SkipWithError("needs AVX-512");
+    return;
+  }
+  const std::size_t n = std::size_t(8192) * 151 * 12;
+  std::vector<double> plain(n + 8);  // ordinary pages, even where the kernel gives huge ones unasked
+  madvise(reinterpret_cast<void*>(reinterpret_cast<std::uintptr_t>(plain.data()) / 4096 * 4096), plain.size() * sizeof(double),
+          MADV_NOHUGEPAGE);
+  std::fill(plain.begin(), plain.end(), 0.0);
+  std::vector<double, BufferAllocator<double>> buffer(n, 0.0);
+  double* const columns = state.range(1) == 0 ? plain.data() + (8 - reinterpret_cast<std::uintptr_t>(plain.data()) / 8 % 8) % 8
+                                              : buffer.data();
+  double arithmetic = 1e30, with_lines = 1e30;
+  for (auto _ : state) {
+    arithmetic = std::min(arithmetic, quantity_lines_pattern(columns, int(state.range(0)), false));
+    with_lines = std::min(with_lines, quantity_lines_pattern(columns, int(state.range(0)), true));
+  }
+  state.counters["arithmetic_ns_a_time"] = arithmetic;
+  state.counters["with_lines_ns_a_time"] = with_lines;
+  state.counters["ns_a_line"] = (with_lines - arithmetic) / 12;
+}
+
 BENCHMARK(moments_of_columns)->Arg(8192);
 BENCHMARK(bracket_filter_fresh_columns)->ArgsProduct({{20, 50, 130}, {0, 1}});
 BENCHMARK(moments_merged_value_by_value)->Arg(8192);
@@ -257,6 +313,7 @@ BENCHMARK(bracketed_sketches_of_a_run)->Args({1812, 100000})->Unit(benchmark::kM
 BENCHMARK(sketch_merge_compacted_batches)->Arg(1000000)->Arg(10000000);
 BENCHMARK(sketch_ranks_searched)->Args({100000, 1})->Args({100000, 1024});
 BENCHMARK(sketch_ranks_from_weighted_values)->Args({100000, 1})->Args({100000, 1024});
+BENCHMARK(quantity_lines_streamed)->ArgsProduct({{0, 30, 100}, {0, 1}})->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace rbmc::bench

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "host/backend/cpu_lanes.hpp"
-#include "host/util/cache_line_allocator.hpp"
+#include "host/util/buffer_allocator.hpp"
 #include "host/util/default_init_allocator.hpp"
 #include "host/util/stage_timings.hpp"
 #include "rbmc/sample/run_sample.hpp"
@@ -25,8 +25,9 @@ namespace rbmc {
 
 // A batch's statistics quantities, or values of them, column by column ((output times ×
 // quantity::count, rows)), each column's start on a cache line when rows is a multiple of 8: the
-// CPU's SIMD lanes write each column's values of 8 samples as one line (lane_quantities.hpp).
-using QuantityValues = std::vector<double, CacheLineAllocator<double>>;
+// CPU's SIMD lanes write each column's values of 8 samples as one line (lane_quantities.hpp), on
+// huge pages where the kernel gives them (buffer_allocator.hpp).
+using QuantityValues = std::vector<double, BufferAllocator<double>>;
 
 // What reduce_statistics_compacted gives: each column's tally against its brackets, and its
 // compacted values. A run holds one, refilled batch after batch once the previous batch's merge is

@@ -1,0 +1,58 @@
+// The large buffers' allocator (host/util/buffer_allocator.hpp): blocks on a cache line, large
+// ones on a huge page with transparent huge pages asked for, as the kernel's own record of the
+// mapping shows (/proc/self/smaps: "hg" among a mapping's VmFlags, set by madvise(MADV_HUGEPAGE)
+// whether or not huge pages are free to give).
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "host/util/buffer_allocator.hpp"
+
+namespace rbmc {
+namespace {
+
+// The VmFlags of the mapping that holds address p, or "" where /proc/self/smaps does not say.
+std::string mapping_flags(const void* p) {
+  std::ifstream smaps("/proc/self/smaps");
+  const auto at = reinterpret_cast<std::uintptr_t>(p);
+  bool inside = false;
+  for (std::string line; std::getline(smaps, line);) {
+    std::uintptr_t begin = 0, end = 0;
+    char dash = 0;
+    std::istringstream range(line);
+    if (line.find("VmFlags:") == 0) {
+      if (inside) return line;
+    } else if (range >> std::hex >> begin >> dash >> end && dash == '-') {
+      inside = at >= begin && at < end;
+    }
+  }
+  return "";
+}
+
+bool kernel_has_huge_pages() { return std::ifstream("/sys/kernel/mm/transparent_hugepage/enabled").good(); }
+
+TEST(BufferAllocator, EveryBlockStartsOnACacheLine) {
+  for (std::size_t n : {1, 7, 100, 4095, 65536}) {
+    std::vector<double, BufferAllocator<double>> v(n);
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(v.data()) % kCacheLineBytes, 0u) << n << " doubles";
+  }
+  EXPECT_EQ(BufferAllocator<double>::alignment(kHugePageBlockMin - 1), kCacheLineBytes);
+}
+
+TEST(BufferAllocator, LargeBlocksStartOnAHugePageAndAskForHugePages) {
+  const std::size_t n = 3 * kHugePageBytes / sizeof(double) + 5;  // 3 huge pages and a bit
+  std::vector<double, BufferAllocator<double>> v(n, 1.0);
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(v.data()) % kHugePageBytes, 0u);
+  EXPECT_EQ(v.back(), 1.0);
+  if (!kernel_has_huge_pages()) GTEST_SKIP() << "this kernel has no transparent huge pages to ask for";
+  const std::string flags = mapping_flags(v.data());
+  ASSERT_NE(flags, "") << "no mapping in /proc/self/smaps holds the block";
+  EXPECT_NE((flags + " ").find(" hg "), std::string::npos) << "huge pages not asked for: " << flags;
+}
+
+}  // namespace
+}  // namespace rbmc
