@@ -4,13 +4,14 @@
 
 namespace rbmc {
 
-void advise_huge_pages(void* block, std::size_t bytes) noexcept {
+bool advise_huge_pages(void* block, std::size_t bytes) noexcept {
 #if defined(MADV_HUGEPAGE)
   const std::size_t whole = bytes / kHugePageBytes * kHugePageBytes;
-  if (whole > 0) (void)madvise(block, whole, MADV_HUGEPAGE);  // advice: a refusal changes nothing
+  return whole > 0 && madvise(block, whole, MADV_HUGEPAGE) == 0;
 #else
   (void)block;
   (void)bytes;
+  return false;
 #endif
 }
 

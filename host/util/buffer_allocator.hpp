@@ -21,8 +21,9 @@ inline constexpr std::size_t kHugePageBytes = std::size_t(2) << 20;
 inline constexpr std::size_t kHugePageBlockMin = 2 * kHugePageBytes;
 
 // Asks for transparent huge pages over the whole 2 MiB pages of [block, block + bytes), block
-// aligned to 2 MiB. Advice: nothing changes where the kernel has no huge pages to give.
-void advise_huge_pages(void* block, std::size_t bytes) noexcept;
+// aligned to 2 MiB; whether the kernel took the advice (it refuses where it has no huge pages).
+// Advice: a refusal changes nothing but the pages' size.
+bool advise_huge_pages(void* block, std::size_t bytes) noexcept;
 
 template <class T>
 struct BufferAllocator {
@@ -40,7 +41,7 @@ struct BufferAllocator {
   T* allocate(std::size_t n) {
     const std::size_t bytes = n * sizeof(T);
     void* const block = ::operator new(bytes, std::align_val_t(alignment(bytes)));
-    if (alignment(bytes) == kHugePageBytes) advise_huge_pages(block, bytes);
+    if (alignment(bytes) == kHugePageBytes) (void)advise_huge_pages(block, bytes);
     return static_cast<T*>(block);
   }
   void deallocate(T* p, std::size_t n) noexcept { ::operator delete(p, std::align_val_t(alignment(n * sizeof(T)))); }
