@@ -256,10 +256,10 @@ void bracket_filter_fresh_columns(benchmark::State& state) {
 // What a line of the statistics' quantities costs a core beyond the arithmetic between lines: the
 // CPU backend's pattern (lane_quantities.hpp), a lane group of 8 samples at a time, at each of
 // 151 output times `state.range(0)` rounds of 8 independent vector products (about 1.5 ns a
-// round on the development machine; the quantities' own arithmetic is some tens of rounds), then one non-temporal line into
-// each of the time's 12 columns of 8,192 rows. Each round of the loop times the arithmetic alone
-// and then with the lines, alternately, so that a drifting machine moves both alike; the counters
-// are the fastest of each. state.range(1): 0 ordinary pages, 1 the buffer rbmc writes
+// round on the development machine; the quantities' own arithmetic is some tens of rounds), then
+// one non-temporal line into each of the time's 12 columns of 8,192 rows. Each round of the loop
+// times the arithmetic alone and then with the lines, alternately, so that a drifting machine
+// moves both alike; the counters are the fastest of each. state.range(1): 0 ordinary pages, 1 the buffer rbmc writes
 // (BufferAllocator: huge pages where the kernel gives them). AVX-512 only (its lines are one store).
 __attribute__((target("avx512f"))) double quantity_lines_pattern(double* columns, int rounds, bool lines) {
   constexpr std::size_t kRows = 8192, kTimes = 151, kQuantities = 12;

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <fstream>
+#include <new>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -63,6 +64,16 @@ TEST(BufferAllocator, LargeBlocksStartOnAHugePageAndAskForHugePages) {
   const std::string flags = mapping_flags(v.data());
   ASSERT_NE(flags, "") << "no mapping in /proc/self/smaps holds the block";
   EXPECT_NE((flags + " ").find(" hg "), std::string::npos) << "huge pages not asked for: " << flags;
+}
+
+// advise_huge_pages says what the kernel answered: taken where it takes the advice, and never for
+// a block shorter than one huge page (no whole page to advise).
+TEST(BufferAllocator, AdviceSaysWhetherTheKernelTookIt) {
+  const std::size_t bytes = 2 * kHugePageBytes;
+  void* const block = ::operator new(bytes, std::align_val_t(kHugePageBytes));
+  EXPECT_EQ(advise_huge_pages(block, bytes), kernel_takes_huge_page_advice());
+  EXPECT_FALSE(advise_huge_pages(block, kHugePageBytes - 1));
+  ::operator delete(block, std::align_val_t(kHugePageBytes));
 }
 
 }  // namespace
