@@ -3,7 +3,9 @@
 
 The CUDA build keeps ptxas's report (-Xptxas=-v) of each object in BUILD/ptxas/*.log
 (tools/ptxas_log.sh). This reads every kernel's entry there and fails when one spills more, or
-has a larger stack frame, than kernels/ptxas_budget.txt allows. A kernel the budget does not name
+has a larger stack frame, than kernels/ptxas_budget.txt allows. A kernel's spills include those of
+the functions it calls (ptxas lists them after the entry, before the next one): a rare path or a
+trial step kept out of line spills in its own name. A kernel the budget does not name
 may not spill at all, and its frame may hold at most DEFAULT_FRAME bytes. It also prints each
 kernel's registers and the occupancy they allow on an H100 (65,536 registers and 64 warps per SM).
 
@@ -51,22 +53,35 @@ def short_name(mangled):
 
 
 def parse(text):
-    """{mangled entry: (registers, frame bytes, spill store bytes, spill load bytes)} of a report."""
+    """{mangled entry: (registers, frame bytes, spill store bytes, spill load bytes, spill stores in calls)}.
+
+    The spills of the functions listed after an entry, up to the next entry (those it calls), are
+    added to the entry's.
+    """
     lines = text.splitlines()
-    kernels, entry = {}, None
+    kernels, entry, current = {}, None, None
     for i, line in enumerate(lines):
         m = re.search(r"Compiling entry function '(\S+)'", line)
         if m:
-            entry = m.group(1)
+            entry, current = m.group(1), None
             continue
         m = re.search(r"Function properties for (\S+)", line)
-        if not (m and entry and m.group(1) == entry and i + 2 < len(lines)):
+        if not (m and i + 1 < len(lines)):
             continue
         frame = re.search(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads", lines[i + 1])
-        registers = re.search(r"Used (\d+) registers", lines[i + 2])
-        if frame and registers:
-            kernels[entry] = (int(registers.group(1)), int(frame.group(1)), int(frame.group(2)), int(frame.group(3)))
-        entry = None
+        if not frame:
+            continue
+        if entry and m.group(1) == entry and i + 2 < len(lines):
+            registers = re.search(r"Used (\d+) registers", lines[i + 2])
+            if registers:
+                kernels[entry] = (int(registers.group(1)), int(frame.group(1)), int(frame.group(2)),
+                                  int(frame.group(3)), 0)
+                current = entry
+            entry = None
+        elif current:
+            registers, own_frame, stores, loads, in_calls = kernels[current]
+            kernels[current] = (registers, own_frame, stores + int(frame.group(2)), loads + int(frame.group(3)),
+                                in_calls + int(frame.group(2)))
     return kernels
 
 
@@ -88,19 +103,36 @@ def occupancy(registers):
     return min(64, 65536 // per_warp) / 64
 
 
+def is_library_kernel(mangled):
+    """A kernel of CUB's (its device sorts and scans), whose code and register policy are CUB's."""
+    return mangled.startswith("_ZN3cub") or mangled.startswith("_ZN6thrust")
+
+
 def check(kernels, budget):
-    """The lines of the report, and the list of failures."""
+    """The lines of the report, and the list of failures.
+
+    Kernels are told apart by their mangled names: the short names of CUB's kernels are cut to
+    100 characters, and several share one. A library kernel is held to the default frame, and a
+    spill in it is reported, not failed: rbmc can choose which of CUB's algorithms it calls, not
+    how CUB's kernels allocate registers.
+    """
     rows, failures, seen = [], [], set()
-    for mangled, (registers, frame, spill_stores, spill_loads) in sorted(kernels.items(), key=lambda k: short_name(k[0])):
+    for mangled, (registers, frame, spill_stores, spill_loads, in_calls) in sorted(kernels.items(),
+                                                                                key=lambda k: (short_name(k[0]), k[0])):
         name = short_name(mangled)
-        if name in seen:
+        if mangled in seen:
             continue  # the same kernel from two architectures' or objects' reports
-        seen.add(name)
+        seen.add(mangled)
+        library = is_library_kernel(mangled)
         max_spill, max_frame = budget.get(name, (DEFAULT_SPILL, DEFAULT_FRAME))
-        rows.append("%-58s %4d registers (%3.0f %% occupancy)  %5d B frame  %5d B spill stores  %5d B spill loads"
-                    % (name, registers, 100 * occupancy(registers), frame, spill_stores, spill_loads))
+        rows.append("%-58s %4d registers (%3.0f %% occupancy)  %5d B frame  %5d B spill stores  %5d B spill loads%s"
+                    % (name, registers, 100 * occupancy(registers), frame, spill_stores, spill_loads,
+                       "  (%d B of the stores in calls)" % in_calls if in_calls else ""))
         if spill_stores > max_spill:
-            failures.append("%s spills %d bytes (budget %d)" % (name, spill_stores, max_spill))
+            if library:
+                rows.append("    note: CUB's kernel above spills %d bytes (not failed: its code is CUB's)" % spill_stores)
+            else:
+                failures.append("%s spills %d bytes (budget %d)" % (name, spill_stores, max_spill))
         if frame > max_frame:
             failures.append("%s has a %d-byte stack frame (budget %d)" % (name, frame, max_frame))
     return rows, failures
@@ -113,6 +145,12 @@ ptxas info    : Used 200 registers, used 0 barriers, 40 bytes cumulative stack s
 """
 
 
+CALLEE = """ptxas info    : Compile time = 10.0 ms
+ptxas info    : Function properties for _ZN4rbmc17dopri5_trial_callIdEEvv
+    0 bytes stack frame, %d bytes spill stores, %d bytes spill loads
+"""
+
+
 def self_test():
     name = "run_batch_kernel<double, rk4, free_body>"
     clean = parse(SAMPLE % (40, 0, 0))
@@ -122,6 +160,19 @@ def self_test():
     assert len(check(parse(SAMPLE % (4096, 0, 0)), {})[1]) == 1, "a large frame fails"
     assert check(parse(SAMPLE % (600, 8, 8)), {name: (8, 600)})[1] == [], "within a budget passes"
     assert len(check(parse(SAMPLE % (600, 16, 16)), {name: (8, 600)})[1]) == 1, "beyond a budget fails"
+    with_call = parse(SAMPLE % (40, 0, 0) + CALLEE % (8, 8))
+    assert next(iter(with_call.values()))[2:] == (8, 8, 8), "a called function's spill is the kernel's"
+    assert len(check(with_call, {})[1]) == 1, "a spill in a called function fails"
+    assert check(parse(SAMPLE % (40, 0, 0) + CALLEE % (0, 0)), {})[1] == [], "a called function without a spill passes"
+    cub = SAMPLE.replace("_ZN4rbmc7kernels16run_batch_kernelIdNS_11SampleKindsILNS_11StepperKindE0ELb0ELb1EEEEEvPKT_",
+                         "_ZN3cub17CUB_300001_SM_9006detail10radix_sort30DeviceSegmentedRadixSortKernelI" + "x" * 120 + "%s")
+    cubs = parse((cub % ("A", "A", 8, 0, 0)) + (cub % ("B", "B", 8, 4, 4)))
+    assert len(cubs) == 2 and len({short_name(m) for m in cubs}) == 1, "two CUB kernels shortened alike"
+    rows, failures = check(cubs, {})
+    assert failures == [] and sum("note" in r for r in rows) == 1, "both checked; a CUB kernel's spill is noted"
+    assert len(check(parse(cub % ("A", "A", 4096, 0, 0)), {})[1]) == 1, "a CUB kernel's large frame fails"
+    two = parse(SAMPLE % (40, 0, 0) + CALLEE % (8, 8) + SAMPLE.replace("E0ELb0ELb1E", "E0ELb1ELb0E") % (40, 0, 0))
+    assert sorted(v[2] for v in two.values()) == [0, 8], "a called function counts for the kernel above it only"
     unconstrained = ("_ZN4rbmc7kernels16run_batch_kernelIdNS_11SampleKindsILNS_11StepperKindE0ELb1ELb0E"
                      "LNS_18CompiledConstraintE1EEEEEvPKT_")
     assert short_name(unconstrained) == "run_batch_kernel<double, rk4, events, unconstrained>", short_name(unconstrained)

@@ -10,25 +10,52 @@
 
 namespace rbmc {
 
-// The continuous extension over one step from t0 to t0 + h:
-// y(t0 + θh) = r1 + θ (r2 + (1 − θ)(r3 + θ (r4 + (1 − θ) r5))), θ ∈ [0, 1], fourth order.
-template <class Scalar>
-struct Dopri5Dense {
-  StateVector<Scalar> r1, r2, r3, r4, r5;
-  Scalar t0, h;
-
-  RBMC_HD StateVector<Scalar> at(Scalar t) const {
-    const Scalar theta = (t - t0) / h, theta1 = Scalar(1) - theta;
-    return r1 + theta * (r2 + theta1 * (r3 + theta * (r4 + theta1 * r5)));
-  }
-};
-
 template <class Scalar>
 struct Dopri5Trial {
   StateVector<Scalar> y;      // fifth-order solution at t + h
   StateVector<Scalar> error;  // its estimated local error
   StateVector<Scalar> k7;     // the rate at y (the next step's k1 when accepted)
-  Dopri5Dense<Scalar> dense;
+  StateVector<Scalar> r5;     // h Σ d_i k_i: the one term of the continuous extension needing k3…k6
+};
+
+// The continuous extension over one step from t0 to t0 + h, fourth order (Hairer, Nørsett & Wanner,
+// Solving ODEs I, §II.6, their DOPRI5 code's dense output):
+//   y(t0 + θh) = r1 + θ (r2 + (1 − θ)(r3 + θ (r4 + (1 − θ) r5))),  θ ∈ [0, 1],
+// with r1 = y0, r2 = y1 − y0, r3 = h k1 − r2, r4 = r2 − h k7 − r3 from the step's ends (y0, k1) and
+// (y1, k7), and r5 from its stages (Dopri5Trial). Only r5 is formed in the trial: the others come
+// from values the loop holds anyway, so a step whose interpolant is never evaluated (no event
+// declared and no output time inside it) forms none of them, and the trial hands back 4 vectors,
+// not 8 (on the device in double it is a call whose result passes through the stack).
+template <class Scalar>
+RBMC_HD inline StateVector<Scalar> dopri5_dense_output(const StateVector<Scalar>& y0, const StateVector<Scalar>& k1,
+                                                       const StateVector<Scalar>& y1, const StateVector<Scalar>& k7,
+                                                       const StateVector<Scalar>& r5, Scalar t0, Scalar h, Scalar t) {
+  const StateVector<Scalar> r2 = y1 - y0, r3 = h * k1 - r2, r4 = r2 - h * k7 - r3;
+  const Scalar theta = (t - t0) / h, theta1 = Scalar(1) - theta;
+  return y0 + theta * (r2 + theta1 * (r3 + theta * (r4 + theta1 * r5)));
+}
+
+// That interpolant referring to the step's start and its trial, which the loop holds anyway
+// (integrate_dopri5 on the host, and in float on the device), as HermiteInterpolant does for the
+// fixed steps.
+template <class Scalar>
+struct Dopri5Interpolant {
+  const StateVector<Scalar>& y0;
+  const StateVector<Scalar>& k1;
+  const Dopri5Trial<Scalar>& trial;
+  Scalar t0, h;
+  RBMC_HD StateVector<Scalar> at(Scalar t) const {
+    return dopri5_dense_output(y0, k1, trial.y, trial.k7, trial.r5, t0, h, t);
+  }
+};
+
+// The same interpolant holding copies: one lane's of the CPU's lanes (dopri5_lanes.hpp), and the
+// device's in double (close_dopri5_step). Equal to Dopri5Interpolant bit for bit.
+template <class Scalar>
+struct Dopri5Dense {
+  StateVector<Scalar> y0, k1, y1, k7, r5;
+  Scalar t0, h;
+  RBMC_HD StateVector<Scalar> at(Scalar t) const { return dopri5_dense_output(y0, k1, y1, k7, r5, t0, h, t); }
 };
 
 // The rate at a packed state, a stage's: inlined at each of the seven stages on the device.
@@ -43,7 +70,7 @@ RBMC_HD_KERNEL_INLINE StateVector<Scalar> dopri5_stage_rate(const Rate& rate, co
 // One trial step of size h from y with rate k1 = f(y); rate(x) returns ẋ for a state.
 template <class Scalar, class Rate>
 RBMC_HD_KERNEL_INLINE Dopri5Trial<Scalar> dopri5_trial(const Rate& rate, const StateVector<Scalar>& y,
-                                                      const StateVector<Scalar>& k1, Scalar t, Scalar h) {
+                                                      const StateVector<Scalar>& k1, Scalar h) {
   // The Butcher tableau (nodes enter only through the rates: the system is autonomous), the error
   // weights e = b − b̂ and the dense-output weights d. Locals, not static members: device code
   // cannot take the address of a class template's static constant.
@@ -70,9 +97,7 @@ RBMC_HD_KERNEL_INLINE Dopri5Trial<Scalar> dopri5_trial(const Rate& rate, const S
   out.y = y + h * (a71 * k1 + a73 * k3 + a74 * k4 + a75 * k5 + a76 * k6);
   out.k7 = dopri5_stage_rate<Scalar>(rate, out.y);
   out.error = h * (e1 * k1 + e3 * k3 + e4 * k4 + e5 * k5 + e6 * k6 + e7 * out.k7);
-  const StateVector<Scalar> diff = out.y - y, bspline = h * k1 - diff;
-  out.dense = {y, diff, bspline, diff - h * out.k7 - bspline,
-               h * (d1 * k1 + d3 * k3 + d4 * k4 + d5 * k5 + d6 * k6 + d7 * out.k7), t, h};
+  out.r5 = h * (d1 * k1 + d3 * k3 + d4 * k4 + d5 * k5 + d6 * k6 + d7 * out.k7);
   return out;
 }
 
@@ -82,16 +107,16 @@ RBMC_HD_KERNEL_INLINE Dopri5Trial<Scalar> dopri5_trial(const Rate& rate, const S
 // (sm_90, bench/RESULTS.md).
 template <class Scalar, class Rate>
 RBMC_HD inline Dopri5Trial<Scalar> dopri5_trial_call(const Rate& rate, const StateVector<Scalar>& y,
-                                                     const StateVector<Scalar>& k1, Scalar t, Scalar h) {
-  return dopri5_trial(rate, y, k1, t, h);
+                                                     const StateVector<Scalar>& k1, Scalar h) {
+  return dopri5_trial(rate, y, k1, h);
 }
 template <class Scalar, class Rate>
 RBMC_HD_KERNEL_INLINE Dopri5Trial<Scalar> dopri5_trial_by_precision(const Rate& rate, const StateVector<Scalar>& y,
-                                                                    const StateVector<Scalar>& k1, Scalar t, Scalar h) {
+                                                                    const StateVector<Scalar>& k1, Scalar h) {
   if constexpr (sizeof(Scalar) == 4)
-    return dopri5_trial(rate, y, k1, t, h);
+    return dopri5_trial(rate, y, k1, h);
   else
-    return dopri5_trial_call(rate, y, k1, t, h);
+    return dopri5_trial_call(rate, y, k1, h);
 }
 
 // Hairer's error norm: the root-mean-square of e_i / (atol + rtol max(|y_i|, |ŷ_i|)); a step is
@@ -199,6 +224,64 @@ struct Dopri5Control {
   }
 };
 
+// The end of an accepted step from (t0, y0, k1) to (t1, x1) that needs its interpolant: an event
+// crossed in it (crossed: EventTracker::advance has taken the others' values), or it covers an
+// output time short of its end. Returns true, with `end` filled in, when a terminal event stopped
+// the sample.
+template <class Scalar, class Interpolant, class Events, class Sink>
+RBMC_HD_KERNEL_INLINE bool close_interpolating_dopri5_step(const Interpolant& dense, Events& events, Sink& sink,
+                                                           Scalar t0, Scalar t1, const RigidBodyState<Scalar>& x1,
+                                                           bool crossed, const Dopri5Control<Scalar>& control,
+                                                           IntegrationEnd<Scalar>& end) {
+  Scalar t_stop;
+  RigidBodyState<Scalar> x_stop;
+  int which = -1;
+  if (crossed && events.step(dense, t0, t1, x1, t_stop, x_stop, which)) {
+    sink.step(dense, t_stop, x_stop);
+    end = {x_stop, t_stop, SampleStatus::terminal_event, control.accepted, control.rejected, which};
+    return true;
+  }
+  sink.step(dense, t1, x1);
+  return false;
+}
+
+// The same as a call, with the interpolant's values copied where only such a step writes them:
+// the device's in double. Inline, the root finding's and the interpolant's registers were taken from
+// every step, and the interpolant's references kept the step's start in registers through it
+// (sm_90, bench/RESULTS.md, forty-second session).
+template <class Scalar, class Events, class Sink>
+RBMC_HD_NOINLINE bool close_interpolating_dopri5_step_call(const Dopri5Dense<Scalar>& dense, Events& events,
+                                                           Sink& sink, Scalar t1, const RigidBodyState<Scalar>& x1,
+                                                           bool crossed, const Dopri5Control<Scalar>& control,
+                                                           IntegrationEnd<Scalar>& end) {
+  return close_interpolating_dopri5_step(dense, events, sink, dense.t0, t1, x1, crossed, control, end);
+}
+
+// The end of an accepted step from (t0, y0, k1) by `trial` to (t1, x1): events and output times.
+// Most steps need no interpolant: no event crosses in them, and every output time they cover lies
+// on their end, where the sink takes the end state. Returns true, with `end` filled in, when a
+// terminal event stopped the sample.
+template <class Scalar, class Events, class Sink>
+RBMC_HD_KERNEL_INLINE bool close_dopri5_step(const StateVector<Scalar>& y0, const StateVector<Scalar>& k1,
+                                             const Dopri5Trial<Scalar>& trial, Scalar t0, Scalar h, Scalar t1,
+                                             const RigidBodyState<Scalar>& x1, Events& events, Sink& sink,
+                                             const Dopri5Control<Scalar>& control, IntegrationEnd<Scalar>& end) {
+  bool crossed = false;
+  if constexpr (kDeclaresEvents<Events>) crossed = events.advance(t1, x1);
+  if (!crossed && !sink.interpolates(t1)) {
+    sink.step(NoInterpolant{}, t1, x1);
+    return false;
+  }
+#if defined(__CUDA_ARCH__)
+  if constexpr (sizeof(Scalar) == 8) {
+    const Dopri5Dense<Scalar> dense{y0, k1, trial.y, trial.k7, trial.r5, t0, h};
+    return close_interpolating_dopri5_step_call(dense, events, sink, t1, x1, crossed, control, end);
+  }
+#endif
+  return close_interpolating_dopri5_step(Dopri5Interpolant<Scalar>{y0, k1, trial, t0, h}, events, sink, t0, t1, x1,
+                                         crossed, control, end);
+}
+
 // Adaptive Dormand–Prince 5(4) to the duration, each sample with its own step (Dopri5Control).
 // Stops with max_steps_reached, step_size_underflow or non_finite_state when it cannot go on.
 template <class Scalar, class Rate, class Events, class Sink>
@@ -209,7 +292,7 @@ RBMC_HD_KERNEL_INLINE IntegrationEnd<Scalar> integrate_dopri5(const Rate& rate, 
   StateVector<Scalar> k1 = pack(rate(x0));
   Dopri5Control<Scalar> control(how);
   while (control.begin_trial(how)) {
-    const Dopri5Trial<Scalar> trial = dopri5_trial_by_precision(rate, y, k1, control.t, control.step);
+    const Dopri5Trial<Scalar> trial = dopri5_trial_by_precision(rate, y, k1, control.step);
     const Scalar err = error_norm(trial.error, y, trial.y, how.rtol, how.atol);
     if (!isfinite_hd(err)) {
       if (!control.retry_non_finite(how)) break;
@@ -217,18 +300,16 @@ RBMC_HD_KERNEL_INLINE IntegrationEnd<Scalar> integrate_dopri5(const Rate& rate, 
     }
     const bool accepted = err <= Scalar(1);
     if (accepted) {
-      y = trial.y;
-      renormalize_attitude(y);
-      k1 = trial.k7;
+      StateVector<Scalar> y1 = trial.y;
+      renormalize_attitude(y1);
       const Scalar t0 = control.accept(how);
-      Scalar t_stop;
-      RigidBodyState<Scalar> x_stop;
-      int which = -1;
-      if (events.any() && events.step(trial.dense, t0, control.t, unpack(y), t_stop, x_stop, which)) {
-        sink.step(trial.dense, t_stop, x_stop);
-        return {x_stop, t_stop, SampleStatus::terminal_event, control.accepted, control.rejected, which};
-      }
-      sink.step(trial.dense, control.t, unpack(y));
+      // The step's interpolant refers to its start (y, k1), so they move on only after it is used.
+      IntegrationEnd<Scalar> end;
+      if ((events.any() || sink.active()) &&
+          close_dopri5_step(y, k1, trial, t0, control.step, control.t, unpack(y1), events, sink, control, end))
+        return end;
+      y = y1;
+      k1 = trial.k7;
     }
     if (!control.next_step(err, accepted, how)) break;
   }

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "rbmc/dynamics/state.hpp"
 #include "rbmc/integrate/state_vector.hpp"
@@ -283,5 +284,9 @@ struct NoEvents {
     return false;
   }
 };
+
+// Whether a run declares events: with them, every step's end is checked for a crossing.
+template <class Events>
+inline constexpr bool kDeclaresEvents = !std::is_same_v<Events, NoEvents>;
 
 }  // namespace rbmc

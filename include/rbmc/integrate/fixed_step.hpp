@@ -213,10 +213,6 @@ struct EulerZxzRk4Stepper {
   }
 };
 
-// Whether a run declares events: with them, every step's end is checked for a crossing.
-template <class Events>
-inline constexpr bool kDeclaresEvents = !std::is_same_v<Events, NoEvents>;
-
 // The end of a fixed step from x to next that needs the step's cubic Hermite interpolant through
 // its two states and their rates: an event crossed in it (crossed: EventTracker::advance has
 // taken the others' values), or it covers an output time short of its end. kEndRateGiven: the loop

@@ -57,19 +57,34 @@ RBMC_HD inline void record_reaction(const Rate& rate, const RigidBodyState<Scala
   if (c.kind == ConstraintKind::planar) out.reaction_torque_b = Vec3<Scalar>(lambda(1), lambda(2), Scalar(0));
 }
 
-// Stage: the drifts of T + V and of the angular momentum about the centre of mass from x0 to x.
+// What the drifts compare a sample's end with: T + V, T + |V| and the angular momentum about the
+// centre of mass at its start. Five values, which run_sample may take before the integration
+// rather than hold the start state's thirteen through it.
+template <class Scalar>
+struct DriftReference {
+  Scalar energy;      // T₀ + V₀ (J)
+  Scalar scale;       // T₀ + |V₀| (J)
+  Vec3<Scalar> momentum_w;  // H₀ about the centre of mass, world frame (kg m²/s)
+};
+
 template <class Scalar, class Rate>
-RBMC_HD inline void record_drift(const Rate& rate, const RigidBodyState<Scalar>& x0, const RigidBodyState<Scalar>& x,
+RBMC_HD inline DriftReference<Scalar> drift_reference(const Rate& rate, const RigidBodyState<Scalar>& x0) {
+  const Scalar kinetic0 = kinetic_energy(rate.model, x0), potential0 = rate.potential_energy(x0);
+  return {kinetic0 + potential0, kinetic0 + Eigen::numext::abs(potential0), angular_momentum_c_w(rate.model, x0)};
+}
+
+// Stage: the drifts of T + V and of the angular momentum about the centre of mass from the start
+// to x.
+template <class Scalar, class Rate>
+RBMC_HD inline void record_drift(const Rate& rate, const DriftReference<Scalar>& start, const RigidBodyState<Scalar>& x,
                                  SampleResult<Scalar>& out) {
   // Relative to the larger of T + |V| at the start and the end: a body released from rest at the
   // potential's zero has T₀ + |V₀| = 0, but not at the end.
-  const Scalar kinetic0 = kinetic_energy(rate.model, x0), potential0 = rate.potential_energy(x0);
   const Scalar kinetic1 = kinetic_energy(rate.model, x), potential1 = rate.potential_energy(x);
-  const Scalar scale0 = kinetic0 + Eigen::numext::abs(potential0), scale1 = kinetic1 + Eigen::numext::abs(potential1);
-  out.energy_drift = relative_change(kinetic1 + potential1, kinetic0 + potential0, scale0 > scale1 ? scale0 : scale1);
-  const Vec3<Scalar> momentum0 = angular_momentum_c_w(rate.model, x0);
-  out.momentum_drift =
-      relative_change((angular_momentum_c_w(rate.model, x) - momentum0).norm(), Scalar(0), momentum0.norm());
+  const Scalar scale1 = kinetic1 + Eigen::numext::abs(potential1);
+  out.energy_drift = relative_change(kinetic1 + potential1, start.energy, start.scale > scale1 ? start.scale : scale1);
+  out.momentum_drift = relative_change((angular_momentum_c_w(rate.model, x) - start.momentum_w).norm(), Scalar(0),
+                                       start.momentum_w.norm());
 }
 
 // Stage: the accuracy guard, once per sample at its end (never per step).
@@ -100,8 +115,9 @@ RBMC_HD_INLINE SampleResult<Scalar> started_result(const RigidBodyState<Scalar>&
 // drifts and the accuracy guard. The CPU's lanes (simd/fixed_step_lanes.hpp) finish each of their
 // samples here too.
 template <class Kinds, class Scalar, class Rate>
-RBMC_HD_INLINE void finish_sample(const Rate& rate, const RigidBodyState<Scalar>& x0, const IntegrationEnd<Scalar>& end,
-                                  const IntegrationSettings<Scalar>& how, SampleResult<Scalar>& out) {
+RBMC_HD_INLINE void finish_sample(const Rate& rate, const DriftReference<Scalar>& start,
+                                  const IntegrationEnd<Scalar>& end, const IntegrationSettings<Scalar>& how,
+                                  SampleResult<Scalar>& out) {
   out.final_state = end.state;
   out.time = end.time;
   out.status = end.status;
@@ -109,7 +125,7 @@ RBMC_HD_INLINE void finish_sample(const Rate& rate, const RigidBodyState<Scalar>
   out.rejected_steps = end.rejected_steps;
   out.stopping_event = end.stopping_event;
   if constexpr (!Kinds::free_body) record_reaction(rate, end.state, out);
-  record_drift(rate, x0, end.state, out);
+  record_drift(rate, start, end.state, out);
   apply_accuracy_guard(how, out);
 }
 
@@ -158,10 +174,19 @@ RBMC_HD_KERNEL_INLINE SampleResult<Scalar> run_sample(const SampleInputs<Scalar>
   const Mat3<Scalar>* pivot_k_inv = pivot ? &k_inv : nullptr;
   const Rate rate{model, &shared.loads, &constraint, own, pivot_k_inv};
   sink.start(Scalar(0), x0);
+  // The drifts' reference before the integration, so that x0 is not held through it: in double on
+  // the device, dopri5's kernels spilled 88 and 268 bytes more holding it, and the RK4 kernels
+  // without events took 16 to 32 registers more. After it for RK4 with events, whose double kernels
+  // spilled 16 to 44 bytes with it before (sm_90, bench/RESULTS.md, forty-second session). The
+  // same values either way.
+  constexpr bool kDriftReferenceFirst = !(Kinds::stepper == StepperKind::rk4 && Kinds::events);
+  DriftReference<Scalar> start{};
+  if constexpr (kDriftReferenceFirst) start = drift_reference(rate, x0);
   const IntegrationEnd<Scalar> end = integrate_sample<Kinds>(rate, x0, how, events, sink);
   sink.finish(end.status == SampleStatus::ok, end.state);
   events.finish();
-  finish_sample<Kinds>(rate, x0, end, how, out);
+  if constexpr (!kDriftReferenceFirst) start = drift_reference(rate, x0);
+  finish_sample<Kinds>(rate, start, end, how, out);
   return out;
 }
 

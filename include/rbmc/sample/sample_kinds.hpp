@@ -50,7 +50,7 @@ struct SampleKinds {
   template <class Scalar>
   static constexpr bool rate_reads_in_place =
       sizeof(Scalar) == 8 ? !kFreeBody && kConstraint != CompiledConstraint::none &&
-                                kStepper != StepperKind::splitting && !(kStepper == StepperKind::dopri5 && kEvents)
+                                kStepper != StepperKind::splitting
                           : !kFreeBody && !kEvents && (kStepper == StepperKind::rk4 || kStepper == StepperKind::splitting);
   static_assert(!kFreeBody || (kStepper == StepperKind::rk4 && !kEvents), "the free body is RK4 without events");
   static_assert(!kFreeBody || kConstraint == CompiledConstraint::any, "the free body is unconstrained already");

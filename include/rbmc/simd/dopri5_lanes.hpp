@@ -26,19 +26,22 @@
 
 namespace rbmc {
 
-// Lane `lane` of a step's dense output: the one the one-sample path builds from the same values.
+// Lane `lane` of a step's dense output from the lanes' start (y0, k1), trial and times: the
+// interpolant the one-sample path refers to, from the same values.
 template <class S, int W>
-inline Dopri5Dense<S> lane_of(const Dopri5Dense<Lanes<S, W>>& d, int lane) {
+inline Dopri5Dense<S> lane_of(const StateVector<Lanes<S, W>>& y0, const StateVector<Lanes<S, W>>& k1,
+                              const Dopri5Trial<Lanes<S, W>>& trial, const Lanes<S, W>& t0, const Lanes<S, W>& h,
+                              int lane) {
   Dopri5Dense<S> one;
   for (int c = 0; c < state_offset::count; ++c) {
-    one.r1(c) = d.r1(c)[lane];
-    one.r2(c) = d.r2(c)[lane];
-    one.r3(c) = d.r3(c)[lane];
-    one.r4(c) = d.r4(c)[lane];
-    one.r5(c) = d.r5(c)[lane];
+    one.y0(c) = y0(c)[lane];
+    one.k1(c) = k1(c)[lane];
+    one.y1(c) = trial.y(c)[lane];
+    one.k7(c) = trial.k7(c)[lane];
+    one.r5(c) = trial.r5(c)[lane];
   }
-  one.t0 = d.t0[lane];
-  one.h = d.h[lane];
+  one.t0 = t0[lane];
+  one.h = h[lane];
   return one;
 }
 
@@ -93,13 +96,14 @@ inline bool run_dopri5_lanes(const StoredIn* inputs, StoredOut* outputs, StoredO
     }
     if (n_running == 0) break;
     // Stage: the trial in every lane, its error norm, and its state back on the unit sphere.
-    const Dopri5Trial<L> trial = dopri5_trial(rate, y, k1, t, step);
+    const Dopri5Trial<L> trial = dopri5_trial(rate, y, k1, step);
     const L err = error_norm(trial.error, y, trial.y, rtol, atol);
     StateVector<L> y_trial = trial.y;
     renormalize_attitude(y_trial);
     // Stage: each running lane's verdict; the accepted ones take their trial (taken: 1 in them).
     bool accepted[W];
     L taken(0), t1;
+    const StateVector<L> y0 = y, k0 = k1;  // the step's start, which its interpolant needs
     for (int lane = 0; lane < W; ++lane) {
       accepted[lane] = false;
       if (running[lane]) {
@@ -131,7 +135,7 @@ inline bool run_dopri5_lanes(const StoredIn* inputs, StoredOut* outputs, StoredO
           RigidBodyState<Scalar> x_stop;
           int which = -1;
           if (may_cross && events.crossed(lane, g1)) {
-            const Dopri5Dense<Scalar> dense = lane_of(trial.dense, lane);
+            const Dopri5Dense<Scalar> dense = lane_of(y0, k0, trial, t, step, lane);
             if (events.check_lane(lane, dense, t[lane], t_end, lane_of(x1, lane), t_stop, x_stop, which)) {
               sinks[lane].step(dense, t_stop, x_stop);
               const Dopri5Control<Scalar>& c = control[lane];
@@ -141,7 +145,7 @@ inline bool run_dopri5_lanes(const StoredIn* inputs, StoredOut* outputs, StoredO
           }
         }
         if (sinks[lane].data != nullptr && covers_time_by_end(shared.output_times, sinks[lane].next, t_end))
-          sinks[lane].step(lane_of(trial.dense, lane), t_end, lane_of(x1, lane));
+          sinks[lane].step(lane_of(y0, k0, trial, t, step, lane), t_end, lane_of(x1, lane));
       }
       if (!control[lane].next_step(err[lane], accepted[lane], how)) end_where_it_is(lane);
     }

@@ -215,7 +215,7 @@ struct LaneGroup {
     const BodyRate<Scalar, SharedValuesOnly, Kinds::free_body> one{
         model[lane], Kinds::free_body ? &shared.loads : &loads[lane], &constraint[lane], {}, &k_inv[lane]};
     SampleResult<Scalar> r = started_result(x0[lane]);
-    finish_sample<Kinds>(one, x0[lane], end, how, r);
+    finish_sample<Kinds>(one, drift_reference(one, x0[lane]), end, how, r);
     const std::size_t i = first + std::size_t(lane);
     store_sample_result(outputs, n, i, r);
     status[i] = static_cast<std::uint8_t>(r.status);
