@@ -38,11 +38,12 @@ struct SampleKinds {
   // evaluation of the rate (BodyRate's kReadsInPlace) rather than holding them in registers
   // (sm_90, bench/RESULTS.md, thirty-eighth session):
   // - in double, for a constraint's rate (any kind, the pivot or the plane) on RK4, RK4 on Euler
-  //   angles and dopri5 without events. Held, those 40-odd values made those kernels spill 52 to
-  //   384 bytes a thread; read in place, only dopri5's spills, 196 bytes. Not on the splitting,
-  //   whose steps take the wrench alone (its events kernel then spilled 64 bytes against none), nor
-  //   dopri5 with events (its spill stores fell from 564 to 532 bytes but its spill loads rose from
-  //   1,412 to 1,964). The light rates (BodyRate::kLight) spill nothing holding them;
+  //   angles and dopri5. Held, those 40-odd values made those kernels spill 52 to 384 bytes a
+  //   thread. Not on the splitting, whose steps take the wrench alone (its events kernel then
+  //   spilled 64 bytes against none). dopri5 with events reads in place since its trial stopped
+  //   handing back the whole interpolant (forty-second session): holding the model, its trial (a
+  //   call) spilled 256 bytes and the kernel 528 in all, against 284. The light rates
+  //   (BodyRate::kLight) spill nothing holding them;
   // - in float, for every rate but the free body's on RK4 and the splitting without events: those
   //   kernels then fit 128 registers (four blocks of 128 an SM, 25 % occupancy; run_batch_kernel.cuh)
   //   with no spill, where holding the model they need 150 to 182. With events, on Euler angles or
