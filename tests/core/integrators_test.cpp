@@ -147,7 +147,7 @@ TEST(Integrators, Dopri5InterpolantMeetsTheStepsEnds) {
   const Problem p;
   const BodyRate<double> rate{make_free_body_model<double>(p.body, Vec3<double>::Zero()), &p.shared.loads, &p.shared.constraint};
   const StateVector<double> y = pack(p.x0), k1 = pack(rate(p.x0));
-  const double t0 = 0.75, h = 0.1;
+  const double t0 = 0.5, h = 0.25;  // binary fractions: θ = (t − t0)/h is exactly 0 and 1 at the ends
   const Dopri5Trial<double> trial = dopri5_trial(rate, y, k1, h);
   const Dopri5Interpolant<double> referring{y, k1, trial, t0, h};
   const Dopri5Dense<double> copied{y, k1, trial.y, trial.k7, trial.r5, t0, h};
