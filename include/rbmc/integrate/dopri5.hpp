@@ -4,6 +4,8 @@
 // coefficients of their DOPRI5 code).
 #pragma once
 
+#include <cstdint>
+
 #include "rbmc/integrate/events.hpp"
 #include "rbmc/integrate/integration_settings.hpp"
 #include "rbmc/integrate/state_vector.hpp"
@@ -35,22 +37,9 @@ RBMC_HD inline StateVector<Scalar> dopri5_dense_output(const StateVector<Scalar>
   return y0 + theta * (r2 + theta1 * (r3 + theta * (r4 + theta1 * r5)));
 }
 
-// That interpolant referring to the step's start and its trial, which the loop holds anyway
-// (integrate_dopri5 on the host, and in float on the device), as HermiteInterpolant does for the
-// fixed steps.
-template <class Scalar>
-struct Dopri5Interpolant {
-  const StateVector<Scalar>& y0;
-  const StateVector<Scalar>& k1;
-  const Dopri5Trial<Scalar>& trial;
-  Scalar t0, h;
-  RBMC_HD StateVector<Scalar> at(Scalar t) const {
-    return dopri5_dense_output(y0, k1, trial.y, trial.k7, trial.r5, t0, h, t);
-  }
-};
-
-// The same interpolant holding copies: one lane's of the CPU's lanes (dopri5_lanes.hpp), and the
-// device's in double (close_dopri5_step). Equal to Dopri5Interpolant bit for bit.
+// That interpolant over one step from t0 to t0 + h: the step's ends and r5. integrate_dopri5's loop
+// keeps its steps in one (the start, then the trial's end), and the CPU's lanes copy out a lane's
+// (dopri5_lanes.hpp).
 template <class Scalar>
 struct Dopri5Dense {
   StateVector<Scalar> y0, k1, y1, k7, r5;
@@ -224,19 +213,18 @@ struct Dopri5Control {
   }
 };
 
-// The end of an accepted step from (t0, y0, k1) to (t1, x1) that needs its interpolant: an event
-// crossed in it (crossed: EventTracker::advance has taken the others' values), or it covers an
-// output time short of its end. Returns true, with `end` filled in, when a terminal event stopped
-// the sample.
-template <class Scalar, class Interpolant, class Events, class Sink>
-RBMC_HD_KERNEL_INLINE bool close_interpolating_dopri5_step(const Interpolant& dense, Events& events, Sink& sink,
-                                                           Scalar t0, Scalar t1, const RigidBodyState<Scalar>& x1,
+// The end of an accepted step `dense` to (t1, x1) that needs its interpolant: an event crossed in
+// it (crossed: EventTracker::advance has taken the others' values), or it covers an output time
+// short of its end. Returns true, with `end` filled in, when a terminal event stopped the sample.
+template <class Scalar, class Events, class Sink>
+RBMC_HD_KERNEL_INLINE bool close_interpolating_dopri5_step(const Dopri5Dense<Scalar>& dense, Events& events,
+                                                           Sink& sink, Scalar t1, const RigidBodyState<Scalar>& x1,
                                                            bool crossed, const Dopri5Control<Scalar>& control,
                                                            IntegrationEnd<Scalar>& end) {
   Scalar t_stop;
   RigidBodyState<Scalar> x_stop;
   int which = -1;
-  if (crossed && events.step(dense, t0, t1, x1, t_stop, x_stop, which)) {
+  if (crossed && events.step(dense, dense.t0, t1, x1, t_stop, x_stop, which)) {
     sink.step(dense, t_stop, x_stop);
     end = {x_stop, t_stop, SampleStatus::terminal_event, control.accepted, control.rejected, which};
     return true;
@@ -245,25 +233,22 @@ RBMC_HD_KERNEL_INLINE bool close_interpolating_dopri5_step(const Interpolant& de
   return false;
 }
 
-// The same as a call, with the interpolant's values copied where only such a step writes them:
-// the device's in double. Inline, the root finding's and the interpolant's registers were taken from
-// every step, and the interpolant's references kept the step's start in registers through it
-// (sm_90, bench/RESULTS.md, forty-second session).
+// The same as a call: the device's in double. Inline, the root finding's and the interpolant's
+// registers were taken from every step (sm_90, bench/RESULTS.md, forty-second session).
 template <class Scalar, class Events, class Sink>
 RBMC_HD_NOINLINE bool close_interpolating_dopri5_step_call(const Dopri5Dense<Scalar>& dense, Events& events,
                                                            Sink& sink, Scalar t1, const RigidBodyState<Scalar>& x1,
                                                            bool crossed, const Dopri5Control<Scalar>& control,
                                                            IntegrationEnd<Scalar>& end) {
-  return close_interpolating_dopri5_step(dense, events, sink, dense.t0, t1, x1, crossed, control, end);
+  return close_interpolating_dopri5_step(dense, events, sink, t1, x1, crossed, control, end);
 }
 
-// The end of an accepted step from (t0, y0, k1) by `trial` to (t1, x1): events and output times.
-// Most steps need no interpolant: no event crosses in them, and every output time they cover lies
-// on their end, where the sink takes the end state. Returns true, with `end` filled in, when a
-// terminal event stopped the sample.
+// The end of the accepted step `dense` to (t1, x1): events and output times. Most steps need no
+// interpolant: no event crosses in them, and every output time they cover lies on their end, where
+// the sink takes the end state. Returns true, with `end` filled in, when a terminal event stopped
+// the sample.
 template <class Scalar, class Events, class Sink>
-RBMC_HD_KERNEL_INLINE bool close_dopri5_step(const StateVector<Scalar>& y0, const StateVector<Scalar>& k1,
-                                             const Dopri5Trial<Scalar>& trial, Scalar t0, Scalar h, Scalar t1,
+RBMC_HD_KERNEL_INLINE bool close_dopri5_step(const Dopri5Dense<Scalar>& dense, Scalar t1,
                                              const RigidBodyState<Scalar>& x1, Events& events, Sink& sink,
                                              const Dopri5Control<Scalar>& control, IntegrationEnd<Scalar>& end) {
   bool crossed = false;
@@ -273,13 +258,57 @@ RBMC_HD_KERNEL_INLINE bool close_dopri5_step(const StateVector<Scalar>& y0, cons
     return false;
   }
 #if defined(__CUDA_ARCH__)
+  // A copy, so that the loop's own (integrate_dopri5's) need not live in memory for this rare call
+  // where it need not (without events).
   if constexpr (sizeof(Scalar) == 8) {
-    const Dopri5Dense<Scalar> dense{y0, k1, trial.y, trial.k7, trial.r5, t0, h};
-    return close_interpolating_dopri5_step_call(dense, events, sink, t1, x1, crossed, control, end);
+    const Dopri5Dense<Scalar> copy = dense;
+    return close_interpolating_dopri5_step_call(copy, events, sink, t1, x1, crossed, control, end);
   }
 #endif
-  return close_interpolating_dopri5_step(Dopri5Interpolant<Scalar>{y0, k1, trial, t0, h}, events, sink, t0, t1, x1,
-                                         crossed, control, end);
+  return close_interpolating_dopri5_step(dense, events, sink, t1, x1, crossed, control, end);
+}
+
+// What one trial of integrate_dopri5's loop came to.
+enum class Dopri5Outcome : std::uint8_t {
+  rejected,       // try again from the same start (Dopri5Control has the next step)
+  accepted,       // the step's end taken: close it, then go on
+  accepted_last,  // the same, but the next step underflows (Dopri5Control's status): close it, then end
+  stopped,        // the sample cannot go on (Dopri5Control's status)
+};
+
+// One trial from the start held in `step` (y0, k1) with Dopri5Control's step: its error norm and
+// verdict, and the next step's size. The trial's end goes to `step` (y1, k7, r5, t0, h) and its
+// state with the attitude renormalised to `y1`, accepted or not: written on some paths only, their
+// values before the trial stayed live through it, the compiler not seeing that only an accepted
+// trial's are read (float dopri5 went from 224 registers to 255 and spilled; sm_90).
+template <class Scalar, class Rate>
+RBMC_HD_KERNEL_INLINE Dopri5Outcome dopri5_attempt(const Rate& rate, Dopri5Dense<Scalar>& step,
+                                                   StateVector<Scalar>& y1, Dopri5Control<Scalar>& control,
+                                                   const IntegrationSettings<Scalar>& how) {
+  const Dopri5Trial<Scalar> trial = dopri5_trial_by_precision(rate, step.y0, step.k1, control.step);
+  const Scalar err = error_norm(trial.error, step.y0, trial.y, how.rtol, how.atol);
+  step.y1 = trial.y;
+  step.k7 = trial.k7;
+  step.r5 = trial.r5;
+  step.t0 = control.t;
+  step.h = control.step;
+  y1 = trial.y;
+  renormalize_attitude(y1);
+  if (!isfinite_hd(err)) return control.retry_non_finite(how) ? Dopri5Outcome::rejected : Dopri5Outcome::stopped;
+  const bool accepted = err <= Scalar(1);
+  if (accepted) control.accept(how);
+  if (!control.next_step(err, accepted, how)) return accepted ? Dopri5Outcome::accepted_last : Dopri5Outcome::stopped;
+  return accepted ? Dopri5Outcome::accepted : Dopri5Outcome::rejected;
+}
+
+// The same as a call: the device's in double with events. Inline, the kernel held the trial's
+// result and the step's start with the events' values and spilled 284 bytes (sm_90,
+// bench/RESULTS.md).
+template <class Scalar, class Rate>
+RBMC_HD_NOINLINE Dopri5Outcome dopri5_attempt_call(const Rate& rate, Dopri5Dense<Scalar>& step,
+                                                   StateVector<Scalar>& y1, Dopri5Control<Scalar>& control,
+                                                   const IntegrationSettings<Scalar>& how) {
+  return dopri5_attempt(rate, step, y1, control, how);
 }
 
 // Adaptive Dormand–Prince 5(4) to the duration, each sample with its own step (Dopri5Control).
@@ -288,32 +317,31 @@ template <class Scalar, class Rate, class Events, class Sink>
 RBMC_HD_KERNEL_INLINE IntegrationEnd<Scalar> integrate_dopri5(const Rate& rate, const RigidBodyState<Scalar>& x0,
                                                               const IntegrationSettings<Scalar>& how, Events& events,
                                                               Sink& sink) {
-  StateVector<Scalar> y = pack(x0);
-  StateVector<Scalar> k1 = pack(rate(x0));
+  // The step's start (y0, k1) and, after an accepted trial, its end and interpolant.
+  Dopri5Dense<Scalar> step;
+  step.y0 = pack(x0);
+  step.k1 = pack(rate(x0));
+  StateVector<Scalar> y1;
   Dopri5Control<Scalar> control(how);
   while (control.begin_trial(how)) {
-    const Dopri5Trial<Scalar> trial = dopri5_trial_by_precision(rate, y, k1, control.step);
-    const Scalar err = error_norm(trial.error, y, trial.y, how.rtol, how.atol);
-    if (!isfinite_hd(err)) {
-      if (!control.retry_non_finite(how)) break;
-      continue;
-    }
-    const bool accepted = err <= Scalar(1);
-    if (accepted) {
-      StateVector<Scalar> y1 = trial.y;
-      renormalize_attitude(y1);
-      const Scalar t0 = control.accept(how);
-      // The step's interpolant refers to its start (y, k1), so they move on only after it is used.
-      IntegrationEnd<Scalar> end;
-      if ((events.any() || sink.active()) &&
-          close_dopri5_step(y, k1, trial, t0, control.step, control.t, unpack(y1), events, sink, control, end))
-        return end;
-      y = y1;
-      k1 = trial.k7;
-    }
-    if (!control.next_step(err, accepted, how)) break;
+    Dopri5Outcome outcome;
+#if defined(__CUDA_ARCH__)
+    if constexpr (sizeof(Scalar) == 8 && kDeclaresEvents<Events>)
+      outcome = dopri5_attempt_call(rate, step, y1, control, how);
+    else
+#endif
+      outcome = dopri5_attempt(rate, step, y1, control, how);
+    if (outcome == Dopri5Outcome::stopped) break;
+    if (outcome == Dopri5Outcome::rejected) continue;
+    // The step's interpolant refers to its start, so the start moves on only after it is used.
+    IntegrationEnd<Scalar> end;
+    if ((events.any() || sink.active()) && close_dopri5_step(step, control.t, unpack(y1), events, sink, control, end))
+      return end;
+    step.y0 = y1;
+    step.k1 = step.k7;
+    if (outcome == Dopri5Outcome::accepted_last) break;
   }
-  return {unpack(y), control.t, control.status, control.accepted, control.rejected, -1};
+  return {unpack(step.y0), control.t, control.status, control.accepted, control.rejected, -1};
 }
 
 }  // namespace rbmc

@@ -27,7 +27,7 @@
 namespace rbmc {
 
 // Lane `lane` of a step's dense output from the lanes' start (y0, k1), trial and times: the
-// interpolant the one-sample path refers to, from the same values.
+// interpolant the one-sample path keeps (integrate_dopri5), from the same values.
 template <class S, int W>
 inline Dopri5Dense<S> lane_of(const StateVector<Lanes<S, W>>& y0, const StateVector<Lanes<S, W>>& k1,
                               const Dopri5Trial<Lanes<S, W>>& trial, const Lanes<S, W>& t0, const Lanes<S, W>& h,
