@@ -38,7 +38,7 @@ RBMC_HD inline StateVector<Scalar> dopri5_dense_output(const StateVector<Scalar>
 }
 
 // That interpolant over one step from t0 to t0 + h: the step's ends and r5. integrate_dopri5's loop
-// keeps its steps in one (the start, then the trial's end), and the CPU's lanes copy out a lane's
+// keeps its step in one (the start, then the trial's end), and the CPU's lanes copy out a lane's
 // (dopri5_lanes.hpp).
 template <class Scalar>
 struct Dopri5Dense {
