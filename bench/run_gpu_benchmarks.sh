@@ -83,6 +83,13 @@ else
   echo "built in $((SECONDS - started)) s"
   # Each kernel's registers, occupancy, frame and spills, from the compiler's report the build keeps.
   python3 tests/tools/ptxas_report.py $build/ptxas kernels/ptxas_budget.txt | tee "$logs/ptxas.txt"
+  # Where each kernel's local loads and stores lie (in its loop, in what the loop calls, once a
+  # sample), where the machine's CUDA has cuobjdump; into the logs only.
+  if command -v cuobjdump >/dev/null 2>&1; then
+    for object in $build/CMakeFiles/rbmc_kernels.dir/kernels/run_batch*.cu.o; do
+      python3 tests/tools/sass_local_memory.py "$object" --routines
+    done >"$logs/sass_local_memory.txt" 2>&1 || true
+  fi
 fi
 
 echo "== test suite (CUDA against CPU, sample by sample) =="
