@@ -13,8 +13,9 @@ loads and stores (LDL, STL: the stack frame and the spills alike), split into
           such as a step that interpolates: the SASS does not say which), and
   once    elsewhere (per sample: setup and finish),
 
-with the bytes they move, and for each the accesses above a given frame offset (--spill-from,
-the PTX's own local depot size: ptxas puts its spill slots and saved registers above it).
+with the bytes they move, and for each the accesses above a given frame offset (--spill-from:
+give it the size of the PTX's own local arrays, above which ptxas put its spill slots in the
+kernels read so far).
 
 Static counts: an instruction is counted once wherever it sits, however often it runs.
 
