@@ -173,16 +173,28 @@ class CpuBackend final : public Backend {
       values.swap(quantities_);  // the next integrate refills whichever buffer it holds
       return;
     }
+    // The kept quantities' columns alone, which the lanes wrote (the others are not written, and
+    // the run's statistics read none of them): their moments stay empty, their values unwritten.
+    const auto kept = [&](std::size_t c) { return ((kept_columns_ >> (c % quantity::count)) & 1u) != 0; };
     moments.assign(columns, Moments{});
     parallel_for(columns, threads_, [&](std::size_t begin, std::size_t end) {
-      std::vector<const double*> column(end - begin);
-      for (std::size_t c = begin; c < end; ++c) column[c - begin] = quantities_.data() + c * n;
-      column_moments(column.data(), end - begin, n, &moments[begin]);
+      std::vector<const double*> column;
+      std::vector<std::size_t> which;
+      for (std::size_t c = begin; c < end; ++c)
+        if (kept(c)) {
+          column.push_back(quantities_.data() + c * n);
+          which.push_back(c);
+        }
+      std::vector<Moments> computed(column.size());
+      column_moments(column.data(), column.size(), n, computed.data());
+      for (std::size_t j = 0; j < which.size(); ++j) moments[which[j]] = computed[j];
     });
     values.resize(n_rows * columns);
     parallel_for(columns, threads_, [&](std::size_t begin, std::size_t end) {
       for (std::size_t c = begin; c < end; ++c)
-        for (std::size_t r = 0; r < n_rows; ++r) gather_column_element(quantities_.data(), n, rows.data(), n_rows, r, c, values.data());
+        if (kept(c))
+          for (std::size_t r = 0; r < n_rows; ++r)
+            gather_column_element(quantities_.data(), n, rows.data(), n_rows, r, c, values.data());
     });
   }
 

@@ -206,8 +206,9 @@ class CudaBackend final : public Backend {
     const StageClock clock(&timings, Stage::statistics);
     const Slot& slot = slots_.current();
     const std::size_t n = slot.n, columns = quantities_and_moments(how, moments);
-    // The quantile rows' values, column by column ((columns, rows), as RunStatistics::add takes them).
-    values.assign(rows.size() * columns, 0.0);
+    // The quantile rows' values, column by column ((columns, rows), as RunStatistics::add takes them):
+    // every one copied from the device, so grown unzeroed (QuantityValues).
+    values.resize(rows.size() * columns);
     if (!rows.empty()) {
       d_rows_.reserve(rows.size());
       d_gathered_.reserve(rows.size() * columns);

@@ -2,6 +2,11 @@
 // non-temporal stores (the CPU's statistics quantities, rbmc/simd/lane_quantities.hpp). Every
 // block starts on a cache line (64 bytes): such a store of a line that is not aligned faults.
 //
+// A resize leaves new elements default-initialised (a double: unwritten), as DefaultInitAllocator's
+// do: the lanes write every element a run reads (each kept column's lines) in parallel, and the
+// kernel zeroes a page where a thread first touches it. Value-initialised, one thread zeroed the
+// whole buffer at its first resize (the main job's two, 119 MB each) while the other cores waited.
+//
 // A block of kHugePageBlockMin or more starts on a 2 MiB boundary and asks the kernel for
 // transparent huge pages over its whole 2 MiB pages (madvise(MADV_HUGEPAGE); where the kernel has
 // none, the request is ignored). Each lane group stores a line into every one of the batch's
@@ -12,6 +17,8 @@
 
 #include <cstddef>
 #include <new>
+
+#include "host/util/default_init_allocator.hpp"  // DefaultInitConstruct
 
 namespace rbmc {
 
@@ -26,7 +33,7 @@ inline constexpr std::size_t kHugePageBlockMin = 2 * kHugePageBytes;
 bool advise_huge_pages(void* block, std::size_t bytes) noexcept;
 
 template <class T>
-struct BufferAllocator {
+struct BufferAllocator : DefaultInitConstruct {
   using value_type = T;
 
   BufferAllocator() = default;

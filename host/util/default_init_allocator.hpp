@@ -11,18 +11,9 @@
 
 namespace rbmc {
 
-template <class T>
-struct DefaultInitAllocator : std::allocator<T> {
-  using value_type = T;
-  template <class U>
-  struct rebind {
-    using other = DefaultInitAllocator<U>;
-  };
-
-  DefaultInitAllocator() = default;
-  template <class U>
-  DefaultInitAllocator(const DefaultInitAllocator<U>&) noexcept {}  // NOLINT: rebinding, as std::allocator
-
+// An allocator's construct that default-initialises where no value is given (this one and
+// BufferAllocator take it).
+struct DefaultInitConstruct {
   template <class U>
   void construct(U* p) noexcept(noexcept(::new (static_cast<void*>(p)) U)) {
     ::new (static_cast<void*>(p)) U;
@@ -31,6 +22,20 @@ struct DefaultInitAllocator : std::allocator<T> {
   void construct(U* p, Args&&... args) {
     ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
   }
+};
+
+template <class T>
+struct DefaultInitAllocator : std::allocator<T>, DefaultInitConstruct {
+  using value_type = T;
+  template <class U>
+  struct rebind {
+    using other = DefaultInitAllocator<U>;
+  };
+  using DefaultInitConstruct::construct;  // not std::allocator's, which value-initialises
+
+  DefaultInitAllocator() = default;
+  template <class U>
+  DefaultInitAllocator(const DefaultInitAllocator<U>&) noexcept {}  // NOLINT: rebinding, as std::allocator
 };
 
 }  // namespace rbmc

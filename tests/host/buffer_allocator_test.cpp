@@ -1,9 +1,11 @@
-// The large buffers' allocator (host/util/buffer_allocator.hpp): blocks on a cache line, large
-// ones on a huge page with transparent huge pages asked for, as the kernel's own record of the
-// mapping shows (/proc/self/smaps: "hg" among a mapping's VmFlags, set by madvise(MADV_HUGEPAGE)
-// whether or not huge pages are free to give).
+// The large buffers' allocators (host/util/buffer_allocator.hpp, default_init_allocator.hpp): blocks
+// on a cache line, large ones on a huge page with transparent huge pages asked for, as the
+// kernel's own record of the mapping shows (/proc/self/smaps: "hg" among a mapping's VmFlags, set
+// by madvise(MADV_HUGEPAGE) whether or not huge pages are free to give), and new elements left
+// unwritten by a resize (mincore).
 #include <gtest/gtest.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <fstream>
@@ -13,6 +15,7 @@
 #include <vector>
 
 #include "host/util/buffer_allocator.hpp"
+#include "host/util/default_init_allocator.hpp"
 
 namespace rbmc {
 namespace {
@@ -64,6 +67,42 @@ TEST(BufferAllocator, LargeBlocksStartOnAHugePageAndAskForHugePages) {
   const std::string flags = mapping_flags(v.data());
   ASSERT_NE(flags, "") << "no mapping in /proc/self/smaps holds the block";
   EXPECT_NE((flags + " ").find(" hg "), std::string::npos) << "huge pages not asked for: " << flags;
+}
+
+// How many of the pages of [p, p + bytes) are resident (mincore; p on a page).
+std::size_t resident_pages(const void* p, std::size_t bytes) {
+  const std::size_t page = std::size_t(sysconf(_SC_PAGESIZE));
+  std::vector<unsigned char> resident((bytes + page - 1) / page);
+  if (mincore(const_cast<void*>(p), bytes, resident.data()) != 0) ADD_FAILURE() << "mincore refused the block";
+  std::size_t n = 0;
+  for (unsigned char r : resident) n += r & 1u;
+  return n;
+}
+
+// A resize leaves the new elements unwritten, so that the threads that write them first touch
+// their pages (buffer_allocator.hpp, default_init_allocator.hpp): a block larger than glibc ever
+// serves from its heap (mmap'd whatever its mmap threshold has grown to, at most 32 MiB), so its
+// pages are fresh, is still not resident after the resize. Value-initialised, every page was.
+template <class Allocator>
+void expect_resize_leaves_the_new_elements_unwritten() {
+  const std::size_t bytes = std::size_t(64) << 20, page = std::size_t(sysconf(_SC_PAGESIZE));
+  std::vector<double, Allocator> v;
+  v.resize(bytes / sizeof(double));
+  const void* const first_page =
+      reinterpret_cast<const void*>((reinterpret_cast<std::uintptr_t>(v.data()) + page - 1) / page * page);
+  const std::size_t whole = bytes - page;  // the block's whole pages from first_page on
+  EXPECT_EQ(resident_pages(first_page, whole), 0u) << "of " << whole / page << " pages resident after the resize";
+  v[v.size() / 2] = 1.0;  // and a write touches its page alone
+  const std::size_t touched = resident_pages(first_page, whole);
+  EXPECT_GE(touched, 1u);
+  EXPECT_LE(touched, kHugePageBytes / page) << "a write made more than its (huge) page resident";
+}
+
+TEST(BufferAllocator, ResizeLeavesTheNewElementsUnwritten) {
+  expect_resize_leaves_the_new_elements_unwritten<BufferAllocator<double>>();
+}
+TEST(DefaultInitAllocator, ResizeLeavesTheNewElementsUnwritten) {
+  expect_resize_leaves_the_new_elements_unwritten<DefaultInitAllocator<double>>();
 }
 
 // advise_huge_pages says what the kernel answered: taken where it takes the advice, and never for
