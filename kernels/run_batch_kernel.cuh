@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include <cuda_runtime_api.h>
 
@@ -21,11 +22,14 @@ namespace rbmc::kernels {
 // (SampleKinds::rate_reads_in_place: RK4 and the splitting without events); every other kernel 2,
 // where the RK stages, the model and the loads' or constraint's evaluation need more than 128
 // registers (at 4 they spill: the compiler's report, bench/RESULTS.md). tests/tools/ptxas_report.py
-// holds them to it.
+// holds them to it. A kinds type may name its own (min_blocks_per_sm): the variants rbmc_kernel_bench
+// times beside the kernels runs take (bench/kernel_bench_variants.cu).
 constexpr int kMaxBlockSize = 128;
-template <class Scalar, class Kinds>
+template <class Scalar, class Kinds, class = void>
 constexpr int kMinBlocksPerSm =
     sizeof(Scalar) == 4 && (Kinds::free_body || Kinds::template rate_reads_in_place<Scalar>) ? 4 : 2;
+template <class Scalar, class Kinds>
+constexpr int kMinBlocksPerSm<Scalar, Kinds, std::void_t<decltype(Kinds::min_blocks_per_sm)>> = Kinds::min_blocks_per_sm;
 
 // The shared model and the settings are __grid_constant__: read in place from the kernel's
 // parameter space, never copied to each thread's stack (sm_70 and later).

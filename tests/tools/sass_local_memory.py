@@ -5,7 +5,8 @@ The compiler's report (-Xptxas -v, tests/tools/ptxas_report.py) says how many by
 not where. A spill stored before the integration loop and loaded after it costs one store and one
 load a sample; one inside the loop costs them every step. This reads the SASS of an object file
 (cuobjdump -sass, which Debian 12 does not package: PyPI's nvidia-cuda-cuobjdump wheel carries
-it, a development tool only: bench/RESULTS.md, forty-fourth session) and prints for each kernel its local
+it, and it runs the nvidia-cuda-nvdisasm wheel's nvdisasm, which must be on PATH too; development
+tools only: bench/RESULTS.md, forty-fourth session) and prints for each kernel its local
 loads and stores (LDL, STL: the stack frame and the spills alike), split into
 
   loop    inside a loop of the kernel itself (per step, or per iteration of a setup loop),
@@ -15,7 +16,10 @@ loads and stores (LDL, STL: the stack frame and the spills alike), split into
 
 with the bytes they move, and for each the accesses above a given frame offset (--spill-from:
 give it the size of the PTX's own local arrays, above which ptxas put its spill slots in the
-kernels read so far).
+kernels read so far). Beside them, in the same places, the generic loads and stores (LD, ST): a
+pointer whose space the compiler cannot tell, such as read_in_place's (include/rbmc/hd.hpp), by
+which a rate reads the sample's model from its frame, so that those frame reads are not LDL; a
+generic access may also reach global memory.
 
 Static counts: an instruction is counted once wherever it sits, however often it runs.
 
@@ -34,7 +38,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from ptxas_report import short_name  # noqa: E402  (the budget's names for the kernels)
 
 INSTRUCTION = re.compile(r"/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;")
-LOCAL = re.compile(r"\b(LDL|STL)(\.[0-9A-Z]+)*\s")
+LOCAL = re.compile(r"\b(LDL|STL|LD|ST)(\.[0-9A-Z]+)*\s")  # LD, ST: generic (LDG, STG, LDS, LDC are not)
 FRAME_OFFSET = re.compile(r"\[R1(?:\+(0x[0-9a-f]+))?\]")
 WIDTH = {".64": 8, ".128": 16, ".U8": 1, ".S8": 1, ".U16": 2, ".S16": 2}
 
@@ -45,8 +49,8 @@ def sass_text(path):
             return f.read()
     tool = shutil.which("cuobjdump")
     if tool is None:
-        sys.exit("sass_local_memory.py: cuobjdump not on PATH (pip download nvidia-cuda-cuobjdump; "
-                 "its wheel's nvidia/cu13/bin/cuobjdump)")
+        sys.exit("sass_local_memory.py: cuobjdump not on PATH (pip download nvidia-cuda-cuobjdump "
+                 "nvidia-cuda-nvdisasm; their wheels' nvidia/cu13/bin/, both on PATH)")
     return subprocess.run([tool, "-sass", path], check=True, capture_output=True, text=True).stdout
 
 
@@ -67,7 +71,7 @@ def kernels(text):
 
 
 def local_access(instruction):
-    """(kind, bytes, frame offset or None) of an LDL or STL, else None."""
+    """(kind, bytes, frame offset or None) of an LDL, STL or a generic LD, ST, else None."""
     m = LOCAL.search(instruction)
     if not m:
         return None
@@ -82,6 +86,9 @@ def local_access(instruction):
 def target(instruction, opcode):
     m = re.search(opcode + r"[.A-Z]*\s+(0x[0-9a-f]+)", instruction)
     return int(m.group(1), 16) if m else None
+
+
+KINDS = ("LDL", "STL", "LD", "ST")
 
 
 def analyse(body):
@@ -113,7 +120,7 @@ def analyse(body):
         frontier += [t for address, ins in body for t in [target(ins, "CALL")]
                      if t is not None and routine_of[address] == r]
     counts = defaultdict(lambda: [0, 0])  # (place, kind, frame offset) -> [instructions, bytes]
-    routines = defaultdict(lambda: [0, 0, 0])  # routine -> [instructions, LDL, STL]
+    routines = defaultdict(lambda: [0, 0, 0, 0, 0])  # routine -> [instructions, LDL, STL, LD, ST]
     for address, ins in body:
         routines[routine_of[address]][0] += 1
         access = local_access(ins)
@@ -121,7 +128,7 @@ def analyse(body):
             continue
         kind, width, offset = access
         r = routine_of[address]
-        routines[r][1 if kind == "LDL" else 2] += 1
+        routines[r][KINDS.index(kind) + 1] += 1
         if r == 0:
             place = "loop" if in_loop(0, address) else "once"
         elif r in hot:
@@ -133,8 +140,9 @@ def analyse(body):
     return counts, {r: (v, r == 0 or r in hot) for r, v in routines.items()}
 
 
-# A kernel with a loop (0x20 to 0x50) that loads from its frame and calls 0x80 every step, a
-# store before the loop and a load after it, and a routine at 0x80 that stores twice, once 16 bytes.
+# A kernel with a loop (0x20 to 0x50) that loads from its frame (twice, and once through a generic
+# pointer) and calls 0x80 every step, a store before the loop and a load after it, and a routine at
+# 0x80 that stores twice, once 16 bytes.
 SAMPLE = """
 		Function : _ZN4rbmc7kernels16run_batch_kernelIdNS_11SampleKindsILNS_11StepperKindE3ELb1ELb0ELNS_18CompiledConstraintE0EEEEEvPKT_
         /*0000*/                   LDC R1, c[0x0][0x28] ;          /* 0x0 */
@@ -142,6 +150,7 @@ SAMPLE = """
         /*0020*/                   LDL.64 R6, [R1+0x8] ;           /* 0x0 */
         /*0030*/                   CALL.REL.NOINC 0x80 ;           /* 0x0 */
         /*0040*/                   LDL R8, [R1] ;                  /* 0x0 */
+        /*0048*/                   LD.E.64 R10, [R12.64+0x8] ;     /* 0x0 */
         /*0050*/               @P0 BRA 0x20 ;                      /* 0x0 */
         /*0060*/                   LDL.64 R4, [R1+0x40] ;          /* 0x0 */
         /*0070*/                   EXIT ;                          /* 0x0 */
@@ -157,10 +166,12 @@ def self_test():
     counts, routines = analyse(body)
     total = lambda place, kind: tuple(map(sum, zip(*[v for (p, k, _), v in counts.items() if p == place and k == kind])))
     assert total("loop", "LDL") == (2, 12), "two loads in the loop, 8 and 4 bytes"
+    assert total("loop", "LD") == (1, 8) and total("once", "LD") == (), "a generic load in the loop"
     assert total("called", "STL") == (2, 17) and total("loop", "STL") == (), "a routine called from the loop"
     assert total("once", "STL") == (1, 8) and total("once", "LDL") == (1, 8), "before and after the loop: once"
     assert counts[("once", "STL", 0x40)] == [1, 8] and counts[("loop", "LDL", 0)] == [1, 4], "frame offsets"
-    assert sorted(routines) == [0, 0x80] and routines[0x80] == ([3, 0, 2], True), routines
+    assert sorted(routines) == [0, 0x80] and routines[0x80] == ([3, 0, 2, 0, 0], True), routines
+    assert local_access("LDG.E.64 R2, [R4.64]") is None and local_access("LDS R2, [R4]") is None, "not generic"
     outside = SAMPLE.replace("CALL.REL.NOINC 0x80", "NOP").replace("/*0070*/                   EXIT",
                                                                      "/*0070*/                   CALL.REL.NOINC 0x80")
     counts, routines = analyse(next(kernels(outside))[1])
@@ -188,15 +199,16 @@ def main():
         print(short_name(name))
         for place in ("loop", "called", "once"):
             row = []
-            for kind in ("LDL", "STL"):
+            for kind in KINDS:
                 n = sum(v[0] for (p, k, _), v in counts.items() if p == place and k == kind)
                 b = sum(v[1] for (p, k, _), v in counts.items() if p == place and k == kind)
                 row.append(f"{kind} {n:5d} ({b:6d} B)")
-            print(f"  {place:6s} " + "   ".join(row))
+            print(f"  {place:6s} " + "   ".join(row[:2]) + "   generic: " + "   ".join(row[2:]))
         if args.routines:
-            for r, ((size, loads, stores), hot) in sorted(routines.items()):
+            for r, ((size, loads, stores, generic_loads, generic_stores), hot) in sorted(routines.items()):
                 what = "the kernel" if r == 0 else ("called from a loop" if hot else "called outside the loops")
-                print(f"    routine {r:#8x}: {size:6d} instructions, LDL {loads:5d}, STL {stores:5d}  ({what})")
+                print(f"    routine {r:#8x}: {size:6d} instructions, LDL {loads:5d}, STL {stores:5d}, "
+                      f"LD {generic_loads:5d}, ST {generic_stores:5d}  ({what})")
         if args.spill_from is not None:
             for (place, kind, offset), (n, b) in sorted(counts.items(), key=lambda kv: (kv[0][2] or 0, kv[0][0], kv[0][1])):
                 if offset is not None and offset >= args.spill_from:
