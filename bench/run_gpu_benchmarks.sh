@@ -173,6 +173,33 @@ for t in 1 "$(nproc)"; do
   backend=cpu stage_run 30 "cpu_scaling_tumbling_box_t$t" "$logs/bare-tumbling_box.toml" --samples 128000 --threads "$t"
   backend=cpu stage_run 30 "cpu_scaling_physical_pendulum_t$t" "$logs/bare-physical_pendulum.toml" --samples 16000 --threads "$t"
 done
+# What the loss is: the machine or rbmc's threads. nproc one-thread processes at once, each with a
+# lone one-thread run's work: if each takes longer than the lone run by what the threads lose,
+# the cores' shared clock or caches take it (no rbmc thread shares anything with another
+# process), not the driver's batches. Then the same scaling with the AVX2 lanes: a frequency
+# licence of AVX-512 lowers the all-core clock more than AVX2's.
+concurrent_one_thread() {  # name, scenario, samples
+  local name=$1 scenario=$2 samples=$3
+  time_left 40 || return 0
+  backend=cpu stage_run 30 "cpu_lone_$name" "$scenario" --samples "$samples" --threads 1
+  local i pids=()
+  for i in $(seq "$(nproc)"); do
+    timeout 60 $build/rbmc run "$scenario" -o "$logs/concurrent-$i.h5" --overwrite --no-progress --no-journal \
+      --timings --backend cpu --samples "$samples" --threads 1 >"$logs/concurrent-$name-$i.txt" 2>&1 &
+    pids+=($!)
+  done
+  wait "${pids[@]}"  # these alone: a bare `wait` waits for the tee of this script's output too, forever
+  rm -f "$logs"/concurrent-*.h5
+  echo "$(nproc) at once, integrate stage each (s):" \
+    $(grep -h '^  integrate' "$logs"/concurrent-$name-*.txt | awk '{print $2}' | sort -n | tr '\n' ' ') |
+    tee "$logs/stages-cpu_concurrent_$name.txt"
+}
+concurrent_one_thread tumbling_box "$logs/bare-tumbling_box.toml" 16000
+concurrent_one_thread physical_pendulum "$logs/bare-physical_pendulum.toml" 2000
+for t in 1 "$(nproc)"; do
+  RBMC_CPU_SIMD=avx2 backend=cpu stage_run 30 "cpu_scaling_avx2_tumbling_box_t$t" "$logs/bare-tumbling_box.toml" \
+    --samples 64000 --threads "$t"
+done
 
 echo "== JAX on the same GPU: N = $n, 1,000 steps =="
 if [ "${PEERS:-1}" = 1 ]; then
