@@ -1345,6 +1345,36 @@ TEST(RunDriverOutput, UncompressedTrajectoriesHoldTheSameValues) {
   EXPECT_FALSE(read_results_info(dir.file("none.h5")).trajectory_compression.has_value());
 }
 
+// rbmc info's table of final states: each row's mean and standard deviation are those of the
+// dataset's values (a two-pass sum in long double, the reference); a row of one number (every
+// sample ends at the duration) has that number as its mean and a standard deviation of 0, exactly.
+TEST(RunDriverOutput, InfoGivesTheFinalStatesMeanAndSpread) {
+  test::TempDir dir;
+  run_scenario(parse_scenario(test::valid_scenario_text(300, 0.5, 0.01), "t.toml"), cpu_options(dir.file("r.h5"), 2, 64));
+  const ResultsInfo info = read_results_info(dir.file("r.h5"));
+  const ResultsReader r(dir.file("r.h5"));
+  const std::vector<double> time = r.doubles("samples/final/time").data, position = r.doubles("samples/final/position").data;
+  ASSERT_EQ(time.size(), 300u);
+  for (double t : time) ASSERT_EQ(t, time[0]);
+  const auto row = [&](const std::string& quantity) {
+    for (const ResultsInfo::Row& x : info.final_state)
+      if (x.quantity == quantity) return x;
+    ADD_FAILURE() << "no row " << quantity;
+    return ResultsInfo::Row{};
+  };
+  EXPECT_EQ(row("time").mean, time[0]);
+  EXPECT_EQ(row("time").sd, 0.0);
+  long double sum = 0, squares = 0;
+  for (std::size_t i = 0; i < 300; ++i) sum += position[3 * i];
+  const long double mean = sum / 300;
+  for (std::size_t i = 0; i < 300; ++i) squares += (position[3 * i] - mean) * (position[3 * i] - mean);
+  const double sd = double(std::sqrt(squares / 299));
+  ASSERT_GT(sd, 0.0);
+  // Both in double over 300 values: a few hundred roundings of 1.1e-16 relative at the most.
+  EXPECT_NEAR(row("position.x").mean, double(mean), 1e-13 * sd + 1e-13 * std::abs(double(mean)));
+  EXPECT_NEAR(row("position.x").sd, sd, 1e-12 * sd);
+}
+
 // [output] samples keeps only the datasets named (and index and status); storage = "float32"
 // stores the same numbers rounded to single precision, in half the bytes.
 TEST(RunDriverOutput, SamplesAndFloat32StorageChooseWhatTheFileKeeps) {
