@@ -11,53 +11,10 @@
 #include <thread>
 
 #include "host/errors.hpp"
+#include "host/io/shuffled_deflate.hpp"
 #include "host/util/parallel_for.hpp"
 
-#ifdef RBMC_HAVE_LIBDEFLATE
-#include <libdeflate.h>
-#else
-#include <zlib.h>
-#endif
-
 namespace rbmc {
-
-std::vector<unsigned char> shuffle_and_deflate(const unsigned char* data, std::size_t bytes, std::size_t element_size,
-                                               int level) {
-  // HDF5's shuffle filter (H5Zshuffle.c): byte j of element i goes to j · n + i; bytes beyond the
-  // last whole element stay in place at the end.
-  const std::size_t n = bytes / element_size;
-  std::vector<unsigned char> shuffled(bytes);
-  for (std::size_t j = 0; j < element_size; ++j)
-    for (std::size_t i = 0; i < n; ++i) shuffled[j * n + i] = data[i * element_size + j];
-  std::memcpy(shuffled.data() + n * element_size, data + n * element_size, bytes - n * element_size);
-#ifdef RBMC_HAVE_LIBDEFLATE
-  // One compressor per thread, reused across chunks (it holds about 1 MB of tables).
-  thread_local struct Compressor {
-    libdeflate_compressor* c = nullptr;
-    int level = -1;
-    ~Compressor() {
-      if (c != nullptr) libdeflate_free_compressor(c);
-    }
-  } compressor;
-  if (compressor.level != level) {
-    if (compressor.c != nullptr) libdeflate_free_compressor(compressor.c);
-    compressor.c = libdeflate_alloc_compressor(level);
-    compressor.level = level;
-    if (compressor.c == nullptr) throw Hdf5Error("libdeflate could not allocate a compressor");
-  }
-  std::vector<unsigned char> out(libdeflate_zlib_compress_bound(compressor.c, bytes));
-  const std::size_t size = libdeflate_zlib_compress(compressor.c, shuffled.data(), bytes, out.data(), out.size());
-  if (size == 0) throw Hdf5Error("libdeflate failed to compress a chunk");
-  out.resize(size);
-#else
-  uLongf size = compressBound(uLong(bytes));
-  std::vector<unsigned char> out(size);
-  if (compress2(out.data(), &size, shuffled.data(), uLong(bytes), level) != Z_OK)
-    throw Hdf5Error("zlib failed to compress a chunk");
-  out.resize(size);
-#endif
-  return out;
-}
 
 std::array<hsize_t, 3> trajectory_chunk_shape(hsize_t n_times, hsize_t dim) {
   const hsize_t times = std::min<hsize_t>(std::max<hsize_t>(n_times, 1), 32);

@@ -14,15 +14,10 @@
 #include <vector>
 
 #include "host/io/h5_handle.hpp"
+#include "host/io/shuffled_deflate.hpp"
 #include "host/util/stage_timings.hpp"
 
 namespace rbmc {
-
-// Shuffles the bytes of `bytes / element_size` elements (byte j of element i to j · n + i, as
-// HDF5's shuffle filter) and deflates them to the zlib format at `level` (HDF5's deflate filter):
-// libdeflate where the build has it, else zlib.
-std::vector<unsigned char> shuffle_and_deflate(const unsigned char* data, std::size_t bytes, std::size_t element_size,
-                                               int level);
 
 // (rows, times, dim) of a trajectory dataset's chunks.
 std::array<hsize_t, 3> trajectory_chunk_shape(hsize_t n_times, hsize_t dim);
