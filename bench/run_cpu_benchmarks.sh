@@ -10,7 +10,7 @@ quick=${1:-}
 bash tools/setup.sh --bench
 build=build/bench-cpu
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DRBMC_CUDA=OFF -DRBMC_BUILD_TESTS=OFF -DRBMC_BUILD_BENCH=ON >/dev/null
-cmake --build "$build" -j "$(nproc)" --target rbmc rbmc_bench rbmc_stats_bench >/dev/null
+cmake --build "$build" -j "$(nproc)" --target rbmc rbmc_bench rbmc_stats_bench rbmc_io_bench >/dev/null
 log=${LOG_DIR:-bench/logs/cpu-$(date -u +%Y%m%dT%H%M%SZ)}
 mkdir -p "$log"
 rbmc=$build/rbmc
@@ -32,6 +32,10 @@ echo "== micro-benchmarks, one core (median of $repetitions) =="
 echo "== the statistics' costs per value, one core (median of $repetitions) =="
 "$build/bench/rbmc_stats_bench" --benchmark_repetitions=$repetitions --benchmark_report_aggregates_only=true \
   --benchmark_out="$log/stats.json" --benchmark_out_format=json 2>/dev/null | grep -E "median|Benchmark|^-" | tee "$log/stats.txt"
+
+echo "== trajectory chunks deflated, one core, against libdeflate's own stream (median of $repetitions) =="
+"$build/bench/rbmc_io_bench" --benchmark_repetitions=$repetitions --benchmark_report_aggregates_only=true \
+  --benchmark_out="$log/io.json" --benchmark_out_format=json 2>/dev/null | grep -E "median|Benchmark|^-" | tee "$log/io.txt"
 
 # Median wall time (s) over $repetitions runs of `rbmc run SCENARIO OPTIONS...`.
 median_wall() {

@@ -120,8 +120,8 @@ std::size_t noise_planes(const Bytes& data, std::size_t element) {
   return noise_plane_count(s.data(), data.size() / element, element, 1);
 }
 
-// Every kind of chunk inflates, with zlib's check of the Adler-32, to the shuffled bytes; noise
-// goes out as stored blocks and the planes that deflate as deflate's own blocks.
+// Every kind of chunk inflates, with zlib's check of the Adler-32, to the shuffled bytes; the noise
+// planes go out in a noise block and the planes that deflate through libdeflate.
 TEST(ShuffledDeflate, ChunksInflateToTheShuffledBytes) {
   struct Case {
     const char* what;
