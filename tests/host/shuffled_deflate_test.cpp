@@ -145,6 +145,8 @@ TEST(ShuffledDeflate, ChunksInflateToTheShuffledBytes) {
       {"zeros", bytes_of(zeros), 8},
       {"NaN", bytes_of(nan), 8},
       {"ramp", bytes_of(ramp), 8},
+      {"random bytes: every plane noise", random_bytes(262144, 5), 8},
+      {"random bytes, and bytes past the last element", random_bytes(262144 + 5, 6), 8},
   };
   for (const Case& c : cases) {
     const Bytes stream = shuffle_and_deflate(c.data.data(), c.data.size(), c.element, 1);
@@ -158,6 +160,10 @@ TEST(ShuffledDeflate, ChunksInflateToTheShuffledBytes) {
   EXPECT_LT(shuffle_and_deflate(trajectory.data(), trajectory.size(), 8, 1).size(), trajectory.size() * 6 / 10);
   EXPECT_EQ(noise_planes(bytes_of(trajectory_values<float>(682, 32, 2)), 4), 3u);  // 7 mantissa bits and 1 of the exponent in the third
   EXPECT_EQ(noise_planes(bytes_of(noise), 8), 6u);
+  // Every plane noise: the stream ends with an empty final stored block (or libdeflate's stream of
+  // the bytes past the last element), checked by the round trips above.
+  EXPECT_EQ(noise_planes(random_bytes(262144, 5), 8), 8u);
+  EXPECT_EQ(noise_planes(random_bytes(262144 + 5, 6), 8), 8u);
   // Planes that deflate smaller are deflated: the ramp's lowest byte counts 0 to 255 over and over
   // (no byte repeats, yet it deflates to nearly nothing); zeros; a chunk too small to probe.
   EXPECT_EQ(noise_planes(bytes_of(ramp), 8), 0u);
