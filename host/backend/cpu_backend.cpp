@@ -47,9 +47,10 @@ class CpuBackend final : public Backend {
       d += ", " + std::string(lane_isa_name(lane_isa_)) + " lanes of " + std::to_string(lanes_.width);
     return d + ")";
   }
-  // 4,096 samples a thread, and the states and quantities a batch keeps near 512 MiB at most.
+  // kSamplesPerThread samples a thread, and the states and quantities a batch keeps near 512 MiB
+  // at most.
   std::size_t max_batch_size(const BatchIntegration& how) const override {
-    const std::size_t kept = kept_bytes_per_sample(how), per_threads = std::size_t(threads_) * 4096;
+    const std::size_t kept = kept_bytes_per_sample(how), per_threads = std::size_t(threads_) * kSamplesPerThread;
     return kept == 0 ? per_threads : std::max<std::size_t>(1, std::min(per_threads, (std::size_t(512) << 20) / kept));
   }
 
@@ -230,6 +231,14 @@ class CpuBackend final : public Backend {
   }
 
  private:
+  // A batch's share a thread: 256 lane groups of 8, so that the batch's end, where the threads
+  // wait for the last group, stays a small part of it. Not more: the statistics' quantities take
+  // 14.5 KB a sample in the main job (151 times × 12 doubles), whose pages the first batch's lanes
+  // fault in; fresh huge pages cost a virtual machine up to 20 times what their zeroing does, and
+  // the main job at 4,096 samples a thread spent 0.1 s more in its statistics stage than at
+  // 2,048 (bench/RESULTS.md, 2026-12-03, forty-seventh session). Half the memory, too.
+  static constexpr std::size_t kSamplesPerThread = 2048;
+
   // Each output time's nominal attitude in Scalar, and room for the batch's quantities.
   void prepare_quantities(const BatchIntegration& how, std::size_t n) {
     kept_columns_ = quantity_columns_of(how.statistics_quantities);

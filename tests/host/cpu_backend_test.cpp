@@ -80,7 +80,7 @@ TEST(CpuBackend, DescribesItself) {
   EXPECT_EQ(b->name(), "cpu");
   EXPECT_NE(b->device().find("3 threads"), std::string::npos);
   BatchIntegration how;
-  EXPECT_EQ(b->max_batch_size(how), 3u * 4096);
+  EXPECT_EQ(b->max_batch_size(how), 3u * 2048);  // 2,048 samples a thread
   // The states and quantities a batch keeps at the output times: near 512 MiB at most.
   how.shared.output_times.n = 1510;
   EXPECT_EQ(b->max_batch_size(how), (std::size_t(512) << 20) / (8 * 25 * 1510));

@@ -210,9 +210,12 @@ RBMC_HD inline Scalar atan2_first_quadrant(Scalar y, Scalar x) {
   const Scalar zero(0), one(1), two(2);
   const Scalar low = if_less_hd(x, y, x, y), high = if_less_hd(x, y, y, x);
   const Scalar t = low / if_less_hd(zero, high, high, one);  // in [0, 1]; 0 when both are 0
-  const Scalar z_half = (two * t - one) / (two + t), z_one = (t - one) / (t + one);
   const Scalar seven_16(7.0 / 16), eleven_16(11.0 / 16);
-  const Scalar z = if_less_hd(t, seven_16, t, if_less_hd(t, eleven_16, z_half, z_one));
+  // z = t, (2t − 1) / (2 + t) or (t − 1) / (t + 1): one division of the chosen numerator and
+  // denominator, t / 1 = t exactly, so that a vector (or a GPU thread) divides once, not twice,
+  // for the same bits.
+  const Scalar z = if_less_hd(t, seven_16, t, if_less_hd(t, eleven_16, two * t - one, t - one)) /
+                   if_less_hd(t, seven_16, one, if_less_hd(t, eleven_16, two + t, t + one));
   const Scalar head = if_less_hd(t, seven_16, zero, if_less_hd(t, eleven_16, Scalar(kAtanHalfHi), Scalar(kAtanOneHi)));
   const Scalar tail = if_less_hd(t, seven_16, zero, if_less_hd(t, eleven_16, Scalar(kAtanHalfLo), Scalar(kAtanOneLo)));
   const Scalar z2 = mul(z, z), z4 = mul(z2, z2);
