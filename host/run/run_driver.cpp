@@ -290,8 +290,8 @@ struct BatchStages {
   // Sketched quantiles take each batch's values in the statistics stage and need them no more
   // (the journal saves the sketches instead): they pass through this one buffer, swapped with the
   // backend's, which takes it back for the next batch (recycle_quantities). On the CPU the run's
-  // values then stay in one buffer (119 MB a batch for the main job), not two or three whose pages
-  // are each faulted in once.
+  // values then stay in one buffer (59 MB a batch for the main job on 2 threads), not two or
+  // three whose pages are each faulted in once.
   QuantityValues& sketched_quantities;
   // A compacting backend's batch: it classifies the columns against the sketches' brackets, and
   // sends its compacted columns into the run's one buffer, which the merge reads before the next

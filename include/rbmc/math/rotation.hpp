@@ -62,11 +62,11 @@ RBMC_HD inline Vec3<Scalar> rotation_vector_from_quaternion(const Quaternion<Sca
   return Vec3<Scalar>(mul(scale, q.x), mul(scale, q.y), mul(scale, q.z));
 }
 
-// Angle of the rotation between two attitudes, in [0, π]: the attitude error |log(a* ⊗ b)|, the
-// length of rotation_vector_from_quaternion's vector, taken as that function's angle,
-// 2 atan2(|v|, |w|) of the product (w, v), without the vector: one square root and two divisions
-// (atan2_first_quadrant's) where the vector's length took two and five, and its rounding once
-// (the statistics' attitude angle, W samples at a time on the CPU, and the attitude-angle event).
+// Angle of the rotation between two attitudes, in [0, π]: the attitude error |log(a* ⊗ b)|. With
+// a* ⊗ b = (w, v) it is 2 atan2(|v|, |w|), the angle rotation_vector_from_quaternion computes
+// before it scales v: one square root and atan2's two divisions, where the vector's length took
+// two square roots and five divisions, and fewer roundings. It serves the statistics' attitude
+// angle (W samples at a time on the CPU's lanes) and the attitude-angle event.
 template <class Scalar>
 RBMC_HD inline Scalar angle_between(const Quaternion<Scalar>& a, const Quaternion<Scalar>& b) {
   using portable::mul;
