@@ -40,8 +40,10 @@ Constraint<double> bench_plane() {
   return {ConstraintKind::planar, Vec3<double>::Zero(), Vec3<double>::Zero(), 0.0, 50.0};
 }
 
-// free_body, pivot, planar and loads on RK4; splitting: the loads on the symplectic splitting.
-enum class BenchModel { free_body, pivot, planar, loads, splitting };
+// free_body, pivot, planar and loads on RK4; splitting: the loads on the symplectic splitting;
+// free_principal and loads_principal: the free body and the loads with the body in its principal
+// axes (bench_body.hpp's principal_inertia).
+enum class BenchModel { free_body, pivot, planar, loads, splitting, free_principal, loads_principal };
 
 template <class Scalar>
 void right_hand_side(benchmark::State& state) {
@@ -88,7 +90,8 @@ void dopri5_step_bench(benchmark::State& state) {
 // The body in SIMD lanes (host/backend/cpu_lanes_*.cpp), what the CPU backend runs for this
 // workload on one thread: a batch of 64 copies of it, `steps` fixed steps, in groups of the
 // instruction set's width; RK4 free, on the pivot of run_sample_bench below, on a plane
-// (bench_plane), or under its loads (bench_loads), or the splitting under those loads. With an
+// (bench_plane), or under its loads (bench_loads), or the splitting under those loads; free or
+// under the loads in its principal axes. With an
 // output time every 20 steps (as the default scenario's), the states there are stored sample by
 // sample, as the backend keeps them.
 template <class Scalar>
@@ -100,12 +103,16 @@ void rk4_lanes_bench(benchmark::State& state, LaneIsa isa, BenchModel model, boo
   }
   constexpr std::size_t n = 64;
   const LaneGroups<Scalar> lanes = lane_groups<Scalar>(isa);
-  const LaneGroupFunction<Scalar> group = model == BenchModel::free_body   ? lanes.free_body
+  const bool principal = model == BenchModel::free_principal || model == BenchModel::loads_principal;
+  const LaneGroupFunction<Scalar> group = model == BenchModel::free_body || model == BenchModel::free_principal
+                                              ? lanes.free_body
                                           : model == BenchModel::splitting ? lanes.splitting
                                                                            : lanes.general;
   SampleInputs<double> in = body_inputs<double>();
+  if (principal) in.body.inertia_c_b = principal_inertia();
   SharedModel<Scalar> shared{};
-  if (model == BenchModel::loads || model == BenchModel::splitting) shared.loads = bench_loads().cast<Scalar>();
+  if (model == BenchModel::loads || model == BenchModel::splitting || model == BenchModel::loads_principal)
+    shared.loads = bench_loads().cast<Scalar>();
   if (pivot) {
     const Constraint<double> c = bench_pivot();
     shared.constraint = c.cast<Scalar>();
@@ -237,6 +244,9 @@ BENCHMARK_TEMPLATE(rk4_lanes_run, double, LaneIsa::sse2)->Arg(1000);
 BENCHMARK_TEMPLATE(rk4_lanes_run, double, LaneIsa::avx2)->Arg(1000);
 BENCHMARK_TEMPLATE(rk4_lanes_run, double, LaneIsa::avx512)->Arg(1000);
 BENCHMARK_TEMPLATE(rk4_lanes_run, double, LaneIsa::avx512, BenchModel::free_body, true)->Arg(1000);
+BENCHMARK_TEMPLATE(rk4_lanes_run, double, LaneIsa::avx2, BenchModel::free_principal)->Arg(1000);
+BENCHMARK_TEMPLATE(rk4_lanes_run, double, LaneIsa::avx512, BenchModel::free_principal)->Arg(1000);
+BENCHMARK_TEMPLATE(rk4_lanes_run, float, LaneIsa::avx512, BenchModel::free_principal)->Arg(1000);
 BENCHMARK_TEMPLATE(rk4_lanes_run, float, LaneIsa::sse2)->Arg(1000);
 BENCHMARK_TEMPLATE(rk4_lanes_run, float, LaneIsa::avx2)->Arg(1000);
 BENCHMARK_TEMPLATE(rk4_lanes_run, float, LaneIsa::avx512)->Arg(1000);
@@ -248,6 +258,8 @@ BENCHMARK_TEMPLATE(rk4_lanes_run, double, LaneIsa::avx512, BenchModel::planar)->
 BENCHMARK_TEMPLATE(rk4_lanes_run, double, LaneIsa::avx2, BenchModel::loads)->Arg(1000);
 BENCHMARK_TEMPLATE(rk4_lanes_run, double, LaneIsa::avx512, BenchModel::loads)->Arg(1000);
 BENCHMARK_TEMPLATE(rk4_lanes_run, float, LaneIsa::avx512, BenchModel::loads)->Arg(1000);
+BENCHMARK_TEMPLATE(rk4_lanes_run, double, LaneIsa::avx2, BenchModel::loads_principal)->Arg(1000);
+BENCHMARK_TEMPLATE(rk4_lanes_run, double, LaneIsa::avx512, BenchModel::loads_principal)->Arg(1000);
 BENCHMARK_TEMPLATE(rk4_lanes_run, double, LaneIsa::avx2, BenchModel::splitting)->Arg(1000);
 BENCHMARK_TEMPLATE(rk4_lanes_run, double, LaneIsa::avx512, BenchModel::splitting)->Arg(1000);
 BENCHMARK(run_sample_free_variant_float)->Arg(1000);

@@ -2,7 +2,7 @@
 // thread per sample (kernels/run_batch.cu), timed with CUDA events after a warm-up; the median of
 // several launches, in body-steps per second (the adaptive integrator's accepted steps). Each
 // load and constraint kind, dopri5, the splitting, Euler angles and events, in float and double:
-// issue 13's table. Beside them, kernels no run takes, for comparison: the general RK4 kernel's,
+// issue 13's table; the free body in its principal axes too (a diagonal inertia). Beside them, kernels no run takes, for comparison: the general RK4 kernel's,
 // the pivot's with its model held in registers, and the free body's and the loads' compiled for
 // three blocks an SM (kernel_bench_variants.cu). The inputs are a dispersed copy of the body so that
 // samples differ.
@@ -35,7 +35,7 @@ namespace {
 // which no run takes since RK4 is compiled for each constraint kind (sample_kinds.hpp): the two
 // compared in one run.
 enum class Workload {
-  free_body, free_body_three_blocks, pivot, pivot_model_held, pivot_general, planar, planar_general, point_force,
+  free_body, free_body_principal, free_body_three_blocks, pivot, pivot_model_held, pivot_general, planar, planar_general, point_force,
   spring, spring_three_blocks, spring_general, damping, central_body,
   dopri5, splitting, euler_zxz, events, dopri5_events, splitting_events, euler_zxz_events
 };
@@ -55,6 +55,7 @@ bool double_only(Workload w) {
 const char* name_of(Workload w) {
   switch (w) {
     case Workload::free_body: return "free body (uniform gravity), RK4";
+    case Workload::free_body_principal: return "free body, RK4, in its principal axes (diagonal inertia, 49th session)";
     case Workload::free_body_three_blocks: return "free body, RK4, three blocks an SM (168 registers, 45th session)";
     case Workload::pivot: return "pivot, RK4";
     case Workload::pivot_model_held: return "pivot, RK4, the model held in registers (before 2026-11-29's 38th session)";
@@ -150,6 +151,7 @@ double median_seconds(std::size_t n, std::int64_t steps, int repetitions, Worklo
       how.euler_threshold = Scalar(1e-6);
       break;
     case Workload::events: break;
+    case Workload::free_body_principal: base.body.inertia_c_b = principal_inertia(); break;
     case Workload::free_body:
     case Workload::free_body_three_blocks: break;
   }
@@ -210,8 +212,8 @@ int main(int argc, char** argv) {
               p.multiProcessorCount, n, static_cast<long long>(steps), repetitions);
   std::printf("| workload | precision | kernel time (s) | body-steps/s |\n| --- | --- | --- | --- |\n");
   using rbmc::bench::Workload;
-  for (const Workload w : {Workload::free_body, Workload::free_body_three_blocks, Workload::pivot,
-                           Workload::pivot_model_held, Workload::pivot_general, Workload::planar,
+  for (const Workload w : {Workload::free_body, Workload::free_body_principal, Workload::free_body_three_blocks,
+                           Workload::pivot, Workload::pivot_model_held, Workload::pivot_general, Workload::planar,
                            Workload::planar_general, Workload::point_force, Workload::spring,
                            Workload::spring_three_blocks, Workload::spring_general, Workload::damping,
                            Workload::central_body, Workload::dopri5, Workload::splitting, Workload::euler_zxz,

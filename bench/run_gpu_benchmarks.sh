@@ -212,9 +212,10 @@ fi
 
 if [ "${NCU:-0}" = 1 ] && command -v ncu >/dev/null; then
   echo "== profiler: occupancy, what limits the kernel, and its local-memory spill requests =="
-  # The first six launches: the double free body's kernel (warm-up, run), its float one, and the
-  # double one compiled for three blocks an SM (kernel_bench_variants.cu), which spills to gain warps.
-  step 120 ncu ncu --clock-control none -k regex:run_batch_kernel -c 6 --section MemoryWorkloadAnalysis \
+  # The first ten launches: the double free body's kernel (warm-up, run), its float one, both again
+  # for the box in its principal axes (Euler's equations by the diagonal), and the double one
+  # compiled for three blocks an SM (kernel_bench_variants.cu), which spills to gain warps.
+  step 150 ncu ncu --clock-control none -k regex:run_batch_kernel -c 10 --section MemoryWorkloadAnalysis \
     --metrics sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread,launch__occupancy_limit_registers,gpu__time_duration.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed,dram__throughput.avg.pct_of_peak_sustained_elapsed \
     $build/bench/rbmc_kernel_bench 262144 1000 1
 fi

@@ -477,9 +477,16 @@ constexpr std::size_t kUndamped = 36, kHuge = 100;
 // φ stays 0), below the threshold (10⁻³) at the end of step 15 when free.
 constexpr std::size_t kSingularAtStart = 120, kSingularLater = 130;  // in groups of their own
 
+// A body whose axes are not principal (its inertia turned by 0.2 rad about (1, 2, 3)) among ones
+// whose are: Euler's equations take the full products for it, the diagonal's for the others (a
+// branch of the right-hand side, newton_euler.hpp). On the splitting every sample's axes are turned
+// already.
+constexpr std::size_t kNotPrincipal = 12;
+
 // The scenario's samples, with a few that the lanes cannot take: a non-finite spin (the group
-// leaves when its state stops being finite), a negative mass (not integrated at all) and a centre
-// of mass exactly at the origin among ones that are not (a branch of the right-hand side).
+// leaves when its state stops being finite), a negative mass (not integrated at all), a centre
+// of mass exactly at the origin among ones that are not and a body whose axes are not principal
+// among ones whose are (branches of the right-hand side).
 std::vector<double> batch_inputs(const Scenario& s, std::size_t n) {
   const SamplingPlan plan(s);
   const int n_model_values = s.shared_model().parameters.n;
@@ -492,6 +499,10 @@ std::vector<double> batch_inputs(const Scenario& s, std::size_t n) {
     if (i == 3) in.initial.omega_b.x() = std::numeric_limits<double>::infinity();
     if (i == 21) in.body.mass = -1.0;
     if (i == 42) in.body.com_b = Vec3<double>::Zero();
+    if (i == kNotPrincipal) {
+      const Mat3<double> turn = Eigen::AngleAxisd(0.2, Vec3<double>(1, 2, 3).normalized()).toRotationMatrix();
+      in.body.inertia_c_b = turn * in.body.inertia_c_b * turn.transpose();
+    }
     if (i == kHuge) in.initial.omega_b.y() = 1e60;  // a finite state whose kinetic energy overflows the statistics
     if (euler && i == kSingularAtStart) in.initial.q_wb = Quaternion<double>::identity();
     if (euler && i == kSingularLater) {
@@ -696,6 +707,10 @@ TEST_P(LaneGroups, TakeWholeGroupsAndGiveBackTheOnesTheyCannot) {
     EXPECT_TRUE(run(48)) << "samples from 48 on are ordinary";
     EXPECT_FALSE(run(w * (21 / w))) << "sample 21's mass is negative";
     EXPECT_FALSE(run(w * (42 / w))) << "sample 42's centre of mass is at the origin, the others' are not";
+    if (w <= 8) {  // sample 12's group holds no other sample the lanes cannot take
+      if (is_splitting(model)) EXPECT_TRUE(run(w * (kNotPrincipal / w))) << "every sample's axes are turned";
+      else EXPECT_FALSE(run(w * (kNotPrincipal / w))) << "sample 12's body axes are not principal, the others' are";
+    }
     const bool damped = is_damped(model);
     if (damped) EXPECT_FALSE(run(w * (kUndamped / w))) << "sample 36 has no damping, the others have";
     if (!damped && w <= 8) EXPECT_TRUE(run(w * (kUndamped / w)));

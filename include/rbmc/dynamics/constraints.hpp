@@ -220,7 +220,8 @@ RBMC_HD_INLINE ConstrainedRate<Scalar> pivot_rate(const Constraint<Scalar>& c, c
   const Vec3<Scalar> lambda_b = mat3_times(k_inv != nullptr ? *k_inv : pivot_k_inverse_call(c, model), wanted_b);
 #endif
   const Vec3<Scalar> d = p - model.com_b;
-  const Vec3<Scalar> delta_omega_dot = mat3_times(model.inertia_inv_c_b, Vec3<Scalar>(d.cross(lambda_b)));
+  const Vec3<Scalar> delta_omega_dot =
+      inertia_matrix_times(model, model.inertia_inv_c_b, Vec3<Scalar>(d.cross(lambda_b)));
   Vec3<Scalar> origin_b = lambda_b / model.mass;  // a_O − a_C, body components
   if (!model.com_at_origin) origin_b -= Vec3<Scalar>(delta_omega_dot.cross(model.com_b) + a_rel_b);
   RigidBodyStateRate<Scalar> rate;
@@ -266,7 +267,7 @@ RBMC_HD_INLINE ConstrainedRate<Scalar> planar_rate(const Constraint<Scalar>& c, 
     a_rel_b = com_relative_acceleration_b(model, w, omega_dot_free);
     a_o_z -= dot3(e, a_rel_b);
     g = e.cross(model.com_b);
-    const Vec3<Scalar> u = mat3_times(i_inv, g);
+    const Vec3<Scalar> u = inertia_matrix_times(model, i_inv, g);
     k(0, 0) += dot3(g, u);
     k(0, 1) = k(1, 0) = u.x();
     k(0, 2) = k(2, 0) = u.y();
@@ -274,7 +275,7 @@ RBMC_HD_INLINE ConstrainedRate<Scalar> planar_rate(const Constraint<Scalar>& c, 
   const Vec3<Scalar> lambda =
       mat3_times(mat3_inverse(k), Vec3<Scalar>(target - Vec3<Scalar>(a_o_z, omega_dot_free.x(), omega_dot_free.y())));
   const Vec3<Scalar> delta_omega_dot =
-      mat3_times(i_inv, Vec3<Scalar>(lambda(0) * g + Vec3<Scalar>(lambda(1), lambda(2), Scalar(0))));
+      inertia_matrix_times(model, i_inv, Vec3<Scalar>(lambda(0) * g + Vec3<Scalar>(lambda(1), lambda(2), Scalar(0))));
   RigidBodyStateRate<Scalar> rate;
   rate.p_dot_w = x.v_w;
   rate.q_dot_wb = quaternion_rate(x.q_wb, w);

@@ -125,8 +125,8 @@ inline void set_lane(LoadSet<Lanes<S, W>>& l, int lane, const LoadSet<S>& one) {
   set_lane(l.central_center_w, lane, one.central_center_w);
 }
 
-// A model of W samples, lane by lane; com_at_origin, a branch, is lane 0's (the callers check that
-// every lane agrees).
+// A model of W samples, lane by lane; com_at_origin and inertia_diagonal, branches, are lane 0's
+// (the callers check that every lane agrees).
 template <class S, int W>
 inline void set_lane(FreeBodyModel<Lanes<S, W>>& m, int lane, const FreeBodyModel<S>& one) {
   m.mass.set(lane, one.mass);
@@ -134,7 +134,10 @@ inline void set_lane(FreeBodyModel<Lanes<S, W>>& m, int lane, const FreeBodyMode
   set_lane(m.inertia_c_b, lane, one.inertia_c_b);
   set_lane(m.inertia_inv_c_b, lane, one.inertia_inv_c_b);
   set_lane(m.gravity_w, lane, one.gravity_w);
-  if (lane == 0) m.com_at_origin = one.com_at_origin;
+  if (lane == 0) {
+    m.com_at_origin = one.com_at_origin;
+    m.inertia_diagonal = one.inertia_diagonal;
+  }
 }
 
 // Samples first, ..., first + W − 1 of a batch (the layout of sample_layout.hpp) as lanes of a
@@ -163,8 +166,8 @@ struct LaneGroup {
 
   // Stages: each lane's inputs, model and constraint, as the one-sample path makes them; then the
   // lanes'. False when the group must go sample by sample: a body that is not physical, bodies
-  // that disagree on their centre of mass lying at the origin or samples on which damping terms
-  // they have (branches of the right-hand side).
+  // that disagree on their centre of mass lying at the origin or on their body axes being
+  // principal, or samples on which damping terms they have (branches of the right-hand side).
   template <class StoredIn>
   bool load(const StoredIn* inputs, std::size_t n, std::size_t first, const SharedModel<Scalar>& shared) {
     for (int lane = 0; lane < W; ++lane) {
@@ -173,7 +176,9 @@ struct LaneGroup {
       if (check_mass_properties(in.body) != BodyValidity::valid) return false;
       x0[lane] = in.initial;
       model[lane] = make_free_body_model(in.body, in.gravity_w);
-      if (model[lane].com_at_origin != model[0].com_at_origin) return false;
+      if (model[lane].com_at_origin != model[0].com_at_origin ||
+          model[lane].inertia_diagonal != model[0].inertia_diagonal)
+        return false;
       constraint[lane] = shared.constraint;
       if constexpr (!Kinds::free_body) {
         loads[lane] = shared.loads;
