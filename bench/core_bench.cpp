@@ -91,9 +91,8 @@ void dopri5_step_bench(benchmark::State& state) {
 // workload on one thread: a batch of 64 copies of it, `steps` fixed steps, in groups of the
 // instruction set's width; RK4 free, on the pivot of run_sample_bench below, on a plane
 // (bench_plane), or under its loads (bench_loads), or the splitting under those loads; free or
-// under the loads in its principal axes. With an
-// output time every 20 steps (as the default scenario's), the states there are stored sample by
-// sample, as the backend keeps them.
+// under the loads in its principal axes. With an output time every 20 steps (as the default
+// scenario's), the states there are stored sample by sample, as the backend keeps them.
 template <class Scalar>
 void rk4_lanes_bench(benchmark::State& state, LaneIsa isa, BenchModel model, bool outputs) {
   const bool pivot = model == BenchModel::pivot;
