@@ -2,9 +2,10 @@
 // thread per sample (kernels/run_batch.cu), timed with CUDA events after a warm-up; the median of
 // several launches, in body-steps per second (the adaptive integrator's accepted steps). Each
 // load and constraint kind, dopri5, the splitting, Euler angles and events, in float and double:
-// issue 13's table; the free body in its principal axes too (a diagonal inertia). Beside them, kernels no run takes, for comparison: the general RK4 kernel's,
-// the pivot's with its model held in registers, and the free body's and the loads' compiled for
-// three blocks an SM (kernel_bench_variants.cu). The inputs are a dispersed copy of the body so that
+// issue 13's table; the free body in its principal axes too (a diagonal inertia). Beside them,
+// kernels no run takes, for comparison: the general RK4 kernel's, the pivot's with its model held
+// in registers, and the free body's and the loads' compiled for three blocks an SM
+// (kernel_bench_variants.cu). The inputs are a dispersed copy of the body so that
 // samples differ.
 //   rbmc_kernel_bench [N] [steps] [repetitions]
 #include <algorithm>
