@@ -116,6 +116,27 @@ void BracketedSketch::offer(const double* values, std::size_t n) {
   }
 }
 
+std::size_t BracketedSketch::filterable(std::size_t n) const {
+  if (uniform_ || !filters_) return 0;  // offer() would not filter them (add() holds them back)
+  if (!bracketed_) return n;
+  return std::size_t(std::min<std::uint64_t>(n, next_update() - offered_));
+}
+
+void BracketedSketch::take_filtered(const double* kept, std::size_t n_kept, const std::uint64_t* below,
+                                    std::uint64_t finite, std::size_t offered) {
+  if (offered == 0) return;
+  if (offered > filterable(offered) || n_kept > finite || finite > offered)
+    throw std::logic_error("BracketedSketch::take_filtered: values the filter did not take, or counts that do not fit");
+  // One step of offer()'s loop, with filter()'s work done by the caller: the sketch takes the
+  // kept values in one call, the same sketch as filter()'s blocks give (QuantileSketch::add).
+  const std::uint64_t next = bracketed_ ? next_update() : ~std::uint64_t(0);
+  sketch_.add(kept, n_kept);
+  count_ += finite;
+  for (std::size_t j = 0; j < kProbabilities; ++j) below_[j] += below[j];
+  offered_ += offered;
+  if (offered_ == next) update_brackets();
+}
+
 void BracketedSketch::filter(const double* values, std::size_t n) {
   // On the stack (32 KB), not in the sketch: a run holds a sketch for each of thousands of columns.
   double kept[kFilterBlock + kBracketFilterSlack];

@@ -74,6 +74,16 @@ class BracketedSketch {
 
   // The finite ones of values[0, n), in order (non-finite ones are counted apart by the caller).
   void add(const double* values, std::size_t n);
+  // How many of the next n values add() would pass straight to the brackets' filter as they are
+  // now (brackets()): none before the first brackets or while a run of one number is held back,
+  // else all of them up to the next update. A caller that reads the column anyway (its moments'
+  // first pass: column_moments_filtering) may filter those itself and hand over the result.
+  std::size_t filterable(std::size_t n) const;
+  // The next `offered` values (at most filterable(offered)) as keep_inside_brackets filtered them
+  // against brackets(): their n_kept kept values in order, how many of the others lay below each
+  // bracket (kProbabilities of them), how many were finite. The same sketch as add() of those values.
+  void take_filtered(const double* kept, std::size_t n_kept, const std::uint64_t* below, std::uint64_t finite,
+                     std::size_t offered);
   // A batch's column as a backend classified it against this sketch's brackets as they were at
   // some earlier time (they only narrow) and compacted its kept values
   // (rbmc/stats/batch_compaction.hpp): the compacted values of tally.kept

@@ -12,12 +12,35 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
+#include "host/stats/bracket_filter.hpp"
+#include "rbmc/stats/batch_compaction.hpp"
 #include "rbmc/stats/moments.hpp"
 
 namespace rbmc {
 
 // out[j] = the moments of column j's n_rows values, columns[j][0, n_rows) (j < n_columns).
 void column_moments(const double* const* columns, std::size_t n_columns, std::size_t n_rows, Moments* out);
+
+// The first rows of a column to pass through the brackets' filter (keep_inside_brackets,
+// bracket_filter.hpp) while column_moments_filtering reads the column for its moments.
+struct ColumnPrefixFilter {
+  const double* lo = nullptr;  // (kColumnBrackets) the brackets' edges
+  const double* hi = nullptr;  // (kColumnBrackets)
+  std::size_t rows = 0;        // rows [0, rows) filtered (at most the column's); 0: none
+  double* kept = nullptr;      // their kept values, in order: room for rows + kBracketFilterSlack
+  std::size_t n_kept = 0;      // set: how many
+  std::uint64_t below[kColumnBrackets] = {};  // added to: the others below each lo_j
+  std::uint64_t finite = 0;                   // added to: the finite values of those rows
+};
+
+// column_moments of one column, and keep_inside_brackets of its first filter.rows rows into
+// filter: the same results, bit for bit, as the two apart. On AVX-512 (width widest) one read of
+// the column serves both: the column comes from memory (the CPU backend writes a batch's
+// quantities with non-temporal stores), and the moments' first pass waits on it while the filter,
+// a second read from cache, computes. Elsewhere the two run one after the other.
+Moments column_moments_filtering(const double* column, std::size_t n_rows, ColumnPrefixFilter& filter,
+                                 BracketFilterWidth width = BracketFilterWidth::widest);
 
 }  // namespace rbmc

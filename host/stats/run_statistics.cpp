@@ -81,8 +81,8 @@ void RunStatistics::kept_values(const double* values, std::size_t n_rows, std::v
 void RunStatistics::add_columns(std::vector<Moments>& moments, const double* values, std::size_t n_rows,
                                 bool kept_layout) {
   const std::size_t columns = moments_.size();
-  // Without the batch's moments, they come from the values here, a few columns at a time while
-  // those are in cache for their quantiles: one pass over the batch's values instead of two.
+  // Without the batch's moments, they come from the values here, a column at a time while it is
+  // in cache for its quantiles: one read of the batch's values from memory instead of two.
   const bool compute_moments = moments.empty();
   // Kept column j's values: the j-th column of the kept layout, or its own column of every one.
   const auto column_values = [&](std::size_t j) { return values + (kept_layout ? j : kept_columns_[j]) * n_rows; };
@@ -90,26 +90,36 @@ void RunStatistics::add_columns(std::vector<Moments>& moments, const double* val
   // Each thread takes whole columns: the same values in the same order as one thread would, so a
   // sketch is the same whatever the threads and batches. Only the kept quantities' columns.
   parallel_for(kept_columns_.size(), threads_, [&](std::size_t begin, std::size_t end) {
-    constexpr std::size_t kColumnsInCache = 4;
-    for (std::size_t first = begin; first < end; first += kColumnsInCache) {
-      const std::size_t last = std::min(end, first + kColumnsInCache);
-      if (compute_moments) {
-        const double* column[kColumnsInCache];
-        Moments computed[kColumnsInCache];
-        for (std::size_t j = first; j < last; ++j) column[j - first] = column_values(j);
-        column_moments(column, last - first, n_rows, computed);
-        for (std::size_t j = first; j < last; ++j) moments[kept_columns_[j]] = computed[j - first];
-      }
-      for (std::size_t j = first; j < last; ++j) {
-        const std::size_t c = kept_columns_[j];
+    std::vector<double> kept;  // a column's values inside its brackets, as its first pass filters them
+    for (std::size_t j = begin; j < end; ++j) {
+      const std::size_t c = kept_columns_[j];
+      const double* v = column_values(j);
+      if (exact()) {
+        if (compute_moments) column_moments(&v, 1, n_rows, &moments[c]);
         moments_[c] = merge(moments_[c], moments[c]);
-        const double* v = column_values(j);
-        if (exact()) {
-          append_finite(v, n_rows, values_[c]);  // as the moments: infinities counted apart
-        } else {
-          sketches_[c].add(v, n_rows);  // the finite ones
-        }
+        append_finite(v, n_rows, values_[c]);  // as the moments: infinities counted apart
+        continue;
       }
+      // The rows the sketch would filter against its brackets as they are now are filtered in
+      // the moments' first read of the column (column_moments_filtering), which waits on memory
+      // either way; the rest (none, but where the brackets change inside the batch) as add() takes
+      // them, after. The same sketch and moments, bit for bit, as the two apart.
+      BracketedSketch& sketch = sketches_[c];
+      std::size_t filtered = 0;
+      if (compute_moments) {
+        const ColumnBrackets brackets = sketch.brackets();
+        ColumnPrefixFilter filter;
+        filter.lo = brackets.lo;
+        filter.hi = brackets.hi;
+        filter.rows = sketch.filterable(n_rows);
+        if (kept.size() < filter.rows + kBracketFilterSlack) kept.resize(n_rows + kBracketFilterSlack);
+        filter.kept = kept.data();
+        moments[c] = column_moments_filtering(v, n_rows, filter);
+        sketch.take_filtered(filter.kept, filter.n_kept, filter.below, filter.finite, filter.rows);
+        filtered = filter.rows;
+      }
+      moments_[c] = merge(moments_[c], moments[c]);
+      sketch.add(v + filtered, n_rows - filtered);  // the finite ones
     }
   });
   quantile_samples_ += n_rows;

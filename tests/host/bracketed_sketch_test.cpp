@@ -11,10 +11,13 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "host/stats/bracket_filter.hpp"
 #include "quantile_rank_error.hpp"
 
 namespace rbmc {
@@ -212,6 +215,59 @@ TEST(BracketedSketch, ABatchTalliedAgainstItsBracketsCountsAsItsOwnFilterDoes) {
     new_width += new_edges.hi[j] - new_edges.lo[j];
   }
   EXPECT_LT(new_width, 0.9 * old_width);  // from 16,384 values to 68,192: half the standard deviations
+}
+
+// What RunStatistics does while it reads a column for its moments (column_moments_filtering): the
+// values add() would filter, filtered by the caller (keep_inside_brackets against brackets()) and
+// handed over (take_filtered), then the rest by add(): the same sketch as add() of them all, in
+// every state a sketch can be in when a batch comes. Before the first brackets, while a run of one
+// number is held back and without brackets there is nothing to filter; with brackets, all of the
+// batch, or the part before an update that comes inside it.
+TEST(BracketedSketch, ValuesTheCallerFilteredMakeTheSketchAddMakes) {
+  struct Case {
+    const char* what;
+    std::vector<double> before;  // fed first, in batches of 8,192
+    bool bracketed;
+    std::size_t filterable;  // of the next batch
+  };
+  const std::vector<double> one_number(5000, 2.5);
+  const std::vector<Case> cases = {
+      {"fresh", {}, true, 0},
+      {"before the first brackets", draws(0, 3000, Order::random, 11), true, 0},
+      {"with brackets", draws(0, 20000, Order::random, 12), true, 8192},
+      {"an update inside the batch", draws(0, 60000, Order::random, 13), true, 65536 - 60000},
+      {"a run of one number held back", one_number, true, 0},
+      {"without brackets", draws(1, 20000, Order::random, 14), false, 0},
+  };
+  std::vector<double> batch = draws(0, 8192, Order::random, 15);
+  batch[3] = INFINITY;
+  batch[4] = NAN;
+  batch[5] = 0.0;
+  batch[6] = -0.0;
+  std::vector<double> kept(batch.size() + kBracketFilterSlack);
+  for (const Case& c : cases) {
+    BracketedSketch whole(kP, c.bracketed, 1000, 9), filtered(kP, c.bracketed, 1000, 9);
+    feed(whole, c.before, 8192);
+    feed(filtered, c.before, 8192);
+    const std::size_t rows = filtered.filterable(batch.size());
+    ASSERT_EQ(rows, c.filterable) << c.what;
+    const ColumnBrackets b = filtered.brackets();
+    std::uint64_t below[kColumnBrackets] = {}, finite = 0;
+    const std::size_t n_kept = keep_inside_brackets(batch.data(), rows, b.lo, b.hi, below, finite, kept.data());
+    if (rows > 0) {
+      EXPECT_LT(n_kept, rows / 2) << c.what;  // the filter has work to do
+      // Past the next update, or more finite values than offered: refused.
+      const std::size_t to_update = filtered.filterable(std::numeric_limits<std::size_t>::max());
+      EXPECT_THROW(filtered.take_filtered(kept.data(), n_kept, below, finite, to_update + 1), std::logic_error) << c.what;
+      EXPECT_THROW(filtered.take_filtered(kept.data(), n_kept, below, rows + 1, rows), std::logic_error) << c.what;
+    }
+    filtered.take_filtered(kept.data(), n_kept, below, finite, rows);
+    filtered.add(batch.data() + rows, batch.size() - rows);
+    whole.add(batch.data(), batch.size());
+    EXPECT_EQ(filtered.uniform(), whole.uniform()) << c.what;
+    EXPECT_EQ(filtered.quantiles(), whole.quantiles()) << c.what;
+    expect_same_state(filtered, whole, c.what);
+  }
 }
 
 TEST(BracketedSketch, SaveAndRestoreAreExact) {

@@ -16,6 +16,7 @@
 #include "host/errors.hpp"
 #include "host/io/results_reader.hpp"
 #include "host/run/run_driver.hpp"
+#include "host/stats/bracket_filter.hpp"
 #include "host/stats/column_moments.hpp"
 #include "rbmc/stats/output_quantities.hpp"
 #include "compaction_reference.hpp"
@@ -226,6 +227,61 @@ TEST(ColumnMoments, AreTheirEightLanesWrittenOutOneValueAtATime) {
   }
 }
 
+// column_moments_filtering (column_moments.hpp): the moments and the filter of the column's first
+// rows in one read, against column_moments and keep_inside_brackets apart, bit for bit: every
+// column kind, lengths around a vector's, the filtered rows none, some (ending inside a vector),
+// all and more than the column has; brackets that overlap, with values on and beside their edges;
+// both widths; nothing written past the room the header asks for. A pass that took a lane's value
+// in another order, or filtered a row past `rows`, fails.
+TEST(ColumnMoments, FilteringTheFirstRowsInTheSameReadChangesNeither) {
+  const double lo[kColumnBrackets] = {-2.0, -1.0, -0.25, 0.5, 0.5};
+  const double hi[kColumnBrackets] = {-1.5, -0.5, 0.25, 1.0, 0.75};
+  std::size_t kept_somewhere = 0;
+  for (std::size_t n_rows : {std::size_t(0), std::size_t(1), std::size_t(7), std::size_t(8), std::size_t(9),
+                             std::size_t(13), std::size_t(1000), std::size_t(4099)}) {
+    std::vector<std::vector<double>> columns = awkward_columns(n_rows);
+    std::vector<double> edges(n_rows);  // a bracket's edge, or the double beside it, in every row
+    for (std::size_t i = 0; i < n_rows; ++i) {
+      const double e = i % 2 == 0 ? lo[i / 2 % kColumnBrackets] : hi[i / 2 % kColumnBrackets];
+      edges[i] = i % 3 == 0 ? e : std::nextafter(e, i % 3 == 1 ? -INFINITY : INFINITY);
+    }
+    columns.push_back(edges);
+    const std::vector<Moments> apart = moments_of(columns, n_rows);
+    for (std::size_t c = 0; c < columns.size(); ++c)
+      for (std::size_t rows : {std::size_t(0), std::size_t(1), n_rows / 2 + 3, n_rows, n_rows + 9}) {
+        for (BracketFilterWidth width : {BracketFilterWidth::widest, BracketFilterWidth::vectors_of_four}) {
+          const std::string where = "rows " + std::to_string(n_rows) + ", column " + std::to_string(c) +
+                                    ", filtered " + std::to_string(rows) +
+                                    (width == BracketFilterWidth::widest ? ", widest" : ", vectors of four");
+          const std::size_t filtered = std::min(rows, n_rows);
+          std::uint64_t below[kColumnBrackets] = {1, 2, 3, 4, 5}, finite = 10;  // added to
+          std::vector<double> want_kept(filtered + kBracketFilterSlack);
+          const std::size_t want_n =
+              keep_inside_brackets(columns[c].data(), filtered, lo, hi, below, finite, want_kept.data(), width);
+          constexpr double kGuard = 7.0;
+          std::vector<double> kept(filtered + kBracketFilterSlack + 16, kGuard);
+          ColumnPrefixFilter f;
+          f.lo = lo;
+          f.hi = hi;
+          f.rows = rows;
+          f.kept = kept.data();
+          for (int j = 0; j < kColumnBrackets; ++j) f.below[j] = std::uint64_t(j + 1);
+          f.finite = 10;
+          const Moments m = column_moments_filtering(columns[c].data(), n_rows, f, width);
+          expect_same_moments(m, apart[c], where);
+          ASSERT_EQ(f.n_kept, want_n) << where;
+          for (std::size_t i = 0; i < want_n; ++i) EXPECT_EQ(bits_of(kept[i]), bits_of(want_kept[i])) << where << ", kept " << i;
+          for (std::size_t i = filtered + kBracketFilterSlack; i < kept.size(); ++i)
+            ASSERT_EQ(kept[i], kGuard) << where << ": written past the room at " << i;
+          EXPECT_EQ(f.finite, finite) << where;
+          for (int j = 0; j < kColumnBrackets; ++j) EXPECT_EQ(f.below[j], below[j]) << where << ", bracket " << j;
+          kept_somewhere += want_n;
+        }
+      }
+  }
+  EXPECT_GT(kept_somewhere, 1000u);
+}
+
 // A batch handed over without its moments (the CPU backend's way) gives the run the same
 // statistics as with them, and hands the moments back for the journal.
 TEST(RunStatistics, MomentsFromTheValuesEqualTheBackendsMoments) {
@@ -256,6 +312,52 @@ TEST(RunStatistics, MomentsFromTheValuesEqualTheBackendsMoments) {
   std::vector<double> short_values(values.begin(), values.end() - 1);
   none.clear();
   EXPECT_THROW(without.add(none, short_values, n_rows), std::logic_error);
+}
+
+// The same with sketches: a batch without its moments is filtered against the sketches' brackets
+// in the moments' read of it (column_moments_filtering, take_filtered), one with them as add()
+// filters it. The same moments, quantiles, bounds and saved state, bit for bit, over batches
+// before the first brackets, across the update inside one, and after; columns of every kind, each
+// batch's kinds turned by one column.
+TEST(RunStatistics, ColumnsFilteredInTheirMomentsReadMakeTheSameSketches) {
+  // 9 times × 12 quantities × 3,000 rows: 2.6 MB a batch against a 1 MiB budget.
+  const Scenario scenario = parse_scenario(kThrown + "[output]\ninterval = 0.25\nquantile_memory_mb = 1\n", "t.toml");
+  const std::size_t n_rows = 3000, batches = 5, columns = std::size_t(scenario.output_times.n) * quantity::count;
+  RunStatistics with(scenario, batches * n_rows, 2), without(scenario, batches * n_rows, 2);
+  ASSERT_FALSE(without.exact());
+  ASSERT_TRUE(without.bracketed());
+  const std::vector<std::vector<double>> kinds = awkward_columns(n_rows);
+  std::size_t filtering = 0;  // columns with a finite bracket, batch after batch
+  for (std::size_t batch = 0; batch < batches; ++batch) {
+    std::vector<double> values;
+    for (std::size_t c = 0; c < columns; ++c) {
+      const std::vector<double>& kind = kinds[(c + batch) % kinds.size()];
+      values.insert(values.end(), kind.begin(), kind.end());
+    }
+    std::vector<Moments> given(columns), none;
+    std::vector<const double*> pointers;
+    for (std::size_t c = 0; c < columns; ++c) pointers.push_back(values.data() + c * n_rows);
+    column_moments(pointers.data(), columns, n_rows, given.data());
+    with.add(given, values, n_rows);
+    without.add(none, values, n_rows);
+    for (std::size_t c = 0; c < columns; ++c) expect_same_moments(none[c], given[c], "handed back, column " + std::to_string(c));
+    std::vector<ColumnBrackets> brackets;
+    without.compaction_brackets(brackets);
+    for (const ColumnBrackets& b : brackets) filtering += std::isfinite(b.lo[2]) ? 1 : 0;
+  }
+  EXPECT_GT(filtering, columns);  // the later batches were filtered
+  for (std::size_t c = 0; c < columns; ++c) {
+    expect_same_moments(without.moments()[c], with.moments()[c], "run, column " + std::to_string(c));
+    const auto a = without.quantiles(c), b = with.quantiles(c);
+    for (std::size_t p = 0; p < a.size(); ++p) EXPECT_EQ(bits_of(a[p]), bits_of(b[p])) << c << ", p " << p;
+    EXPECT_EQ(without.rank_error_95(c), with.rank_error_95(c)) << c;
+  }
+  const StatisticsState x = without.save(), y = with.save();
+  EXPECT_EQ(x.value_counts, y.value_counts);
+  EXPECT_EQ(x.sketch_level_sizes, y.sketch_level_sizes);
+  EXPECT_EQ(x.sketch_counts, y.sketch_counts);
+  ASSERT_EQ(x.values.size(), y.values.size());
+  for (std::size_t i = 0; i < x.values.size(); ++i) ASSERT_EQ(bits_of(x.values[i]), bits_of(y.values[i])) << i;
 }
 
 // Exact quantiles (each column sorted by sort_finite) equal those of the finite values sorted by
