@@ -317,12 +317,13 @@ TEST(RunStatistics, MomentsFromTheValuesEqualTheBackendsMoments) {
 // The same with sketches: a batch without its moments is filtered against the sketches' brackets
 // in the moments' read of it (column_moments_filtering, take_filtered), one with them as add()
 // filters it. The same moments, quantiles, bounds and saved state, bit for bit, over batches
-// before the first brackets, across the update inside one, and after; columns of every kind, each
-// batch's kinds turned by one column.
+// before the first brackets (4,096 values, inside the second batch, which add() takes), with
+// them, and across their update at 16,384 inside the sixth (which take_filtered reaches); columns
+// of every kind, each batch's kinds turned by one column.
 TEST(RunStatistics, ColumnsFilteredInTheirMomentsReadMakeTheSameSketches) {
   // 9 times × 12 quantities × 3,000 rows: 2.6 MB a batch against a 1 MiB budget.
   const Scenario scenario = parse_scenario(kThrown + "[output]\ninterval = 0.25\nquantile_memory_mb = 1\n", "t.toml");
-  const std::size_t n_rows = 3000, batches = 5, columns = std::size_t(scenario.output_times.n) * quantity::count;
+  const std::size_t n_rows = 3000, batches = 6, columns = std::size_t(scenario.output_times.n) * quantity::count;
   RunStatistics with(scenario, batches * n_rows, 2), without(scenario, batches * n_rows, 2);
   ASSERT_FALSE(without.exact());
   ASSERT_TRUE(without.bracketed());
