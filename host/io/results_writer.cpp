@@ -667,7 +667,9 @@ void ResultsWriter::flush_trajectories() {
   for (TrajectoryChunks& t : trajectory_chunks_) t.flush(threads_, ignored);
 }
 
-void ResultsWriter::write_statistics(const RunStatistics& stats) { write_statistics_group(file_.get(), stats, *scenario_); }
+QuantileAccuracy ResultsWriter::write_statistics(const RunStatistics& stats) {
+  return write_statistics_group(file_.get(), stats, *scenario_);
+}
 
 namespace {
 

@@ -1,6 +1,7 @@
 // The file's /statistics group and the statistics' saved state (statistics_group.hpp).
 #include "host/io/statistics_group.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -41,8 +42,9 @@ void attach_statistics_dimensions(hid_t file, const std::vector<double>& times) 
   }
 }
 
-void write_statistics_group(hid_t file, const RunStatistics& stats, const Scenario& scenario) {
-  if (!stats.enabled()) return;
+QuantileAccuracy write_statistics_group(hid_t file, const RunStatistics& stats, const Scenario& scenario) {
+  QuantileAccuracy accuracy;
+  if (!stats.enabled()) return accuracy;
   h5::Handle group = create_group(file, "statistics");
   const std::size_t n_times = std::size_t(stats.n_times()), n_p = kQuantileProbabilities.size();
   write_string_attribute(group.get(), "quantile_method",
@@ -63,6 +65,9 @@ void write_statistics_group(hid_t file, const RunStatistics& stats, const Scenar
   const auto column = [&](std::size_t k, int q) { return k * quantity::count + std::size_t(q); };
   const auto all_quantiles = stats.all_quantiles();
   const std::vector<double> all_rank_errors = stats.all_rank_errors_95();
+  accuracy.method = stats.exact() ? QuantileAccuracy::Method::exact : QuantileAccuracy::Method::sketched;
+  accuracy.sketch_k = stats.sketch_k();
+  for (const double e : all_rank_errors) accuracy.max_rank_error_95 = std::max(accuracy.max_rank_error_95, e);
   for (std::size_t i = 0; i < kStatisticsQuantities.size(); ++i) {
     if (((scenario.output.statistics_quantities >> i) & 1u) == 0) continue;  // [output] statistics did not name it
     const QuantityInfo& info = kStatisticsQuantities[i];
@@ -121,6 +126,7 @@ void write_statistics_group(hid_t file, const RunStatistics& stats, const Scenar
   }
   group.close("closing /statistics");
   attach_statistics_dimensions(file, times);
+  return accuracy;
 }
 
 void write_statistics_state(hid_t group, const StatisticsState& state) {

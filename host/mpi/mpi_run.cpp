@@ -201,6 +201,7 @@ MpiRunOutcome run_under_mpi(Scenario scenario, RunOptions options) {
       s.totals = written.totals;
       s.totals.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       s.body_steps_per_second = double(s.totals.steps) / s.totals.wall_seconds;
+      s.quantiles = written.quantiles;
       outcome.summary = s;
     }
   } catch (...) {

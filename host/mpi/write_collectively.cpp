@@ -145,7 +145,7 @@ CollectiveOutcome write_collectively(MPI_Comm comm, const std::vector<std::strin
       add_shard_totals(*s.reader, outcome.totals);
     }
     ResultsWriter writer(output, meta, ResultsWriter::Reopen{});
-    writer.write_statistics(statistics);
+    outcome.quantiles = writer.write_statistics(statistics);
     writer.finish(outcome.totals);
   }
   return outcome;

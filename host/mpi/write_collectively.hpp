@@ -20,6 +20,7 @@ namespace rbmc {
 struct CollectiveOutcome {
   RunTotals totals;  // rank 0: the run's, summed over the parts
   std::uint64_t n_samples = 0;
+  QuantileAccuracy quantiles;  // rank 0: the merged statistics'
 };
 
 // Called by every rank of `comm` together. part_paths: all parts of the run in part order;

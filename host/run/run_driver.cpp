@@ -806,11 +806,12 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
   }
   wait_for_writing();
   wait_for_merging();
+  QuantileAccuracy quantiles;
   if (statistics.enabled()) {
     const double before = driver_seconds[Stage::statistics];
     {
       const StageClock clock(&driver_seconds, Stage::statistics);
-      writer->write_statistics(statistics);
+      quantiles = writer->write_statistics(statistics);
     }
     totals.statistics_final_seconds = driver_seconds[Stage::statistics] - before;
   }
@@ -844,6 +845,7 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
                         : scenario.run.n_steps;
   summary.totals = totals;
   summary.body_steps_per_second = double(totals.steps) / totals.wall_seconds;
+  summary.quantiles = quantiles;
   return summary;
 }
 

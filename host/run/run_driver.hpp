@@ -63,6 +63,7 @@ struct RunSummary {
   std::int64_t n_steps = 0;  // per sample: fixed steps, or dopri5's mean of the steps taken
   RunTotals totals;
   double body_steps_per_second = 0;
+  QuantileAccuracy quantiles;  // method none without statistics
 };
 
 // Set by SIGINT/SIGTERM (installed by the CLI); the run abandons the batch in flight within a

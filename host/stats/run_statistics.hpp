@@ -43,6 +43,17 @@ struct StatisticsState {
   std::vector<std::uint64_t> sketch_counts;
 };
 
+// How a run's quantiles were found, for its summary (rbmc run prints it): exactly, or by sketches
+// of k whose 95 % rank error bounds (the file's quantile_rank_error_95) are at most
+// max_rank_error_95, as a fraction of the count. A budget below the default's k can put that
+// above 1e-3 (docs/output-format.md, "Quantiles").
+struct QuantileAccuracy {
+  enum class Method { none, exact, sketched };
+  Method method = Method::none;  // none: no statistics
+  int sketch_k = 0;
+  double max_rank_error_95 = 0;
+};
+
 class RunStatistics {
  public:
   // n_rows: the samples this run integrates. Quantile values of every sample are kept when they

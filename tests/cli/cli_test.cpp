@@ -2,7 +2,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <random>
@@ -17,6 +19,7 @@
 #include "host/io/run_journal.hpp"
 #include "host/scenario/scenario.hpp"
 #include "host/util/stage_timings.hpp"
+#include "rbmc/stats/output_quantities.hpp"
 
 namespace rbmc {
 namespace {
@@ -89,6 +92,44 @@ TEST(Cli, RunWritesTheFileAndPrintsASummary) {
   EXPECT_NE(r.out.find("backend      cpu"), std::string::npos);
   const ResultsReader f(dir.file("out.h5"));
   EXPECT_EQ(f.number_attribute("", "n_samples"), 100);
+}
+
+// The summary says how the quantiles were found: exact where every value fits the budget; a
+// sketch's largest 95 % rank error bound, the file's own, with a hint where it is above the
+// default's 1e-3; nothing without statistics.
+TEST(Cli, TheSummarySaysHowExactTheQuantilesAre) {
+  test::TempDir dir;
+  dir.write("exact.toml", test::valid_scenario_text(100) + "[output]\ninterval = 0.1\n");
+  // 51 times × 12 columns share 1 MiB: about 200 doubles a column, the smallest k (64), and 300
+  // samples' 1.5 MiB of values do not fit.
+  dir.write("sketched.toml", test::valid_scenario_text(300) + "[output]\ninterval = 0.01\nquantile_memory_mb = 1\n");
+  dir.write("none.toml", test::valid_scenario_text(100) + "[output]\ninterval = 0.1\nstatistics = false\n");
+  const std::string args = " --backend cpu --threads 2 --no-progress";
+
+  const Outcome exact = rbmc(dir, "run exact.toml -o exact.h5" + args);
+  ASSERT_EQ(exact.code, 0) << exact.err;
+  EXPECT_NE(exact.out.find("  quantiles    exact (every sample's values)\n"), std::string::npos) << exact.out;
+
+  const Outcome none = rbmc(dir, "run none.toml -o none.h5" + args);
+  ASSERT_EQ(none.code, 0) << none.err;
+  EXPECT_EQ(none.out.find("quantiles"), std::string::npos) << none.out;
+
+  const Outcome sketched = rbmc(dir, "run sketched.toml -o sketched.h5" + args);
+  ASSERT_EQ(sketched.code, 0) << sketched.err;
+  const std::string prefix = "  quantiles    sketched (k = 64): ranks within ";
+  const std::size_t at = sketched.out.find(prefix);
+  ASSERT_NE(at, std::string::npos) << sketched.out;
+  const double printed = std::strtod(sketched.out.c_str() + at + prefix.size(), nullptr);
+  double largest = 0;
+  const ResultsReader f(dir.file("sketched.h5"));
+  for (const QuantityInfo& q : kStatisticsQuantities)
+    for (const double e : f.doubles(std::string("statistics/") + q.name + "/quantile_rank_error_95").data)
+      largest = std::max(largest, e);
+  ASSERT_GT(largest, 1e-3);  // the budget's k is small enough for the hint
+  EXPECT_LE(std::abs(printed - largest), 0.05 * largest) << sketched.out;  // two significant digits
+  EXPECT_NE(sketched.out.find("of p (95 %), above 0.001: a larger [output] quantile_memory_mb narrows them\n", at),
+            std::string::npos)
+      << sketched.out;
 }
 
 TEST(Cli, FlagsOverrideTheScenario) {
