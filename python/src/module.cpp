@@ -106,6 +106,16 @@ py::dict summary_dict(const RunSummary& r) {
   d["wall_seconds"] = r.totals.wall_seconds;
   d["body_steps_per_second"] = r.body_steps_per_second;
   d["timings"] = timings;
+  // How exact the quantiles are, as rbmc run's summary says it (QuantileAccuracy); None without statistics.
+  if (r.quantiles.method == QuantileAccuracy::Method::none) {
+    d["quantiles"] = py::none();
+  } else {
+    py::dict q;
+    q["method"] = r.quantiles.method == QuantileAccuracy::Method::exact ? "exact" : "sketched";
+    q["sketch_k"] = r.quantiles.sketch_k;
+    q["max_rank_error_95"] = r.quantiles.max_rank_error_95;
+    d["quantiles"] = q;
+  }
   return d;
 }
 

@@ -26,6 +26,21 @@ def test_the_summary_counts_every_sample(box):
     assert sum(s["statuses"].values()) == 64 and s["statuses"] == {"ok": 64}
     assert set(s["timings"]) >= {"sample", "integrate", "statistics", "write"}
     assert box.complete and box.attrs["n_samples"] == 64 and box.timings.keys() == s["timings"].keys()
+    assert s["quantiles"] == {"method": "exact", "sketch_k": 0, "max_rank_error_95": 0.0}
+
+
+def test_the_summary_gives_the_sketches_largest_rank_error_bound(tmp_path):
+    # 101 times x 12 columns in 1 MiB: too little for 300 samples' values, the smallest k (64).
+    scenario = box_dict()
+    scenario["run"]["samples"] = 300
+    scenario["output"] = {"interval": 0.01, "quantile_memory_mb": 1}
+    r = run_quietly(scenario, output=tmp_path / "sketched.h5")
+    q = r.summary["quantiles"]
+    assert (q["method"], q["sketch_k"]) == ("sketched", 64)
+    largest = max(float(r.statistics[name]["quantile_rank_error_95"].max()) for name in r.statistics)
+    assert q["max_rank_error_95"] == largest > 1e-3
+    scenario["output"]["statistics"] = False
+    assert run_quietly(scenario, output=tmp_path / "none.h5").summary["quantiles"] is None
 
 
 def test_samples_are_one_dataset_equal_to_the_files_datasets(box):
