@@ -202,8 +202,10 @@ void add_merge_command(CLI::App& app) {
   merge->callback([args] {
     const MergeSummary m = merge_shards(args->shards, args->output, args->overwrite,
                                         args->threads == 0 ? default_thread_count() : args->threads);
-    std::printf("rbmc merge: %llu parts, %llu samples\n  wrote        %s\n", static_cast<unsigned long long>(m.n_shards),
-                static_cast<unsigned long long>(m.n_samples), m.output.c_str());
+    std::printf("rbmc merge: %llu parts, %llu samples\n", static_cast<unsigned long long>(m.n_shards),
+                static_cast<unsigned long long>(m.n_samples));
+    print_quantile_accuracy(m.quantiles);  // the merged statistics', as a run of them all prints it
+    std::printf("  wrote        %s\n", m.output.c_str());
   });
 }
 

@@ -49,9 +49,9 @@ MergeSummary merge_shards(const std::vector<std::string>& paths, const std::stri
       writer.write_batch(blocks.read(at, std::size_t(std::min(kShardBlockRows, shard.rows - at))), ignored);
     kept_before += shard.n_trajectories;
   }
-  writer.write_statistics(statistics);
+  const QuantileAccuracy quantiles = writer.write_statistics(statistics);
   writer.finish(totals);
-  return {scenario.run.n_samples, shards.size(), output};
+  return {scenario.run.n_samples, shards.size(), output, quantiles};
 }
 
 }  // namespace rbmc

@@ -8,11 +8,14 @@
 #include <string>
 #include <vector>
 
+#include "host/stats/run_statistics.hpp"  // QuantileAccuracy
+
 namespace rbmc {
 
 struct MergeSummary {
   std::uint64_t n_samples = 0, n_shards = 0;
   std::string output;
+  QuantileAccuracy quantiles;  // the merged statistics' (method none without statistics)
 };
 
 // Checks that the shards belong together (one scenario, seed, sample count, precision and

@@ -688,6 +688,7 @@ TEST(Cli, ShardsAndMerge) {
   Outcome r = rbmc(dir, "merge merged.h5 part3.h5 part1.h5 part0.h5 part2.h5");
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("4 parts, 300 samples"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("  quantiles    exact (every sample's values)\n  wrote        merged.h5"), std::string::npos) << r.out;
   r = rbmc(dir, "compare whole.h5 merged.h5");
   EXPECT_EQ(r.code, 0) << r.out;
   EXPECT_EQ(ResultsReader(dir.file("merged.h5")).doubles("samples/final/position").data,
