@@ -9,6 +9,7 @@
 
 #include "host/sampling/sampling_plan.hpp"
 #include "host/scenario/scenario.hpp"
+#include "host/stats/run_statistics.hpp"
 #include "host/util/parallel_for.hpp"
 
 namespace rbmc::cli {
@@ -44,6 +45,24 @@ std::string distribution_text(const Dispersion& d, int c) {
   return buf;
 }
 
+// How the run's quantiles will be found (RunStatistics::planned_sketch_k): exactly, or by
+// sketches whose k the budget sets. Below the default k their rank error bound may pass 1e-3
+// (docs/output-format.md, "Quantiles"); the run's summary states the bound it reached.
+void print_planned_quantiles(const Scenario& s) {
+  if (!s.output.statistics || s.output_times.n == 0) return;
+  const double mib = double(s.output.quantile_memory) / double(1 << 20);
+  const int k = RunStatistics::planned_sketch_k(s, s.run.n_samples);
+  if (k == 0) {
+    std::printf("  quantiles    exact: every sample's values fit quantile_memory_mb = %.6g\n", mib);
+  } else if (k >= QuantileSketch::kDefaultK) {
+    std::printf("  quantiles    sketched (k = %d): rank error within 1e-3 (95 %%)\n", k);
+  } else {
+    std::printf("  quantiles    sketched (k = %d, below the default %d that keeps the rank error within 1e-3): "
+                "a larger quantile_memory_mb than %.6g raises it\n",
+                k, QuantileSketch::kDefaultK, mib);
+  }
+}
+
 void print_resolved(const Scenario& s, std::uint64_t preview) {
   std::printf("rbmc check: %s (%s): valid\n", s.name.c_str(), s.path.c_str());
   std::printf("  run          %llu samples, seed %llu, %s", static_cast<unsigned long long>(s.run.n_samples),
@@ -72,6 +91,7 @@ void print_resolved(const Scenario& s, std::uint64_t preview) {
     std::printf("  statistics   %s\n",
                 s.output.statistics ? ("of " + quantity_names(s.output.statistics_quantities) + " at each output time").c_str()
                                     : "none");
+  print_planned_quantiles(s);
   if (s.design.kind == Design::Kind::grid) {
     std::printf("  design       grid of %llu points x %llu replicates:", static_cast<unsigned long long>(s.design.n_points()),
                 static_cast<unsigned long long>(s.design.replicates));

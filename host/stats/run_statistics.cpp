@@ -28,20 +28,15 @@ RunStatistics::RunStatistics(const Scenario& scenario, std::uint64_t n_rows, uns
   moments_.assign(columns, Moments{});
   for (std::size_t c = 0; c < columns; ++c)
     if (quantity_column_in(scenario.output.statistics_quantities, int(c % quantity::count))) kept_columns_.push_back(c);
-  // The budget is the kept columns': a scenario that names fewer quantities keeps exact quantiles
-  // for more samples.
-  const double budget = double(scenario.output.quantile_memory), kept = double(kept_columns_.size());
-  if (double(n_rows) * kept * sizeof(double) <= budget) {
+  sketch_k_ = planned_sketch_k(scenario, n_rows);
+  if (exact()) {
     values_.resize(columns);
-    // Room for the run's values, reserved once (within the budget, by the test above): grown by
+    // Room for the run's values, reserved once (within the budget: planned_sketch_k): grown by
     // exactly a batch at a time, each column was copied whole at every batch. Pages are touched
     // only as values arrive.
     for (std::size_t c : kept_columns_) values_[c].reserve(std::size_t(n_rows));
     return;
   }
-  // The largest k whose sketches fit the budget, at most the default (rank error ≤ 1e-3).
-  const double per_column = budget / kept / sizeof(double);
-  sketch_k_ = std::max(64, QuantileSketch::largest_k(per_column, n_rows));
   // Brackets only where any sample's values are as likely early as late: a grid or a table may
   // order them, and early values would misplace the brackets (bracketed_sketch.hpp).
   const Design::Kind design = scenario.design.kind;
@@ -51,6 +46,20 @@ RunStatistics::RunStatistics(const Scenario& scenario, std::uint64_t n_rows, uns
   // Each column's coins from its own streams.
   for (std::size_t c = 0; c < columns; ++c)
     sketches_.emplace_back(kQuantileProbabilities, bracketed_, sketch_k_, statistics_column_seed(seed_, c));
+}
+
+int RunStatistics::planned_sketch_k(const Scenario& scenario, std::uint64_t n_rows) {
+  if (!scenario.output.statistics || scenario.output_times.n == 0) return 0;
+  // The budget is the kept columns': a scenario that names fewer quantities keeps exact quantiles
+  // for more samples.
+  std::size_t kept_columns = 0;
+  for (int q = 0; q < quantity::count; ++q)
+    kept_columns += quantity_column_in(scenario.output.statistics_quantities, q) ? 1 : 0;
+  const double budget = double(scenario.output.quantile_memory);
+  const double kept = double(kept_columns) * double(scenario.output_times.n);
+  if (double(n_rows) * kept * sizeof(double) <= budget) return 0;
+  // The largest k whose sketches fit the budget, at most the default (rank error ≤ 1e-3).
+  return std::max(64, QuantileSketch::largest_k(budget / kept / sizeof(double), n_rows));
 }
 
 std::vector<std::uint32_t> RunStatistics::quantile_rows(std::size_t n) const {

@@ -62,6 +62,9 @@ class RunStatistics {
   // quantiles (bracketed_sketch.hpp) where the design's samples come in no particular order.
   // threads: merging batches and finding quantiles run over the columns on this many threads.
   RunStatistics(const Scenario& scenario, std::uint64_t n_rows, unsigned threads = 1);
+  // The sketches' k such a run of n_rows samples will use: 0 where its quantiles are exact (and
+  // without statistics). For rbmc check, before a run.
+  static int planned_sketch_k(const Scenario& scenario, std::uint64_t n_rows);
 
   bool enabled() const { return n_times_ > 0; }
   int n_times() const { return n_times_; }

@@ -510,6 +510,28 @@ TEST(Cli, CheckPrintsTheResolvedInputs) {
   const Outcome some = rbmc(dir, "check some.toml");
   ASSERT_EQ(some.code, 0) << some.err;
   EXPECT_NE(some.out.find("statistics   of position, kinetic_energy at each output time"), std::string::npos) << some.out;
+  EXPECT_NE(some.out.find("quantiles    exact: every sample's values fit quantile_memory_mb = 256\n"), std::string::npos)
+      << some.out;
+  EXPECT_EQ(r.out.find("quantiles"), std::string::npos) << "no statistics, no quantiles\n" << r.out;
+  // How the quantiles will be found, as the run then finds them: 10^6 samples' 6 times x 12
+  // columns (576 MB) pass the default 256 MiB, whose sketches keep the default k; 300 samples at
+  // 51 times in 1 MiB get the smallest k, which the run's summary names too.
+  dir.write("many.toml", test::valid_scenario_text(1000000) + "[output]\ninterval = 0.1\n");
+  const Outcome many = rbmc(dir, "check many.toml --preview 10");
+  ASSERT_EQ(many.code, 0) << many.err;
+  EXPECT_NE(many.out.find("quantiles    sketched (k = 5120): rank error within 1e-3 (95 %)\n"), std::string::npos)
+      << many.out;
+  dir.write("small.toml", test::valid_scenario_text(300) + "[output]\ninterval = 0.01\nquantile_memory_mb = 1\n");
+  const Outcome small = rbmc(dir, "check small.toml");
+  ASSERT_EQ(small.code, 0) << small.err;
+  EXPECT_NE(small.out.find("quantiles    sketched (k = 64, below the default 5120 that keeps the rank error within "
+                           "1e-3): a larger quantile_memory_mb than 1 raises it\n"),
+            std::string::npos)
+      << small.out;
+  const Outcome ran = rbmc(dir, "run small.toml -o small.h5 --backend cpu --threads 2 --no-progress");
+  ASSERT_EQ(ran.code, 0) << ran.err;
+  EXPECT_NE(ran.out.find("quantiles    sketched (k = 64)"), std::string::npos) << ran.out;
+  EXPECT_TRUE(fs::remove(dir.file("small.h5")));
   std::string text = test::valid_scenario_text(100);
   text.replace(text.find("mass = 2.0"), 10, "mass = -2.0");
   dir.write("bad.toml", text);
