@@ -226,31 +226,68 @@ void moments_merged_value_by_value(benchmark::State& state) {
 // lets it learn the column), with brackets around the run's five quantiles that keep
 // state.range(0) per mille of the values (the main job keeps about 13 % over a run of 10^5
 // samples: all of its first 4,096, then fewer as the brackets narrow). state.range(1): 0 the
-// widest vectors the processor has, 1 GCC's vectors of four.
-void bracket_filter_fresh_columns(benchmark::State& state) {
-  constexpr std::size_t kRows = 8192, kColumns = 64;
-  const std::vector<double> values = normal_values(kRows * kColumns);
-  std::vector<double> sorted = values;
-  std::sort(sorted.begin(), sorted.end());
-  // Each bracket's share of the kept values as its quantile's standard error, sqrt(p (1 - p)).
-  double lo[kColumnBrackets], hi[kColumnBrackets], weight[kColumnBrackets], total = 0;
-  for (int j = 0; j < kColumnBrackets; ++j) total += weight[j] = std::sqrt(kQuantileProbabilities[j] * (1 - kQuantileProbabilities[j]));
-  const double kept_share = double(state.range(0)) / 1000;
-  const auto at = [&](double p) { return sorted[std::size_t(std::clamp(p, 0.0, 1.0) * double(sorted.size() - 1))]; };
-  for (int j = 0; j < kColumnBrackets; ++j) {
-    const double half = kept_share * weight[j] / total / 2;
-    lo[j] = at(kQuantileProbabilities[j] - half);
-    hi[j] = at(kQuantileProbabilities[j] + half);
+// widest vectors the processor has, 1 GCC's vectors of four, 2 AVX2's intrinsics (where the
+// processor has AVX2).
+constexpr std::size_t kFilterRows = 8192, kFilterColumns = 64;
+
+// Brackets around the five quantiles of normal values that keep `kept_share` of them.
+struct BenchBrackets {
+  double lo[kColumnBrackets], hi[kColumnBrackets];
+  BenchBrackets(const std::vector<double>& values, double kept_share) {
+    std::vector<double> sorted = values;
+    std::sort(sorted.begin(), sorted.end());
+    // Each bracket's share of the kept values as its quantile's standard error, sqrt(p (1 - p)).
+    double weight[kColumnBrackets], total = 0;
+    for (int j = 0; j < kColumnBrackets; ++j)
+      total += weight[j] = std::sqrt(kQuantileProbabilities[j] * (1 - kQuantileProbabilities[j]));
+    const auto at = [&](double p) { return sorted[std::size_t(std::clamp(p, 0.0, 1.0) * double(sorted.size() - 1))]; };
+    for (int j = 0; j < kColumnBrackets; ++j) {
+      const double half = kept_share * weight[j] / total / 2;
+      lo[j] = at(kQuantileProbabilities[j] - half);
+      hi[j] = at(kQuantileProbabilities[j] + half);
+    }
   }
-  const BracketFilterWidth width = state.range(1) == 0 ? BracketFilterWidth::widest : BracketFilterWidth::vectors_of_four;
-  std::vector<double> kept(kRows + kBracketFilterSlack);
+};
+
+BracketFilterWidth bench_filter_width(std::int64_t arg) {
+  return arg == 0 ? BracketFilterWidth::widest : arg == 1 ? BracketFilterWidth::vectors_of_four : BracketFilterWidth::avx2;
+}
+
+void bracket_filter_fresh_columns(benchmark::State& state) {
+  const std::vector<double> values = normal_values(kFilterRows * kFilterColumns);
+  const BenchBrackets b(values, double(state.range(0)) / 1000);
+  const BracketFilterWidth width = bench_filter_width(state.range(1));
+  std::vector<double> kept(kFilterRows + kBracketFilterSlack);
   std::uint64_t below[kColumnBrackets] = {}, finite = 0, kept_count = 0;
   for (auto _ : state)
-    for (std::size_t c = 0; c < kColumns; ++c)
-      kept_count += keep_inside_brackets(values.data() + c * kRows, kRows, lo, hi, below, finite, kept.data(), width);
+    for (std::size_t c = 0; c < kFilterColumns; ++c)
+      kept_count += keep_inside_brackets(values.data() + c * kFilterRows, kFilterRows, b.lo, b.hi, below, finite,
+                                         kept.data(), width);
   benchmark::DoNotOptimize(kept_count);
   state.counters["kept"] = double(kept_count) / double(finite);
-  state.SetItemsProcessed(std::int64_t(state.iterations()) * std::int64_t(kRows * kColumns));
+  state.SetItemsProcessed(std::int64_t(state.iterations()) * std::int64_t(kFilterRows * kFilterColumns));
+}
+
+// The moments and the filter of the same columns together, as the run's statistics take a batch's
+// columns (column_moments_filtering, column_moments.hpp): one read of each column on AVX-512 and
+// AVX2, two with vectors of four. The arguments as bracket_filter_fresh_columns'.
+void moments_filtering_fresh_columns(benchmark::State& state) {
+  const std::vector<double> values = normal_values(kFilterRows * kFilterColumns);
+  const BenchBrackets b(values, double(state.range(0)) / 1000);
+  const BracketFilterWidth width = bench_filter_width(state.range(1));
+  std::vector<double> kept(kFilterRows + kBracketFilterSlack);
+  double sum = 0;
+  for (auto _ : state)
+    for (std::size_t c = 0; c < kFilterColumns; ++c) {
+      ColumnPrefixFilter filter;
+      filter.lo = b.lo;
+      filter.hi = b.hi;
+      filter.rows = kFilterRows;
+      filter.kept = kept.data();
+      sum += column_moments_filtering(values.data() + c * kFilterRows, kFilterRows, filter, width).m2;
+    }
+  benchmark::DoNotOptimize(sum);
+  state.SetItemsProcessed(std::int64_t(state.iterations()) * std::int64_t(kFilterRows * kFilterColumns));
 }
 
 // What a line of the statistics' quantities costs a core beyond the arithmetic between lines: the
@@ -304,7 +341,8 @@ void quantity_lines_streamed(benchmark::State& state) {
 }
 
 BENCHMARK(moments_of_columns)->Arg(8192);
-BENCHMARK(bracket_filter_fresh_columns)->ArgsProduct({{20, 50, 130}, {0, 1}});
+BENCHMARK(bracket_filter_fresh_columns)->ArgsProduct({{20, 50, 130}, {0, 1, 2}});
+BENCHMARK(moments_filtering_fresh_columns)->ArgsProduct({{50, 130}, {0, 1, 2}});
 BENCHMARK(moments_merged_value_by_value)->Arg(8192);
 BENCHMARK(sketch_add_each)->Arg(100000)->Arg(1000000);
 BENCHMARK(sketch_add_batches)->Arg(100000)->Arg(1000000);

@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "host/stats/bracket_filter_avx2.hpp"
 #include "host/stats/bracket_filter_avx512.hpp"
 #include "host/stats/double_vectors.hpp"
 #include "host/stats/sort_finite.hpp"  // RBMC_VECTOR_CLONES
@@ -87,6 +88,23 @@ __attribute__((target("avx512f"))) std::size_t keep_inside_brackets_avx512(const
 }
 #endif
 
+#if defined(RBMC_FILTER_AVX2)
+// The same filter on AVX2 (bracket_filter_avx2.hpp), four values a vector, eight a step.
+__attribute__((target("avx2"))) std::size_t keep_inside_brackets_avx2(const double* values, std::size_t n,
+                                                                       const double* lo, const double* hi,
+                                                                       std::uint64_t* below, std::uint64_t& finite,
+                                                                       double* kept) {
+  BracketFilterAvx2 filter(lo, hi);
+  std::size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    filter.four(_mm256_loadu_pd(values + i), kept);
+    filter.four(_mm256_loadu_pd(values + i + 4), kept);
+  }
+  for (; i < n; i += 4) filter.four(load_rows_avx2(values, i, n), kept);
+  return filter.finish(below, finite);
+}
+#endif
+
 }  // namespace
 
 std::size_t keep_inside_brackets(const double* values, std::size_t n, const double* lo, const double* hi,
@@ -95,6 +113,11 @@ std::size_t keep_inside_brackets(const double* values, std::size_t n, const doub
   static const bool avx512 = __builtin_cpu_supports("avx512f");
   if (avx512 && width == BracketFilterWidth::widest)
     return keep_inside_brackets_avx512(values, n, lo, hi, below, finite, kept);
+#endif
+#if defined(RBMC_FILTER_AVX2)
+  static const bool avx2 = __builtin_cpu_supports("avx2");
+  if (avx2 && width != BracketFilterWidth::vectors_of_four)
+    return keep_inside_brackets_avx2(values, n, lo, hi, below, finite, kept);
 #endif
   (void)width;
   return keep_inside_brackets_in_fours(values, n, lo, hi, below, finite, kept);

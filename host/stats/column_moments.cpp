@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "host/stats/bracket_filter.hpp"
+#include "host/stats/bracket_filter_avx2.hpp"
 #include "host/stats/bracket_filter_avx512.hpp"
 #include "host/stats/double_vectors.hpp"
 #include "host/stats/sort_finite.hpp"  // RBMC_VECTOR_CLONES
@@ -189,6 +190,72 @@ __attribute__((target("avx512f"))) Moments moments_filtering_avx512(const double
 }
 #endif
 
+#if defined(RBMC_FILTER_AVX2)
+// Pass one on AVX2: FirstPassLanes' operations on one vector of four lanes, the same bits. Each
+// choice is an AND with the mask (+0 where not taken, as FirstPassLanes adds) or a blend; min and
+// max as VMINPD and VMAXPD define them, (a < b ? a : b) and (a > b ? a : b).
+struct FirstPassAvx2 {
+  __m256d count, total, not_nan, lo, hi;
+
+  __attribute__((target("avx2"), always_inline)) inline FirstPassAvx2()
+      : count(_mm256_setzero_pd()), total(_mm256_setzero_pd()), not_nan(_mm256_setzero_pd()),
+        lo(_mm256_set1_pd(kInfinity)), hi(_mm256_set1_pd(-kInfinity)) {}
+  __attribute__((target("avx2"), always_inline)) inline void add(__m256d v) {
+    const __m256d one = _mm256_set1_pd(1.0), infinity = _mm256_set1_pd(kInfinity);
+    const __m256d finite = _mm256_cmp_pd(_mm256_sub_pd(v, v), _mm256_setzero_pd(), _CMP_EQ_OQ);
+    count = _mm256_add_pd(count, _mm256_and_pd(finite, one));
+    total = _mm256_add_pd(total, _mm256_and_pd(finite, v));
+    lo = _mm256_min_pd(_mm256_blendv_pd(infinity, v, finite), lo);
+    hi = _mm256_max_pd(_mm256_blendv_pd(_mm256_set1_pd(-kInfinity), v, finite), hi);
+    not_nan = _mm256_add_pd(not_nan, _mm256_and_pd(_mm256_cmp_pd(v, v, _CMP_ORD_Q), one));
+  }
+};
+
+// column_moments_filtering on AVX2: each vector of the column read once, for pass one and, in
+// rows [0, filter.rows), the brackets' filter; rows past the column's end NaN, as load_rows gives
+// them. Rows i to i + 3 of each 8 in `low`, the next 4 in `high`: FirstPassLanes' lanes.
+__attribute__((target("avx2"))) Moments moments_filtering_avx2(const double* x, std::size_t n,
+                                                               ColumnPrefixFilter& filter) {
+  FirstPassAvx2 low, high;
+  BracketFilterAvx2 brackets(filter.lo, filter.hi);
+  const std::size_t rows = filter.rows < n ? filter.rows : n;
+  double* const kept = filter.kept;  // a local: the stores through it could reach `filter` otherwise
+  std::size_t i = 0;
+  for (; i + 8 <= rows; i += 8) {
+    __builtin_prefetch(reinterpret_cast<const void*>(reinterpret_cast<std::uintptr_t>(x + i) + kPrefetchBytes));
+    const __m256d a = _mm256_loadu_pd(x + i), b = _mm256_loadu_pd(x + i + kHalf);
+    low.add(a);
+    high.add(b);
+    brackets.four(a, kept);
+    brackets.four(b, kept);
+  }
+  for (; i < n; i += 8) {
+    __builtin_prefetch(reinterpret_cast<const void*>(reinterpret_cast<std::uintptr_t>(x + i) + kPrefetchBytes));
+    const __m256d a = load_rows_avx2(x, i, n), b = load_rows_avx2(x, i + kHalf, n);
+    low.add(a);
+    high.add(b);
+    // The filtered rows' part of this eight (rows ≤ i + 7): the others NaN, neither kept nor counted.
+    if (i < rows) brackets.four(i + kHalf <= rows ? a : load_rows_avx2(x, i, rows), kept);
+    if (i + kHalf < rows) brackets.four(load_rows_avx2(x, i + kHalf, rows), kept);
+  }
+  filter.n_kept = brackets.finish(filter.below, filter.finite);
+  FirstPassTotals t;
+  _mm256_storeu_pd(t.count, low.count);
+  _mm256_storeu_pd(t.count + kHalf, high.count);
+  _mm256_storeu_pd(t.total, low.total);
+  _mm256_storeu_pd(t.total + kHalf, high.total);
+  _mm256_storeu_pd(t.not_nan, low.not_nan);
+  _mm256_storeu_pd(t.not_nan + kHalf, high.not_nan);
+  _mm256_storeu_pd(t.lo, low.lo);
+  _mm256_storeu_pd(t.lo + kHalf, high.lo);
+  _mm256_storeu_pd(t.hi, low.hi);
+  _mm256_storeu_pd(t.hi + kHalf, high.hi);
+  double sum = 0;
+  const Moments m = t.moments(sum);
+  return with_second_pass(x, n, m, sum);
+}
+#endif
+
 }  // namespace
 
 void column_moments(const double* const* columns, std::size_t n_columns, std::size_t n_rows, Moments* out) {
@@ -204,6 +271,10 @@ Moments column_moments_filtering(const double* column, std::size_t n_rows, Colum
 #if defined(RBMC_FILTER_AVX512)
   static const bool avx512 = __builtin_cpu_supports("avx512f");
   if (avx512 && width == BracketFilterWidth::widest) return moments_filtering_avx512(column, n_rows, filter);
+#endif
+#if defined(RBMC_FILTER_AVX2)
+  static const bool avx2 = __builtin_cpu_supports("avx2");
+  if (avx2 && width != BracketFilterWidth::vectors_of_four) return moments_filtering_avx2(column, n_rows, filter);
 #endif
   // Elsewhere, two reads: the filter's, and the moments'.
   const std::size_t rows = filter.rows < n_rows ? filter.rows : n_rows;

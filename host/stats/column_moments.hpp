@@ -36,10 +36,11 @@ struct ColumnPrefixFilter {
 };
 
 // column_moments of one column, and keep_inside_brackets of its first filter.rows rows into
-// filter: the same results, bit for bit, as the two apart. On AVX-512 (width widest) one read of
-// the column serves both: the column comes from memory (the CPU backend writes a batch's
-// quantities with non-temporal stores), and the moments' first pass waits on it while the filter,
-// a second read from cache, computes. Elsewhere the two run one after the other.
+// filter: the same results, bit for bit, as the two apart. On AVX-512 (width widest) and AVX2
+// (width widest on a machine without AVX-512, or avx2) one read of the column serves both: the
+// column comes from memory (the CPU backend writes a batch's quantities with non-temporal stores),
+// and the moments' first pass waits on it while the filter computes. Elsewhere (vectors_of_four)
+// the two run one after the other.
 Moments column_moments_filtering(const double* column, std::size_t n_rows, ColumnPrefixFilter& filter,
                                  BracketFilterWidth width = BracketFilterWidth::widest);
 

@@ -1,4 +1,4 @@
-// The brackets' filter (host/stats/bracket_filter.hpp), both widths, against the core's rule
+// The brackets' filter (host/stats/bracket_filter.hpp), every width, against the core's rule
 // value by value (tally_value, rbmc/stats/batch_compaction.hpp, what the GPU's kernel applies):
 // the kept values in order, the counts below each bracket and the finite count, for every length
 // around a vector's and edge values on and beside every bracket's edges, zeros of both signs, the
@@ -54,10 +54,10 @@ TEST(BracketFilter, EveryWidthKeepsAndCountsAsTheRuleDoes) {
       }
       kept_somewhere += expected_kept.size();
       counted_somewhere += expected_finite - expected_kept.size();
-      for (BracketFilterWidth width : {BracketFilterWidth::widest, BracketFilterWidth::vectors_of_four}) {
+      for (BracketFilterWidth width : kBracketFilterWidths) {
         const std::string what = "n = " + std::to_string(n) + ", trial " + std::to_string(trial) +
-                                 (width == BracketFilterWidth::widest ? ", widest" : ", vectors of four");
-        // The room the header promises to need, and a guard past it: both widths store whole
+                                 ", " + std::string(bracket_filter_width_name(width));
+        // The room the header promises to need, and a guard past it: every width stores whole
         // vectors whether or not any value of them is kept, so a store beyond n + slack would
         // overwrite the caller's next value.
         constexpr double kGuard = 7.0;

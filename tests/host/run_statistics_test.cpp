@@ -231,7 +231,7 @@ TEST(ColumnMoments, AreTheirEightLanesWrittenOutOneValueAtATime) {
 // rows in one read, against column_moments and keep_inside_brackets apart, bit for bit: every
 // column kind, lengths around a vector's, the filtered rows none, some (ending inside a vector),
 // all and more than the column has; brackets that overlap, with values on and beside their edges;
-// both widths; nothing written past the room the header asks for. A pass that took a lane's value
+// every width; nothing written past the room the header asks for. A pass that took a lane's value
 // in another order, or filtered a row past `rows`, fails.
 TEST(ColumnMoments, FilteringTheFirstRowsInTheSameReadChangesNeither) {
   const double lo[kColumnBrackets] = {-2.0, -1.0, -0.25, 0.5, 0.5};
@@ -249,10 +249,10 @@ TEST(ColumnMoments, FilteringTheFirstRowsInTheSameReadChangesNeither) {
     const std::vector<Moments> apart = moments_of(columns, n_rows);
     for (std::size_t c = 0; c < columns.size(); ++c)
       for (std::size_t rows : {std::size_t(0), std::size_t(1), n_rows / 2 + 3, n_rows, n_rows + 9}) {
-        for (BracketFilterWidth width : {BracketFilterWidth::widest, BracketFilterWidth::vectors_of_four}) {
+        for (BracketFilterWidth width : kBracketFilterWidths) {
           const std::string where = "rows " + std::to_string(n_rows) + ", column " + std::to_string(c) +
                                     ", filtered " + std::to_string(rows) +
-                                    (width == BracketFilterWidth::widest ? ", widest" : ", vectors of four");
+                                    ", " + std::string(bracket_filter_width_name(width));
           const std::size_t filtered = std::min(rows, n_rows);
           std::uint64_t below[kColumnBrackets] = {1, 2, 3, 4, 5}, finite = 10;  // added to
           std::vector<double> want_kept(filtered + kBracketFilterSlack);
