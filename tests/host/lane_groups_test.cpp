@@ -93,32 +93,56 @@ TEST(Lanes, EachLaneComputesWhatItsScalarComputes) {
 
 // The statistics' quantities marked in lanes (lane_quantities.hpp) as one sample's are
 // (output_quantities.hpp): +∞ for a quantity that overflowed or is NaN in a finite state, and
-// nothing changed in a state that is not finite.
-TEST(Lanes, MarkOverflowedQuantitiesAsOneSample) {
-  using L = Lanes<double, 4>;
-  const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
-  const double values[quantity::count] = {1.0, -0.0, 1e100, 1.0000000000000002e100, -1e101, inf, -inf, nan, 3.5, -2.0, 0.0, 7.0};
+// nothing changed in a state that is not finite. Lane 1's state holds +∞ and lane 3's NaN; each
+// case sets every lane's quantities to `values`, then lane `odd_lane`'s quantity `odd_quantity` to
+// `odd`: every quantity out of the limit somewhere (the marks made), all within it (the marks
+// skipped after one test, even in the lanes whose state is not finite), and one quantity of one
+// lane out of it, in a finite state and in one that is not.
+template <class S, int W>
+void expect_marks_as_one_sample(const S (&values)[quantity::count], int odd_lane, int odd_quantity, S odd,
+                                const std::string& what) {
+  using L = Lanes<S, W>;
+  const S inf = std::numeric_limits<S>::infinity(), nan = std::numeric_limits<S>::quiet_NaN();
   RigidBodyState<L> x;
-  RigidBodyState<double> finite{Vec3<double>(1, 2, 3), Quaternion<double>::identity(), Vec3<double>(0, 0, 0),
-                                Vec3<double>(0.1, 0.2, 0.3)};
-  for (int lane = 0; lane < 4; ++lane) {
-    RigidBodyState<double> one = finite;
+  const RigidBodyState<S> finite{Vec3<S>(1, 2, 3), Quaternion<S>::identity(), Vec3<S>(0, 0, 0),
+                                 Vec3<S>(S(0.1), S(0.2), S(0.3))};
+  for (int lane = 0; lane < W; ++lane) {
+    RigidBodyState<S> one = finite;
     if (lane == 1) one.v_w.x() = inf;
     if (lane == 3) one.omega_b.z() = nan;
     set_lane(x, lane, one);
   }
   L q[quantity::count];
   for (int c = 0; c < quantity::count; ++c) q[c] = L(values[c]);
-  q[0].set(2, nan);  // one lane differs from the others
+  q[odd_quantity].set(odd_lane, odd);
   mark_overflowed_quantities(x, q);
-  for (int lane = 0; lane < 4; ++lane) {
-    double one[quantity::count];
-    for (int c = 0; c < quantity::count; ++c) one[c] = lane == 2 && c == 0 ? nan : values[c];
+  for (int lane = 0; lane < W; ++lane) {
+    S one[quantity::count];
+    for (int c = 0; c < quantity::count; ++c) one[c] = lane == odd_lane && c == odd_quantity ? odd : values[c];
     mark_overflowed_quantities(is_finite(lane_of(x, lane)), one);
     for (int c = 0; c < quantity::count; ++c)
-      EXPECT_EQ(std::memcmp(&one[c], &q[c].v[lane], sizeof(double)), 0) << "lane " << lane << " quantity " << c << ": "
-                                                                          << one[c] << " against " << q[c][lane];
+      EXPECT_EQ(std::memcmp(&one[c], &q[c].v[lane], sizeof(S)), 0)
+          << what << ": lane " << lane << " quantity " << c << ": " << one[c] << " against " << q[c][lane];
   }
+}
+
+TEST(Lanes, MarkOverflowedQuantitiesAsOneSample) {
+  const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+  const double beyond[quantity::count] = {1.0, -0.0, 1e100, 1.0000000000000002e100, -1e101, inf, -inf, nan, 3.5, -2.0, 0.0, 7.0};
+  const double within[quantity::count] = {1.0, -0.0, 1e100, -1e100, 0.0, 2.5e-300, -3.0, 4.0, 3.5, -2.0, 0.0, 7.0};
+  expect_marks_as_one_sample<double, 4>(beyond, 2, 0, nan, "every quantity beyond the limit somewhere");
+  expect_marks_as_one_sample<double, 4>(within, 2, 0, 5.0, "every quantity within it");
+  expect_marks_as_one_sample<double, 4>(within, 2, 7, -1e101, "one beyond it, a finite state");
+  expect_marks_as_one_sample<double, 4>(within, 0, 11, nan, "NaN in a finite state");
+  expect_marks_as_one_sample<double, 4>(within, 3, 4, inf, "one beyond it, a state with NaN");
+  expect_marks_as_one_sample<double, 8>(within, 6, 9, 1.0000000000000002e100, "eight lanes, one just beyond it");
+  // Float: the limit is beyond float's range (+∞ as a float), so only NaN is marked.
+  const float finf = std::numeric_limits<float>::infinity(), fnan = std::numeric_limits<float>::quiet_NaN();
+  const float fwithin[quantity::count] = {1.0f, -0.0f, 3e38f, -3e38f, 0.0f, 1e-40f, -3.0f, 4.0f, 3.5f, -2.0f, 0.0f, 7.0f};
+  expect_marks_as_one_sample<float, 8>(fwithin, 5, 3, fnan, "float, NaN in a finite state");
+  expect_marks_as_one_sample<float, 8>(fwithin, 2, 3, finf, "float, +∞ in a finite state");
+  expect_marks_as_one_sample<float, 8>(fwithin, 1, 3, fnan, "float, NaN in a state with +∞");
+  expect_marks_as_one_sample<float, 4>(fwithin, 0, 0, 2.0f, "float, every quantity within it");
 }
 
 // The answers for all lanes at once, in every lane position and both precisions: finite unless
