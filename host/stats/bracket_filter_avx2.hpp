@@ -6,8 +6,9 @@
 // Why intrinsics: GCC's vectors of four keep the rule's masks as vectors but store each kept value
 // alone, eight scalar stores and eight dependent additions to the count for every eight values.
 // Here a vector's kept values are moved to its front by one permutation (a table of 16, one per
-// mask) and stored whole, as AVX-512's compress does: 1.27–1.29 × faster on an AVX2 EPYC, the same
-// results (bench/RESULTS.md, 2026-12-05, fifty-fourth session).
+// mask) and stored whole, as AVX-512's compress does: 1.2–1.6 × faster on an AVX2 EPYC
+// (rbmc_stats_bench's bracket_filter_fresh_columns), the same results (bench/RESULTS.md,
+// 2026-12-05, fifty-fourth session).
 #pragma once
 
 #include <cstddef>
@@ -72,11 +73,11 @@ struct BracketFilterAvx2 {
   __attribute__((target("avx2"), always_inline)) inline void four(__m256d x, double* kept) {
     const __m256d finite = _mm256_cmp_pd(_mm256_sub_pd(x, x), _mm256_setzero_pd(), _CMP_EQ_OQ);
     __m256d under[kColumnBrackets];
-    __m256d outside = _mm256_setzero_pd();
-    for (int j = 0; j < kColumnBrackets; ++j) {
+    under[0] = _mm256_cmp_pd(x, lo_v[0], _CMP_LT_OQ);
+    __m256d outside = _mm256_or_pd(under[0], _mm256_cmp_pd(x, hi_v[0], _CMP_GT_OQ));
+    for (int j = 1; j < kColumnBrackets; ++j) {
       under[j] = _mm256_cmp_pd(x, lo_v[j], _CMP_LT_OQ);
-      const __m256d out_j = _mm256_or_pd(under[j], _mm256_cmp_pd(x, hi_v[j], _CMP_GT_OQ));
-      outside = j == 0 ? out_j : _mm256_and_pd(outside, out_j);
+      outside = _mm256_and_pd(outside, _mm256_or_pd(under[j], _mm256_cmp_pd(x, hi_v[j], _CMP_GT_OQ)));
     }
     const __m256d counted = _mm256_and_pd(finite, outside), keep = _mm256_andnot_pd(outside, finite);
     finite_lanes = _mm256_sub_epi64(finite_lanes, _mm256_castpd_si256(finite));

@@ -209,6 +209,14 @@ struct FirstPassAvx2 {
     hi = _mm256_max_pd(_mm256_blendv_pd(_mm256_set1_pd(-kInfinity), v, finite), hi);
     not_nan = _mm256_add_pd(not_nan, _mm256_and_pd(_mm256_cmp_pd(v, v, _CMP_ORD_Q), one));
   }
+  // Its four lanes as lanes first, ..., first + 3 of the totals.
+  __attribute__((target("avx2"))) void store_into(FirstPassTotals& t, std::size_t first) const {
+    _mm256_storeu_pd(t.count + first, count);
+    _mm256_storeu_pd(t.total + first, total);
+    _mm256_storeu_pd(t.not_nan + first, not_nan);
+    _mm256_storeu_pd(t.lo + first, lo);
+    _mm256_storeu_pd(t.hi + first, hi);
+  }
 };
 
 // column_moments_filtering on AVX2: each vector of the column read once, for pass one and, in
@@ -240,16 +248,8 @@ __attribute__((target("avx2"))) Moments moments_filtering_avx2(const double* x, 
   }
   filter.n_kept = brackets.finish(filter.below, filter.finite);
   FirstPassTotals t;
-  _mm256_storeu_pd(t.count, low.count);
-  _mm256_storeu_pd(t.count + kHalf, high.count);
-  _mm256_storeu_pd(t.total, low.total);
-  _mm256_storeu_pd(t.total + kHalf, high.total);
-  _mm256_storeu_pd(t.not_nan, low.not_nan);
-  _mm256_storeu_pd(t.not_nan + kHalf, high.not_nan);
-  _mm256_storeu_pd(t.lo, low.lo);
-  _mm256_storeu_pd(t.lo + kHalf, high.lo);
-  _mm256_storeu_pd(t.hi, low.hi);
-  _mm256_storeu_pd(t.hi + kHalf, high.hi);
+  low.store_into(t, 0);
+  high.store_into(t, kHalf);
   double sum = 0;
   const Moments m = t.moments(sum);
   return with_second_pass(x, n, m, sum);
