@@ -667,7 +667,7 @@ void ResultsWriter::flush_trajectories() {
   for (TrajectoryChunks& t : trajectory_chunks_) t.flush(threads_, ignored);
 }
 
-QuantileAccuracy ResultsWriter::write_statistics(const RunStatistics& stats) {
+QuantileAccuracy ResultsWriter::write_statistics(RunStatistics& stats) {
   return write_statistics_group(file_.get(), stats, *scenario_);
 }
 

@@ -119,8 +119,8 @@ class ResultsWriter {
   // Adds its time to timings' compress and write stages.
   void write_batch(const BatchView& batch, StageTimings& timings);
   // The statistics at the output times, once every batch is in; returns how exact their
-  // quantiles are.
-  QuantileAccuracy write_statistics(const RunStatistics& stats);
+  // quantiles are. Settles the sketches first (RunStatistics::settle_sketches: no estimate moves).
+  QuantileAccuracy write_statistics(RunStatistics& stats);
   // Writes the run's totals, closes the file and renames it to the target path. A shard also
   // keeps its statistics' state (group /shard_state) for rbmc merge.
   void finish(const RunTotals& totals, const StatisticsState* shard_state = nullptr);

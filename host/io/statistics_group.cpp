@@ -42,9 +42,10 @@ void attach_statistics_dimensions(hid_t file, const std::vector<double>& times) 
   }
 }
 
-QuantileAccuracy write_statistics_group(hid_t file, const RunStatistics& stats, const Scenario& scenario) {
+QuantileAccuracy write_statistics_group(hid_t file, RunStatistics& stats, const Scenario& scenario) {
   QuantileAccuracy accuracy;
   if (!stats.enabled()) return accuracy;
+  stats.settle_sketches();
   h5::Handle group = create_group(file, "statistics");
   const std::size_t n_times = std::size_t(stats.n_times()), n_p = kQuantileProbabilities.size();
   write_string_attribute(group.get(), "quantile_method",

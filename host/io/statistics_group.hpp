@@ -18,8 +18,9 @@ class ResultsReader;
 
 // Creates /statistics in `file` from the run's statistics, for the quantities the scenario's
 // [output] statistics names. Returns how exact the quantiles written are (from the rank error
-// bounds it writes).
-QuantileAccuracy write_statistics_group(hid_t file, const RunStatistics& stats, const Scenario& scenario);
+// bounds it writes). Settles the sketches first (RunStatistics::settle_sketches: no estimate
+// moves), so that its two passes over them, the quantiles and their bounds, sort nothing.
+QuantileAccuracy write_statistics_group(hid_t file, RunStatistics& stats, const Scenario& scenario);
 
 // Attaches the statistics' named dimensions (time, then quantile, then xyz) in each quantity's
 // group of /statistics, where the file has one: after the group is written, or copied.

@@ -11,7 +11,12 @@
 // ε the sketch's own bound as a fraction of it): six standard deviations of the estimate of a
 // p-quantile from n exchangeable samples. A bracket only ever shrinks. From then on a value inside
 // some bracket enters the sketch; any other is counted, per bracket, as below it or not, and
-// forgotten.
+// forgotten. At each update the values the sketch holds singly (its lowest level, weight 1 each;
+// at the first brackets, every value so far) that lie outside every new bracket are counted the
+// same way and leave it (count_out_of_brackets): a value counted then lies outside every later
+// bracket as much as one counted on arrival, so the argument below holds for it, and it is never
+// compacted. Until its first compaction the sketch then holds exactly the values inside the
+// brackets, and the estimates are exact order statistics (rank error 0).
 //
 // Why the estimates keep a stated bound, whatever the values' order. A value counted at time t
 // lay outside every bracket as it was then, so it lies outside every bracket now, on the same
@@ -97,6 +102,9 @@ class BracketedSketch {
   ColumnBrackets brackets() const;
   // Another part's values, as if they had come after this one's.
   void merge(const BracketedSketch& other);
+  // Its sketch's lowest level sorted in place (QuantileSketch::sort_lowest), for the estimates
+  // that follow: they read it as it is instead of each sorting a copy. No estimate moves.
+  void sort_lowest() { sketch_.sort_lowest(); }
 
   std::uint64_t count() const { return count_ + held_; }  // finite values, sketched, counted or held back
   // The sketch of the values near the quantiles; those held back (see above) are not in it yet.
@@ -132,6 +140,8 @@ class BracketedSketch {
   void note_uniform();
   void filter(const double* values, std::size_t n);
   void update_brackets();
+  // The sketch's single values outside every bracket counted, and out of the sketch.
+  void count_out_of_brackets();
   std::uint64_t next_update() const;
   void note_filters();
 

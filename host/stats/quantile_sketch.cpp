@@ -73,6 +73,7 @@ std::size_t QuantileSketch::retained() const {
 
 void QuantileSketch::add(double value) {
   levels_[0].push_back(value);
+  lowest_in_order_ = false;
   ++count_;
   if (levels_[0].size() >= capacity(0)) compress();
 }
@@ -87,6 +88,7 @@ void QuantileSketch::add(const double* values, std::size_t n) {
     const std::size_t full = capacity(0), before = lowest.size();
     const std::size_t examined = std::min(n - i, full - before);
     const std::size_t kept = append_finite(values + i, examined, lowest);
+    lowest_in_order_ = lowest_in_order_ && kept == 0;
     i += examined;
     count_ += kept;
     if (lowest.size() >= full) compress();
@@ -100,8 +102,8 @@ void QuantileSketch::compact(int level) {
   }
   // Levels above the lowest are kept sorted (each receives sorted halves, merged in), so only the
   // lowest, where values arrive, is sorted here: the same order, without sorting again.
+  if (level == 0) sort_lowest();
   std::vector<double>& from = levels_[std::size_t(level)];
-  if (level == 0) sort_finite(from.data(), from.size());
   // An odd value out stays (the largest, unweighted by the coin): no rank moves for it.
   const bool odd = from.size() % 2 == 1;
   const double left_over = odd ? from.back() : 0.0;
@@ -139,7 +141,21 @@ void QuantileSketch::compact(int level) {
   for (; b > 0; --b) out[b - 1] = half[2 * (b - 1)];  // what is left of to[0, a) is in place
   from.clear();
   if (odd) from.push_back(left_over);
+  if (level == 0) lowest_in_order_ = true;  // one value at most
   ++compactions_[std::size_t(level)];
+}
+
+void QuantileSketch::keep_in_lowest(const double* kept, std::size_t n) {
+  std::vector<double>& lowest = levels_[0];
+  if (n > lowest.size()) throw std::logic_error("QuantileSketch::keep_in_lowest: more values kept than the level holds");
+  count_ -= lowest.size() - n;
+  lowest.assign(kept, kept + n);  // in order if the level was
+}
+
+void QuantileSketch::sort_lowest() {
+  if (lowest_in_order_) return;
+  sort_finite(levels_[0].data(), levels_[0].size());
+  lowest_in_order_ = true;
 }
 
 void QuantileSketch::compress() {
@@ -166,6 +182,7 @@ void QuantileSketch::merge_levels(const std::vector<std::vector<double>>& levels
     std::vector<double>& mine = levels_[h];
     const std::size_t before = mine.size();
     mine.insert(mine.end(), levels[h].begin(), levels[h].end());
+    if (h == 0 && !levels[h].empty()) lowest_in_order_ = false;
     if (h > 0) std::inplace_merge(mine.begin(), mine.begin() + std::ptrdiff_t(before), mine.end());  // sorted above 0
   }
   for (std::size_t h = 0; h < compactions.size(); ++h) compactions_[h] += compactions[h];
@@ -187,7 +204,7 @@ std::vector<std::pair<double, double>> QuantileSketch::weighted_values() const {
   std::vector<std::pair<double, double>> weighted, level, merged;  // (value, weight)
   weighted.reserve(retained());
   std::vector<double> lowest = levels_[0];
-  sort_finite(lowest.data(), lowest.size());
+  if (!lowest_in_order_) sort_finite(lowest.data(), lowest.size());
   for (double v : lowest) weighted.emplace_back(v, 1.0);
   for (std::size_t h = 1; h < levels_.size(); ++h) {
     level.clear();
@@ -242,18 +259,21 @@ std::size_t first_exceeding(const SortedLevel& level, std::size_t first, std::si
   return first;
 }
 
-// The sketch's levels as sorted runs, into levels[0, levels_in.size()): level 0 sorted into a
-// buffer of the thread's own (the sketch keeps it unsorted), the others as they are. Each level is
+// The sketch's levels as sorted runs, into levels[0, levels_in.size()): level 0 as it is where
+// it is in order, else sorted into a buffer of the thread's own (the sketch keeps it unsorted),
+// the others as they are. Each level is
 // read once in order first, so that the searches' scattered loads find it in the core's cache: a
 // run's sketches are far more than the caches hold, and each search's chain of loads from memory
 // took several times the reading (bench/RESULTS.md, 2026-11-27, twentieth session).
-void sorted_levels(const std::vector<std::vector<double>>& levels_in, SortedLevel* levels) {
+void sorted_levels(const std::vector<std::vector<double>>& levels_in, bool in_order, SortedLevel* levels) {
   thread_local std::vector<double> lowest;
-  lowest.assign(levels_in[0].begin(), levels_in[0].end());
-  sort_finite(lowest.data(), lowest.size());
+  if (!in_order) {
+    lowest.assign(levels_in[0].begin(), levels_in[0].end());
+    sort_finite(lowest.data(), lowest.size());
+  }
   double touched = 0;
   for (std::size_t h = 0; h < levels_in.size(); ++h) {
-    const std::vector<double>& level = h == 0 ? lowest : levels_in[h];
+    const std::vector<double>& level = h == 0 && !in_order ? lowest : levels_in[h];
     levels[h] = {level.data(), level.size(), std::ldexp(1.0, int(h))};
     for (std::size_t i = 0; h > 0 && i < level.size(); i += 8) touched += level[i];  // a line at a time
   }
@@ -270,7 +290,7 @@ void QuantileSketch::values_at_ranks(const double* t, std::size_t m, double* out
   // values in (lo, hi], a few. A handful of ranks costs a few hundred searches. Merging the
   // levels, as weighted_values does, took most of a bracket update's time.
   SortedLevel levels[kMaxLevels];
-  sorted_levels(levels_, levels);
+  sorted_levels(levels_, lowest_in_order_, levels);
   const std::size_t n_levels = levels_.size();
   std::size_t largest = 0;
   for (std::size_t h = 1; h < n_levels; ++h)
@@ -299,7 +319,7 @@ void QuantileSketch::values_at_ranks(const double* t, std::size_t m, double* out
 
 void QuantileSketch::weights_at_or_below(const double* x, std::size_t m, double* out) const {
   SortedLevel levels[kMaxLevels];
-  sorted_levels(levels_, levels);
+  sorted_levels(levels_, lowest_in_order_, levels);
   for (std::size_t j = 0; j < m; ++j) out[j] = weight_at_or_below(levels, levels_.size(), x[j]);
 }
 
@@ -341,6 +361,7 @@ void QuantileSketch::restore(const State& s) {
     if (s.level_sizes[h] > 0 || s.compactions[h] > 0) top = h;
   levels_.clear();
   compactions_.clear();
+  lowest_in_order_ = false;
   while (levels_.size() < top + 1) add_level();
   compactions_.assign(s.compactions.begin(), s.compactions.begin() + std::ptrdiff_t(top + 1));
   std::size_t at = 0;

@@ -38,6 +38,19 @@ class QuantileSketch {
   void add(const double* values, std::size_t n);
   // Another sketch's samples, as if they had come after this one's.
   void merge(const QuantileSketch& other);
+  // Sorts the lowest level in place. It is kept unsorted (values arrive there), so each estimate
+  // sorts a copy of it, and its compaction sorts it again; sorted here (before a caller's
+  // estimates at fixed counts: BracketedSketch's brackets), the estimates read it as it is, and
+  // it is sorted again only once values have been added to it. The same sketch, estimates and
+  // compactions either way; only the order of the lowest level's values in save() differs.
+  void sort_lowest();
+  // The lowest level's values, each of weight 1 (in order after sort_lowest()).
+  const std::vector<double>& lowest() const { return levels_[0]; }
+  // The lowest level narrowed to kept[0, n), a subsequence of lowest() in its order (not in it:
+  // a copy), the others taken out of the sketch and its count: values its caller counts exactly
+  // on its own from now on (BracketedSketch's). Each stood for one sample exactly, so every
+  // estimate and the bound in absolute ranks stay what they were for the values left.
+  void keep_in_lowest(const double* kept, std::size_t n);
   // A batch's column of m0 finite values that a backend compacted `levels` times
   // (rbmc/stats/batch_compaction.hpp): compacted_count(m0, levels) values in its layout. Its
   // compactions count in rank_error_95 as the sketch's own.
@@ -94,6 +107,7 @@ class QuantileSketch {
   std::uint64_t seed_;
   std::uint64_t count_ = 0;
   std::vector<std::vector<double>> levels_;
+  bool lowest_in_order_ = true;  // the lowest level ascending (sort_lowest, or a compaction since)
   std::vector<std::uint64_t> compactions_;
   std::vector<std::size_t> capacities_;
 };

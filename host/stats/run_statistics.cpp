@@ -219,6 +219,13 @@ double RunStatistics::rank_error_95(std::size_t column) const {
   return sketches_[column].rank_error_95();
 }
 
+void RunStatistics::settle_sketches() {
+  if (exact()) return;
+  parallel_for(kept_columns_.size(), threads_, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t j = begin; j < end; ++j) sketches_[kept_columns_[j]].sort_lowest();
+  });
+}
+
 std::vector<double> RunStatistics::all_rank_errors_95() const {
   std::vector<double> e(moments_.size(), 0.0);
   if (exact()) return e;

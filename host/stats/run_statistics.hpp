@@ -128,6 +128,11 @@ class RunStatistics {
   // Every column's rank_error_95, columns in parallel (each scans its sketch ten times): 0 in the
   // columns of quantities the scenario does not keep.
   std::vector<double> all_rank_errors_95() const;
+  // Each sketch's lowest level sorted in place, columns in parallel (BracketedSketch::
+  // sort_lowest), so that the estimates that follow read it as it is: each of them sorted a copy
+  // of it (the writer's quantiles and bounds: most of a run's time after its last batch). No
+  // estimate moves. Before the estimates, once every batch is in.
+  void settle_sketches();
 
   // The sketches first take the values they hold back (bracketed_sketch.hpp): the state is the
   // one they would have without.

@@ -128,6 +128,43 @@ TEST(BracketedSketch, RandomOrderStaysWithinASmallerBoundSketchingFewValues) {
     }
 }
 
+// At each update of the brackets the values the sketch holds alone (its lowest level) that lie
+// outside every new bracket are counted and leave it, as a value offered then would be: at the
+// first brackets that is most of what it holds. Before its first compaction the sketch then
+// holds exactly the values inside the brackets, and every estimate is the exact order statistic
+// with a bound of 0; after the next update, only values inside the narrower brackets remain.
+TEST(BracketedSketch, AnUpdateCountsTheSketchedValuesOutsideTheNewBrackets) {
+  for (int distribution = 0; distribution < 3; ++distribution) {
+    const std::string what = "distribution " + std::to_string(distribution);
+    const std::vector<double> v = draws(distribution, 20000, Order::random, 30 + unsigned(distribution));
+    const std::size_t first = BracketedSketch::kFirstBrackets, some = 6000;  // updates at 4,096 and 16,384
+    BracketedSketch s(kP, true, QuantileSketch::kDefaultK, 3);
+    feed(s, {v.begin(), v.begin() + std::ptrdiff_t(first + some)}, 1000);
+    ASSERT_TRUE(s.filters()) << what;
+    const auto inside_some_bracket = [](const ColumnBrackets& b, double x) {
+      for (int j = 0; j < kColumnBrackets; ++j)
+        if (x >= b.lo[j] && x <= b.hi[j]) return true;
+      return false;
+    };
+    ColumnBrackets b = s.brackets();
+    std::uint64_t inside = 0;
+    for (std::size_t i = 0; i < first + some; ++i) inside += inside_some_bracket(b, v[i]) ? 1 : 0;
+    EXPECT_EQ(s.sketch().count(), inside) << what;
+    EXPECT_LT(double(inside), (distribution == 2 ? 0.6 : 0.4) * double(first + some)) << what;
+    EXPECT_EQ(s.rank_error_95(), 0.0) << what;
+    std::vector<double> sorted(v.begin(), v.begin() + std::ptrdiff_t(first + some));
+    std::sort(sorted.begin(), sorted.end());
+    const BracketedSketch::Probabilities q = s.quantiles();
+    for (std::size_t j = 0; j < kP.size(); ++j)
+      EXPECT_EQ(q[j], sorted[std::size_t(std::floor(kP[j] * double(sorted.size() - 1)))]) << what << ", p = " << kP[j];
+    // Past the update at 16,384: whatever the sketch holds alone lies inside a new bracket.
+    feed(s, {v.begin() + std::ptrdiff_t(first + some), v.end()}, 1000);
+    b = s.brackets();
+    for (double x : s.sketch().lowest()) EXPECT_TRUE(inside_some_bracket(b, x)) << what << ", " << x;
+    expect_within_stated_bound(s, v, what);
+  }
+}
+
 // Values in orders that misplace the brackets (sorted either way; a distribution that shifts
 // halfway): the estimates may be poor, but the bound says so, and each lies within it.
 TEST(BracketedSketch, OrderedValuesStayWithinTheBoundTheyState) {

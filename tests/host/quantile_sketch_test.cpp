@@ -145,6 +145,73 @@ TEST(QuantileSketch, ABatchIsTheSameSketchAsItsValuesOneByOne) {
   for (std::size_t j = 0; j < kP.size(); ++j) EXPECT_LE(rank_error(sorted, q[j], kP[j]), batches.rank_error_95());
 }
 
+// The lowest level sorted in place between additions (as a bracketed sketch does before its
+// estimates) changes nothing but that level's order: at every step the same estimates, weights and
+// bound bit for bit as a sketch never sorted, and the same levels and compactions; the estimates
+// of a sorted level read it as it is, so a value added after a sort and read as if still in order
+// would show here. Values in random chunks, ties and zeros of both signs among them, at a k that
+// compacts often.
+TEST(QuantileSketch, SortingTheLowestLevelChangesNoEstimate) {
+  std::vector<double> v = draws(0, 40000, 21);
+  for (std::size_t i = 5; i < v.size(); i += 13) v[i] = i % 2 == 0 ? 0.0 : -0.0;
+  for (std::size_t i = 7; i < v.size(); i += 17) v[i] = 1.5;
+  QuantileSketch sorted(300, 4), plain(300, 4);
+  std::mt19937_64 rng(8);
+  const std::vector<double> x = {-1.0, -0.0, 0.0, 0.3, 1.5, 2.0};
+  for (std::size_t at = 0; at < v.size();) {
+    const std::size_t n = std::min<std::size_t>(v.size() - at, rng() % 700);
+    sorted.add(v.data() + at, n);
+    plain.add(v.data() + at, n);
+    at += n;
+    if (rng() % 2 == 0) sorted.sort_lowest();
+    if (rng() % 3 == 0) {  // one value alone, the other way in
+      const double one = v[rng() % at];
+      sorted.add(one);
+      plain.add(one);
+    }
+    EXPECT_EQ(sorted.quantiles(kP), plain.quantiles(kP)) << at;
+    std::vector<double> ws(x.size()), wp(x.size());
+    sorted.weights_at_or_below(x.data(), x.size(), ws.data());
+    plain.weights_at_or_below(x.data(), x.size(), wp.data());
+    EXPECT_EQ(ws, wp) << at;
+    EXPECT_EQ(sorted.rank_error_95(), plain.rank_error_95()) << at;
+  }
+  QuantileSketch::State a = sorted.save(), b = plain.save();
+  EXPECT_EQ(a.level_sizes, b.level_sizes);
+  EXPECT_EQ(a.compactions, b.compactions);
+  ASSERT_EQ(a.values.size(), b.values.size());
+  sort_finite(a.values.data(), a.level_sizes[0]);  // the lowest level's order alone may differ
+  sort_finite(b.values.data(), b.level_sizes[0]);
+  EXPECT_EQ(std::memcmp(a.values.data(), b.values.data(), a.values.size() * sizeof(double)), 0);
+}
+
+// Values taken out of the lowest level (each of weight 1) leave the sketch as if never added:
+// before any compaction, the sketch of the values kept, bit for bit; more than it holds, an error.
+TEST(QuantileSketch, ValuesTakenOutOfTheLowestLevelLeaveNoTrace) {
+  const std::vector<double> v = draws(1, 3000, 6);
+  QuantileSketch taken(5120, 2), kept_only(5120, 2);
+  taken.add(v.data(), v.size());
+  taken.sort_lowest();
+  std::vector<double> kept;
+  for (double value : taken.lowest())
+    if (value > 0.5 && value < 20) kept.push_back(value);
+  ASSERT_GT(kept.size(), 100u);
+  ASSERT_LT(kept.size(), v.size() - 100);
+  taken.keep_in_lowest(kept.data(), kept.size());
+  kept_only.add(kept.data(), kept.size());
+  EXPECT_EQ(taken.count(), kept.size());
+  EXPECT_EQ(taken.quantiles(kP), kept_only.quantiles(kP));
+  EXPECT_EQ(taken.rank_error_95(), 0.0);
+  // Values added after it, past the first compaction: still the kept values' sketch.
+  const std::vector<double> more = draws(1, 9000, 7);
+  taken.add(more.data(), more.size());
+  kept_only.add(more.data(), more.size());
+  EXPECT_EQ(taken.quantiles(kP), kept_only.quantiles(kP));
+  EXPECT_EQ(taken.rank_error_95(), kept_only.rank_error_95());
+  EXPECT_GT(taken.rank_error_95(), 0.0);
+  EXPECT_THROW(taken.keep_in_lowest(kept.data(), taken.lowest().size() + 1), std::logic_error);
+}
+
 // A second formulation of the same sketch, written for clarity: the lowest level sorted by
 // std::sort in the sort's order (−0 before +0), the kept half merged into the level above by
 // std::inplace_merge (stable: the level's own values first among equal ones), capacities and

@@ -475,7 +475,9 @@ TEST(RunStatistics, TheBudgetAndTheSketchesAreTheKeptColumns) {
   ASSERT_FALSE(all.exact());
   ASSERT_EQ(all.sketch_k(), QuantileSketch::kDefaultK);
   ASSERT_EQ(some.sketch_k(), QuantileSketch::kDefaultK);
-  const std::size_t columns = all.n_columns(), rows = 5000;
+  // Enough rows that each column's sketch compacts (more values inside its brackets than its k),
+  // so that its bound is not 0: below that it holds every value it was not able to count exactly.
+  const std::size_t columns = all.n_columns(), rows = 20000;
   ASSERT_EQ(columns, 9u * quantity::count);
   std::mt19937_64 rng(3);
   std::normal_distribution<double> normal;
@@ -569,6 +571,42 @@ TEST(RunStatistics, AStateSavedBeforeBracketsContinuesTheRun) {
 // estimate's rank in the full set lies within the recorded 95 % bound. Checked with the same
 // Hoeffding bound at 99.99 % (√(ln(2/1e-4) / ln 40) times the 95 % one), which every one of the
 // 135 estimates meets unless something is wrong (a 1e-4 chance each).
+// Settling the sketches before the writer's estimates (RunStatistics::settle_sketches: each
+// lowest level sorted in place) moves no estimate and no bound, then or after more batches, against
+// a twin never settled.
+TEST(RunStatistics, SettlingTheSketchesMovesNoEstimate) {
+  const Scenario scenario = parse_scenario(kThrown + "[output]\ninterval = 0.25\nquantile_memory_mb = 64\n", "a.toml");
+  RunStatistics settled(scenario, 1000000, 2), twin(scenario, 1000000, 2);
+  ASSERT_FALSE(settled.exact());
+  const std::size_t columns = settled.n_columns(), rows = 7000;
+  std::mt19937_64 rng(5);
+  std::normal_distribution<double> normal;
+  const auto add_batch = [&] {
+    std::vector<double> values(columns * rows);
+    for (double& v : values) v = normal(rng);
+    std::vector<Moments> m;
+    settled.add(m, values, rows);
+    twin.add(m, values, rows);
+  };
+  const auto expect_same_estimates = [&](const char* what) {
+    const auto q_settled = settled.all_quantiles(), q_twin = twin.all_quantiles();
+    const std::vector<double> e_settled = settled.all_rank_errors_95(), e_twin = twin.all_rank_errors_95();
+    for (std::size_t c = 0; c < columns; ++c) {
+      for (std::size_t p = 0; p < q_twin[c].size(); ++p) EXPECT_EQ(bits_of(q_settled[c][p]), bits_of(q_twin[c][p])) << what << c;
+      EXPECT_EQ(e_settled[c], e_twin[c]) << what << c;
+    }
+  };
+  add_batch();  // past the first brackets (4,096 values a column), which sort the lowest levels
+  add_batch();
+  settled.settle_sketches();
+  expect_same_estimates("settled, column ");
+  add_batch();  // past the update at 16,384: values added to sorted levels, then sorted again
+  settled.settle_sketches();
+  settled.settle_sketches();
+  add_batch();
+  expect_same_estimates("added to, column ");
+}
+
 TEST(RunStatistics, SketchedQuantilesStayWithinTheirRankBound) {
   test::TempDir dir;
   // 1500 samples × 9 times × 12 quantities × 8 bytes = 1.3 MB against a 1 MiB budget.
