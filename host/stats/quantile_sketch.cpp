@@ -260,11 +260,11 @@ std::size_t first_exceeding(const SortedLevel& level, std::size_t first, std::si
 }
 
 // The sketch's levels as sorted runs, into levels[0, levels_in.size()): level 0 as it is where
-// it is in order, else sorted into a buffer of the thread's own (the sketch keeps it unsorted),
-// the others as they are. Each level is
-// read once in order first, so that the searches' scattered loads find it in the core's cache: a
-// run's sketches are far more than the caches hold, and each search's chain of loads from memory
-// took several times the reading (bench/RESULTS.md, 2026-11-27, twentieth session).
+// it is in order (QuantileSketch::sort_lowest), else sorted into a buffer of the thread's own,
+// the others as they are. Each level is read once in order first, so that the searches'
+// scattered loads find it in the core's cache: a run's sketches are far more than the caches
+// hold, and each search's chain of loads from memory took several times the reading
+// (bench/RESULTS.md, 2026-11-27, twentieth session).
 void sorted_levels(const std::vector<std::vector<double>>& levels_in, bool in_order, SortedLevel* levels) {
   thread_local std::vector<double> lowest;
   if (!in_order) {

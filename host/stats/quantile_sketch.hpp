@@ -46,9 +46,9 @@ class QuantileSketch {
   void sort_lowest();
   // The lowest level's values, each of weight 1 (in order after sort_lowest()).
   const std::vector<double>& lowest() const { return levels_[0]; }
-  // The lowest level narrowed to kept[0, n), a subsequence of lowest() in its order (not in it:
-  // a copy), the others taken out of the sketch and its count: values its caller counts exactly
-  // on its own from now on (BracketedSketch's). Each stood for one sample exactly, so every
+  // The lowest level narrowed to kept[0, n), a subsequence of lowest() in its order (copied
+  // elsewhere, not lowest()'s own storage), the others taken out of the sketch and its count:
+  // values its caller counts exactly on its own from now on (BracketedSketch's). Each stood for one sample exactly, so every
   // estimate and the bound in absolute ranks stay what they were for the values left.
   void keep_in_lowest(const double* kept, std::size_t n);
   // A batch's column of m0 finite values that a backend compacted `levels` times

@@ -130,8 +130,8 @@ class RunStatistics {
   std::vector<double> all_rank_errors_95() const;
   // Each sketch's lowest level sorted in place, columns in parallel (BracketedSketch::
   // sort_lowest), so that the estimates that follow read it as it is: each of them sorted a copy
-  // of it (the writer's quantiles and bounds: most of a run's time after its last batch). No
-  // estimate moves. Before the estimates, once every batch is in.
+  // of it (the writer's quantiles, then their bounds, after the last batch). No estimate moves.
+  // Before the estimates, once every batch is in.
   void settle_sketches();
 
   // The sketches first take the values they hold back (bracketed_sketch.hpp): the state is the
