@@ -114,16 +114,20 @@ TYPED_TEST(LoadsTest, DampingDissipates) {
 // matrix (000 eqs 1.1, 1.4, 1.28–1.30), not with the library's functions of each: point forces
 // fixed in the body and in the world, couples of both kinds, linear and quadratic damping (the
 // quadratic terms zero on every other state, where evaluate_loads skips their norms), and two
-// spring-dampers. The two agree to rounding: a few hundred operations on terms of the size of
-// `scale`, so 1e3 ε of it.
+// spring-dampers. Every other pair of states has the damping alone, and every other four a centre
+// of mass at the body origin: the damping alone about the centre of mass turns nothing, and
+// evaluate_loads then forms no rotation matrix (its early return). The loads are also summed as
+// the device sums them, turned by the quaternion (add_loads). Each agrees with the
+// reference to rounding: a few hundred operations on terms of the size of `scale`, so 1e3 ε of it.
 TYPED_TEST(LoadsTest, EvaluateLoadsEqualsEachLoadTurnedOnItsOwn) {
   using S = TypeParam;
   test::Random rng(33);
   for (int k = 0; k < 40; ++k) {
-    const MassProperties<S> body = rng.body<S>();
+    MassProperties<S> body = rng.body<S>();
+    if (k % 8 >= 4) body.com_b = Vec3<S>::Zero();
     const FreeBodyModel<S> model = make_free_body_model<S>(body, rng.vec3<S>(-10, 10));
     const RigidBodyState<S> x = rng.state<S>();
-    const bool quadratic = k % 2 == 1;
+    const bool quadratic = k % 2 == 1, damping_alone = k % 4 >= 2;
     LoadSet<S> loads{};
     loads.n_point_forces = 2;
     loads.point_forces[0] = {rng.vec3<S>(-0.5, 0.5), rng.vec3<S>(-5, 5), LoadFrame::body};
@@ -139,6 +143,7 @@ TYPED_TEST(LoadsTest, EvaluateLoadsEqualsEachLoadTurnedOnItsOwn) {
     for (int i = 0; i < 2; ++i)
       loads.springs[i] = {rng.vec3<S>(-0.5, 0.5), rng.vec3<S>(-3, 3), S(rng.uniform(10, 100)), S(rng.uniform(0.1, 1)),
                           S(rng.uniform(0, 2))};
+    if (damping_alone) loads.n_point_forces = loads.n_torques = loads.n_springs = 0;
     const Wrench<S> w = evaluate_loads(loads, model, x);
 
     const Mat3<S> r = to_rotation_matrix(x.q_wb);
@@ -152,14 +157,16 @@ TYPED_TEST(LoadsTest, EvaluateLoadsEqualsEachLoadTurnedOnItsOwn) {
     };
     const auto& f0 = loads.point_forces[0];
     const auto& f1 = loads.point_forces[1];
-    add(r * f0.force, (f0.point_b - c).cross(f0.force));
-    add(f1.force, (f1.point_b - c).cross(Vec3<S>(r.transpose() * f1.force)));
-    add(Vec3<S>::Zero(), loads.torques[0].torque);
-    add(Vec3<S>::Zero(), r.transpose() * loads.torques[1].torque);
+    if (!damping_alone) {
+      add(r * f0.force, (f0.point_b - c).cross(f0.force));
+      add(f1.force, (f1.point_b - c).cross(Vec3<S>(r.transpose() * f1.force)));
+      add(Vec3<S>::Zero(), loads.torques[0].torque);
+      add(Vec3<S>::Zero(), r.transpose() * loads.torques[1].torque);
+    }
     const Vec3<S> v_c_w = x.v_w + r * x.omega_b.cross(c);
     add(-(loads.linear_damping + loads.quadratic_damping * v_c_w.norm()) * v_c_w,
         -(loads.angular_linear_damping + loads.angular_quadratic_damping * x.omega_b.norm()) * x.omega_b);
-    for (int i = 0; i < 2; ++i) {
+    for (int i = 0; i < loads.n_springs; ++i) {
       const auto& sp = loads.springs[i];
       const Vec3<S> r_p_w = x.p_w + r * sp.point_b;
       const Vec3<S> v_p_w = x.v_w + r * x.omega_b.cross(sp.point_b);
@@ -172,6 +179,11 @@ TYPED_TEST(LoadsTest, EvaluateLoadsEqualsEachLoadTurnedOnItsOwn) {
     const S tol = S(1000) * test::eps<S>() * scale;
     EXPECT_LE((w.force_w - force_w).norm(), tol) << "state " << k;
     EXPECT_LE((w.torque_c_b - torque_b).norm(), tol) << "state " << k;
+    // The device's way: every load turned by the quaternion, where the host forms its matrix.
+    const Wrench<S> by_quaternion =
+        add_loads(uniform_gravity_wrench(model.mass, model.gravity_w), loads, SharedValuesOnly{}, model, x, x.q_wb);
+    EXPECT_LE((by_quaternion.force_w - force_w).norm(), tol) << "state " << k;
+    EXPECT_LE((by_quaternion.torque_c_b - torque_b).norm(), tol) << "state " << k;
   }
 }
 

@@ -26,6 +26,27 @@ TYPED_TEST(QuaternionTest, RotateMatchesRotationMatrix) {
   }
 }
 
+// R(q) formed once (rotation_matrix_of) turns as rotate does, both ways. Its entries are rotate's
+// algebra expanded, so they agree for a q off unit too (|q|² = 1 ± 0.1 here, far more than a step's
+// drift): each turn is a few roundings of terms of size |q|² |v|, so 16 ε of that; and for a unit
+// q it is the rotation matrix of the sandwich (to_rotation_matrix).
+TYPED_TEST(QuaternionTest, RotationMatrixTurnsAsRotateDoes) {
+  using S = TypeParam;
+  test::Random rng(7);
+  for (int k = 0; k < 200; ++k) {
+    const Quaternion<S> unit = rng.quaternion<S>();
+    const S scale = k % 2 == 0 ? S(1) : S(rng.uniform(0.95, 1.05));
+    const Quaternion<S> q{scale * unit.w, scale * unit.x, scale * unit.y, scale * unit.z};
+    const S size = q.norm() * q.norm();
+    const Vec3<S> v = rng.vec3<S>(-2, 2);
+    const RotationMatrix<S> r = rotation_matrix_of(q);
+    EXPECT_LE((rotate(r, v) - rotate(q, v)).norm(), S(16) * test::eps<S>() * size * v.norm()) << "q " << k;
+    EXPECT_LE((rotate_inverse(r, v) - rotate_inverse(q, v)).norm(), S(16) * test::eps<S>() * size * v.norm())
+        << "q " << k;
+    if (scale == S(1)) EXPECT_LE((r.r_wb - to_rotation_matrix(q)).norm(), S(16) * test::eps<S>()) << "q " << k;
+  }
+}
+
 TYPED_TEST(QuaternionTest, ProductComposesRotations) {
   using S = TypeParam;
   test::Random rng;

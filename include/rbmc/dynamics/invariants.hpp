@@ -5,14 +5,29 @@
 
 namespace rbmc {
 
+// The centre of mass's position and velocity, with the attitude as the quaternion or its matrix
+// (loads.hpp's Rotation). Where the centre of mass is the body origin (model.com_at_origin, a
+// branch the samples of a batch usually take alike) they are the origin's: the turn of a zero
+// vector is skipped, which changes no component but the sign of an exact zero (v + 0 for v = −0).
+template <class Scalar, class Rotation>
+RBMC_HD_INLINE Vec3<Scalar> com_position_w(const FreeBodyModel<Scalar>& model, const RigidBodyState<Scalar>& x,
+                                           const Rotation& rotation_wb) {
+  if (model.com_at_origin) return x.p_w;
+  return x.p_w + rotate(rotation_wb, model.com_b);  // 000 eq. 1.1
+}
+template <class Scalar, class Rotation>
+RBMC_HD_INLINE Vec3<Scalar> com_velocity_w(const FreeBodyModel<Scalar>& model, const RigidBodyState<Scalar>& x,
+                                           const Rotation& rotation_wb) {
+  if (model.com_at_origin) return x.v_w;
+  return x.v_w + rotate(rotation_wb, Vec3<Scalar>(x.omega_b.cross(model.com_b)));  // 000 eq. 1.4
+}
 template <class Scalar>
 RBMC_HD inline Vec3<Scalar> com_position_w(const FreeBodyModel<Scalar>& model, const RigidBodyState<Scalar>& x) {
-  return x.p_w + rotate(x.q_wb, model.com_b);  // 000 eq. 1.1
+  return com_position_w(model, x, x.q_wb);
 }
-
 template <class Scalar>
 RBMC_HD inline Vec3<Scalar> com_velocity_w(const FreeBodyModel<Scalar>& model, const RigidBodyState<Scalar>& x) {
-  return x.v_w + rotate(x.q_wb, x.omega_b.cross(model.com_b));  // 000 eq. 1.4
+  return com_velocity_w(model, x, x.q_wb);
 }
 
 // T = ½ m |v_C|² + ½ ωᵀ I ω (001, kinetic energy with O = C). Its reductions written out

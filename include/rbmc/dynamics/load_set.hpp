@@ -91,14 +91,21 @@ RBMC_HD inline bool conserves_angular_momentum(const LoadSet<Scalar>& loads) {
          !loads.has_central_body;
 }
 
-// The body point point_b's world position and velocity (000 eqs 1.1, 1.4).
-template <class Scalar>
-RBMC_HD inline Vec3<Scalar> point_position_w(const RigidBodyState<Scalar>& x, const Vec3<Scalar>& point_b) {
-  return x.p_w + rotate(x.q_wb, point_b);
+// The body point point_b's world position and velocity (000 eqs 1.1, 1.4), with the attitude as
+// the quaternion or its matrix (loads.hpp's Rotation).
+template <class Scalar, class Rotation>
+RBMC_HD_INLINE Vec3<Scalar> point_position_w(const RigidBodyState<Scalar>& x, const Rotation& rotation_wb,
+                                             const Vec3<Scalar>& point_b) {
+  return x.p_w + rotate(rotation_wb, point_b);
+}
+template <class Scalar, class Rotation>
+RBMC_HD_INLINE Vec3<Scalar> point_velocity_w(const RigidBodyState<Scalar>& x, const Rotation& rotation_wb,
+                                             const Vec3<Scalar>& point_b) {
+  return x.v_w + rotate(rotation_wb, Vec3<Scalar>(x.omega_b.cross(point_b)));
 }
 template <class Scalar>
-RBMC_HD inline Vec3<Scalar> point_velocity_w(const RigidBodyState<Scalar>& x, const Vec3<Scalar>& point_b) {
-  return x.v_w + rotate(x.q_wb, Vec3<Scalar>(x.omega_b.cross(point_b)));
+RBMC_HD inline Vec3<Scalar> point_position_w(const RigidBodyState<Scalar>& x, const Vec3<Scalar>& point_b) {
+  return point_position_w(x, x.q_wb, point_b);
 }
 
 // One load as a sample sees it: the shared load with the sample's own values of its dispersed
@@ -161,35 +168,75 @@ RBMC_HD_INLINE void central_body_of(const LoadSet<Scalar>& loads, const Own& own
   own.apply(ModelField::central_center, 0, center_w);
 }
 
-// The resultant wrench of uniform gravity (from the model) and every load in the set, with the
-// sample's own values of the dispersed fields.
-template <class Scalar, class Own>
-RBMC_HD_INLINE Wrench<Scalar> evaluate_loads(const LoadSet<Scalar>& loads, const Own& own,
-                                             const FreeBodyModel<Scalar>& model, const RigidBodyState<Scalar>& x) {
-  Wrench<Scalar> w = uniform_gravity_wrench(model.mass, model.gravity_w);
+// The damping's force and torque (damping_force, damping_torque) added to w.
+template <class Scalar, class Rotation>
+RBMC_HD_INLINE void add_damping(Wrench<Scalar>& w, const Damping<Scalar>& d, const FreeBodyModel<Scalar>& model,
+                                const RigidBodyState<Scalar>& x, const Rotation& rotation_wb) {
+  if (d.translational()) w.force_w += damping_force(com_velocity_w(model, x, rotation_wb), d.linear, d.quadratic);
+  if (d.angular()) w.torque_c_b += damping_torque(x.omega_b, d.angular_linear, d.angular_quadratic);
+}
+
+// w plus every load of the set and the damping, in evaluate_loads's order, each vector turned by
+// rotation_wb (the quaternion or its matrix).
+template <class Scalar, class Own, class Rotation>
+RBMC_HD_INLINE Wrench<Scalar> add_loads(Wrench<Scalar> w, const LoadSet<Scalar>& loads, const Own& own,
+                                        const FreeBodyModel<Scalar>& model, const RigidBodyState<Scalar>& x,
+                                        const Rotation& rotation_wb) {
   for (int i = 0; i < loads.n_point_forces; ++i) {
     const auto f = point_force_of(loads, own, i);
-    w += point_force_wrench(x.q_wb, model.com_b, f.point_b, f.force, f.frame);
+    w += point_force_wrench(rotation_wb, model.com_b, f.point_b, f.force, f.frame);
   }
   for (int i = 0; i < loads.n_torques; ++i) {
     const auto t = torque_of(loads, own, i);
-    w += pure_torque_wrench(x.q_wb, t.torque, t.frame);
+    w += pure_torque_wrench(rotation_wb, t.torque, t.frame);
   }
-  const Damping<Scalar> d = damping_of(loads, own);
-  if (d.translational()) w.force_w += damping_force(com_velocity_w(model, x), d.linear, d.quadratic);
-  if (d.angular()) w.torque_c_b += damping_torque(x.omega_b, d.angular_linear, d.angular_quadratic);
+  add_damping(w, damping_of(loads, own), model, x, rotation_wb);
   for (int i = 0; i < loads.n_springs; ++i) {
     const auto s = spring_of(loads, own, i);
-    w += spring_damper_wrench(x.q_wb, model.com_b, s.point_b, point_position_w(x, s.point_b),
-                              point_velocity_w(x, s.point_b), s.anchor_w, s.stiffness, s.rest_length, s.damping);
+    w += spring_damper_wrench(rotation_wb, model.com_b, s.point_b, point_position_w(x, rotation_wb, s.point_b),
+                              point_velocity_w(x, rotation_wb, s.point_b), s.anchor_w, s.stiffness, s.rest_length,
+                              s.damping);
   }
   if (loads.has_central_body) {
     Scalar mu;
     Vec3<Scalar> center_w;
     central_body_of(loads, own, mu, center_w);
-    w += central_gravity_wrench(x.q_wb, model.inertia_c_b, model.mass, com_position_w(model, x), center_w, mu);
+    w += central_gravity_wrench(rotation_wb, model.inertia_c_b, model.mass, com_position_w(model, x, rotation_wb),
+                                center_w, mu);
   }
   return w;
+}
+
+// The resultant wrench of uniform gravity (from the model) and every load in the set, with the
+// sample's own values of the dispersed fields.
+//
+// The loads turn vectors between body and world components: a spring three, a central body two, a
+// point force, a couple or the damping of a centre of mass off the origin one each. On the host,
+// a set with any load but the damping turns them by R(q) formed once (RotationMatrix): fewer
+// operations where it turns three or more, up to 15 more where it turns one or two. On AVX2 the
+// lanes ran 1.2 x faster under spring_mounted_box's loads (five turns), 1.25 x under a central
+// body and as fast under one world couple (bench/RESULTS.md, fifty-seventh session).
+// Damping alone, or no load (a pivot's gravity), forms nothing: an early return, since a matrix
+// formed in one branch and not the other was held in memory (the AVX2 lanes 0.8 x as fast). On
+// the device every load is turned by the quaternion: the matrix's nine values held through the
+// loads took 12 more registers in the double RK4 kernel under loads (a warp less an SM) and 72
+// more bytes of spill in double dopri5 with events. The two ways agree to rounding, as the
+// device's fused products do. Which loads there are is the run's, so every sample (and every
+// lane of the CPU's groups) takes the same branch.
+template <class Scalar, class Own>
+RBMC_HD_INLINE Wrench<Scalar> evaluate_loads(const LoadSet<Scalar>& loads, const Own& own,
+                                             const FreeBodyModel<Scalar>& model, const RigidBodyState<Scalar>& x) {
+  const Wrench<Scalar> gravity = uniform_gravity_wrench(model.mass, model.gravity_w);
+#ifdef __CUDA_ARCH__
+  return add_loads(gravity, loads, own, model, x, x.q_wb);
+#else
+  if (loads.n_point_forces == 0 && loads.n_torques == 0 && loads.n_springs == 0 && !loads.has_central_body) {
+    Wrench<Scalar> w = gravity;  // add_loads's sum with its loops empty, not compiled a second time
+    add_damping(w, damping_of(loads, own), model, x, x.q_wb);
+    return w;
+  }
+  return add_loads(gravity, loads, own, model, x, rotation_matrix_of(x.q_wb));
+#endif
 }
 
 template <class Scalar>

@@ -44,22 +44,26 @@ RBMC_HD inline Scalar uniform_gravity_potential(Scalar mass, const NonDeduced<Ve
   return -mass * gravity_w.dot(com_w);
 }
 
+// The loads below take the attitude R_wb as a Rotation: the quaternion q_wb, or its matrix formed
+// once for all the loads of an evaluation (RotationMatrix, quaternion.hpp; evaluate_loads says
+// when). rotate and rotate_inverse turn by either.
+
 // A force at the body point point_b (relative to the body origin, body components), given in
 // `frame`: moment (r_P − r_C) × F about the centre of mass (000 eqs 1.28–1.30).
-template <class Scalar>
-RBMC_HD_INLINE Wrench<Scalar> point_force_wrench(const Quaternion<Scalar>& q_wb, const Vec3<Scalar>& com_b,
+template <class Scalar, class Rotation>
+RBMC_HD_INLINE Wrench<Scalar> point_force_wrench(const Rotation& rotation_wb, const Vec3<Scalar>& com_b,
                                                  const Vec3<Scalar>& point_b, const Vec3<Scalar>& force,
                                                  LoadFrame frame) {
-  const Vec3<Scalar> f_b = frame == LoadFrame::body ? force : rotate_inverse(q_wb, force);
-  const Vec3<Scalar> f_w = frame == LoadFrame::world ? force : rotate(q_wb, force);
+  const Vec3<Scalar> f_b = frame == LoadFrame::body ? force : rotate_inverse(rotation_wb, force);
+  const Vec3<Scalar> f_w = frame == LoadFrame::world ? force : rotate(rotation_wb, force);
   return {f_w, (point_b - com_b).cross(f_b)};
 }
 
 // A pure torque (a couple): the same moment about every point.
-template <class Scalar>
-RBMC_HD_INLINE Wrench<Scalar> pure_torque_wrench(const Quaternion<Scalar>& q_wb, const Vec3<Scalar>& torque,
+template <class Scalar, class Rotation>
+RBMC_HD_INLINE Wrench<Scalar> pure_torque_wrench(const Rotation& rotation_wb, const Vec3<Scalar>& torque,
                                                  LoadFrame frame) {
-  return {Vec3<Scalar>::Zero(), frame == LoadFrame::body ? torque : rotate_inverse(q_wb, torque)};
+  return {Vec3<Scalar>::Zero(), frame == LoadFrame::body ? torque : rotate_inverse(rotation_wb, torque)};
 }
 
 // Damping: translational F = −(c₁ + c₂ |v_C|) v_C at the centre of mass and rotational
@@ -83,8 +87,8 @@ RBMC_HD_INLINE Vec3<Scalar> damping_torque(const Vec3<Scalar>& omega_b, Scalar a
 // A linear spring-damper from the body point P to the world point A: stiffness k, rest length
 // L₀, damping c along the line. With d = A − r_P, L = |d|, u = d / L and L̇ = −u · ṙ_P, the force on
 // the body is (k (L − L₀) + c L̇) u at P. Undefined at L = 0 (no direction): no force there.
-template <class Scalar>
-RBMC_HD_INLINE Wrench<Scalar> spring_damper_wrench(const Quaternion<Scalar>& q_wb, const Vec3<Scalar>& com_b,
+template <class Scalar, class Rotation>
+RBMC_HD_INLINE Wrench<Scalar> spring_damper_wrench(const Rotation& rotation_wb, const Vec3<Scalar>& com_b,
                                                    const Vec3<Scalar>& point_b, const Vec3<Scalar>& point_w,
                                                    const Vec3<Scalar>& point_velocity_w, const Vec3<Scalar>& anchor_w,
                                                    Scalar stiffness, Scalar rest_length, Scalar damping) {
@@ -97,7 +101,7 @@ RBMC_HD_INLINE Wrench<Scalar> spring_damper_wrench(const Quaternion<Scalar>& q_w
   const Vec3<Scalar> u = d * (Scalar(1) / length);
   const Scalar length_rate = -dot3(u, point_velocity_w);
   const Vec3<Scalar> f_w = (stiffness * (length - rest_length) + damping * length_rate) * u;
-  return {f_w, (point_b - com_b).cross(rotate_inverse(q_wb, f_w))};
+  return {f_w, (point_b - com_b).cross(rotate_inverse(rotation_wb, f_w))};
 }
 
 // Its potential energy ½ k (L − L₀)².
@@ -115,17 +119,17 @@ RBMC_HD inline Scalar spring_potential(const Vec3<Scalar>& point_w, const Vec3<S
 //   force      −μ m R / |R|³ − 3μ / (2 |R|⁵) (tr I_C R_b + 2 I_C R_b − 5 (R̂_bᵀ I_C R̂_b) R_b)  (= −∂V/∂R),
 //   torque     3 μ / |R|⁵ · R_b × (I_C R_b), the gravity-gradient torque (zero when R_b lies
 //              along a principal axis).
-template <class Scalar>
-RBMC_HD_INLINE Wrench<Scalar> central_gravity_wrench(const Quaternion<Scalar>& q_wb, const Mat3<Scalar>& inertia_c_b,
+template <class Scalar, class Rotation>
+RBMC_HD_INLINE Wrench<Scalar> central_gravity_wrench(const Rotation& rotation_wb, const Mat3<Scalar>& inertia_c_b,
                                                      Scalar mass, const Vec3<Scalar>& com_w,
                                                      const Vec3<Scalar>& center_w, Scalar mu) {
   const Vec3<Scalar> r_w = com_w - center_w;
   const Scalar r2 = squared_norm3(r_w), r = sqrt_hd(r2), r5 = r2 * r2 * r;
-  const Vec3<Scalar> r_b = rotate_inverse(q_wb, r_w);
+  const Vec3<Scalar> r_b = rotate_inverse(rotation_wb, r_w);
   const Vec3<Scalar> i_r = mat3_times(inertia_c_b, r_b);
   const Vec3<Scalar> second_order_b =
       -Scalar(1.5) * mu / r5 * (trace3(inertia_c_b) * r_b + Scalar(2) * i_r - Scalar(5) * (dot3(r_b, i_r) / r2) * r_b);
-  return {-mu * mass / (r2 * r) * r_w + rotate(q_wb, second_order_b), Scalar(3) * mu / r5 * r_b.cross(i_r)};
+  return {-mu * mass / (r2 * r) * r_w + rotate(rotation_wb, second_order_b), Scalar(3) * mu / r5 * r_b.cross(i_r)};
 }
 
 template <class Scalar>
