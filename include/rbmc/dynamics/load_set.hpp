@@ -214,8 +214,8 @@ RBMC_HD_INLINE Wrench<Scalar> add_loads(Wrench<Scalar> w, const LoadSet<Scalar>&
 // point force, a couple or the damping of a centre of mass off the origin one each. On the host,
 // a set with any load but the damping turns them by R(q) formed once (RotationMatrix): fewer
 // operations where it turns three or more, up to 15 more where it turns one or two. On AVX2 the
-// lanes ran 1.2 x faster under spring_mounted_box's loads (five turns), 1.25 x under a central
-// body and as fast under one world couple (bench/RESULTS.md, fifty-seventh session).
+// lanes ran 1.23 x faster under spring_mounted_box's loads (five turns), 1.22 x under a central
+// body and 1.04 x under one world couple (bench/RESULTS.md, fifty-seventh session).
 // Damping alone, or no load (a pivot's gravity), forms nothing: an early return, since a matrix
 // formed in one branch and not the other was held in memory (the AVX2 lanes 0.8 x as fast). On
 // the device every load is turned by the quaternion: the matrix's nine values held through the

@@ -50,14 +50,14 @@ RBMC_HD_INLINE Vec3<Scalar> rotate_inverse(const Quaternion<Scalar>& q, const No
   return rotate(q.conjugate(), v);
 }
 
-// R(q) formed once, for a right-hand side that turns several vectors by one attitude (the loads,
-// load_set.hpp). Turning a vector by it takes 9 products and 6 sums, where rotate takes 18 and 12;
-// forming it takes 18 and 12, so it pays from the third vector turned (the loads'
-// AVX2 lanes 1.2 x faster under spring_mounted_box's five: bench/RESULTS.md, fifty-seventh
+// R(q) formed once, for a right-hand side that turns several vectors by one attitude (the loads
+// on the host, load_set.hpp). Turning a vector by it takes 9 products and 6 sums, where rotate
+// takes 18 and 12; forming it takes 18 and 12, so it pays from the third vector turned (the loads'
+// AVX2 lanes 1.23 x faster under spring_mounted_box's five: bench/RESULTS.md, fifty-seventh
 // session). Its entries are rotate's algebra expanded, 1 − 2 (y² + z²), 2 (xy − wz), ..., not
 // to_rotation_matrix's homogeneous w² + x² − y² − z²: the same map R(q) v for any q, so a q a few
-// ulps off unit turns as it does under rotate. rotate and rotate_inverse below take it in place of
-// the quaternion.
+// ulps off unit turns as it does under rotate, to rounding. rotate and rotate_inverse below take
+// it in place of the quaternion.
 template <class Scalar>
 struct RotationMatrix {
   Mat3<Scalar> r_wb;  // body to world
