@@ -12,13 +12,12 @@
 
 namespace rbmc::kernels {
 
-// Row i < n of the batch drawn as sample index[i]: inputs (input_column_count(n_model_parameters),
-// n) and params (parameter values, n), both doubles; redrawn (one counter, zeroed by the caller)
-// gains one for each row the validity policy redrew. model: a SamplingModel in device memory
-// whose tables are in device memory too.
-cudaError_t launch_draw_inputs(const SamplingModel* model, const std::uint64_t* index, std::size_t n,
-                               int n_model_parameters, double* inputs, double* params, unsigned long long* redrawn,
-                               cudaStream_t stream);
+// Row i < n of the batch drawn as sample index[i]: inputs (input_column_count(the model's
+// model_parameters.n), n) and params (parameter values, n), both doubles; redrawn (one counter,
+// zeroed by the caller) gains one for each row the validity policy redrew. model: a SamplingModel
+// in device memory whose tables are in device memory too.
+cudaError_t launch_draw_inputs(const SamplingModel* model, const std::uint64_t* index, std::size_t n, double* inputs,
+                               double* params, unsigned long long* redrawn, cudaStream_t stream);
 
 // out[j] = in[j] rounded to Scalar (round to nearest, as the host's conversion) for j < count.
 template <class Scalar>

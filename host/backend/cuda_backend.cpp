@@ -330,9 +330,8 @@ class CudaBackend final : public Backend {
     RBMC_CUDA_CHECK(cudaMemsetAsync(slot.redraws.data(), 0, sizeof(unsigned long long), slot.stream));
   }
   void draw(Slot& slot) {
-    RBMC_CUDA_CHECK(kernels::launch_draw_inputs(device_model(), slot.index.data(), slot.n, slot.n_model_parameters,
-                                                slot.drawn.data(), slot.params.data(), slot.redraws.data(),
-                                                slot.stream));
+    RBMC_CUDA_CHECK(kernels::launch_draw_inputs(device_model(), slot.index.data(), slot.n, slot.drawn.data(),
+                                                slot.params.data(), slot.redraws.data(), slot.stream));
   }
   // The drawn columns the file keeps, and the redraws, back to the host.
   void copy_draws_back(Slot& slot, double* inputs, double* params, const DrawnColumnsWanted& wanted,

@@ -70,12 +70,11 @@ struct HostBatch {
 // sample index. Returns how many bodies the validity policy redrew.
 std::uint64_t sample_batch(const SamplingPlan& plan, const std::uint64_t* index, std::size_t n, unsigned threads,
                            HostBatch& batch) {
-  const int n_model = plan.scenario().model_parameters.n;
   std::atomic<std::uint64_t> redrawn{0};
   parallel_for(n, threads, [&](std::size_t begin, std::size_t end) {
     std::uint64_t local_redrawn = 0;
     for (std::size_t i = begin; i < end; ++i)
-      if (draw_batch_row(plan.model(), index[i], i, n, n_model, batch.inputs.data(), batch.params.data()) > 0) ++local_redrawn;
+      if (draw_batch_row(plan.model(), index[i], i, n, batch.inputs.data(), batch.params.data()) > 0) ++local_redrawn;
     redrawn += local_redrawn;
   });
   return redrawn;

@@ -333,7 +333,7 @@ TEST_P(GpuTest, TheDeviceDrawsEveryDesignAsTheHostDoes) {
     std::vector<double> host_inputs(n_in), host_params(n_params), inputs(n_in, -1.0), params(n_params, -1.0);
     std::uint64_t host_redrawn = 0, redrawn = 0;
     for (std::size_t i = 0; i < n; ++i)
-      if (draw_batch_row(plan.model(), index[i], i, n, n_model, host_inputs.data(), host_params.data()) > 0) ++host_redrawn;
+      if (draw_batch_row(plan.model(), index[i], i, n, host_inputs.data(), host_params.data()) > 0) ++host_redrawn;
     StageTimings timings{};
     ASSERT_TRUE(backend->draw_inputs(plan, index.data(), n, inputs.data(), params.data(), {}, redrawn, timings));
     for (std::size_t column = 0; column < n_in / n; ++column) {

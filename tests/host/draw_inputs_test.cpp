@@ -27,7 +27,7 @@ Drawn draw_rows(const SamplingPlan& plan, const SamplingModel& model, const std:
   d.inputs.assign(n * std::size_t(input_column_count(plan.scenario().model_parameters.n)), -1.0);
   d.params.assign(n * std::size_t(plan.n_parameter_values()), -1.0);
   for (std::size_t i = 0; i < n; ++i)
-    if (draw_batch_row(model, index[i], i, n, plan.scenario().model_parameters.n, d.inputs.data(), d.params.data()) > 0)
+    if (draw_batch_row(model, index[i], i, n, d.inputs.data(), d.params.data()) > 0)
       ++d.redrawn;
   return d;
 }

@@ -425,12 +425,12 @@ class AheadCpuBackend final : public Backend {
     b.seconds = StageTimings{};
     b.redrawn = 0;
     // The run's stop request ends it early (a drop on an error waits for it: its batches are small).
-    slots_.begin([this, &plan, &how, n, n_model, stop](Slot& begun, const std::atomic<bool>& /*dropped*/) {
+    slots_.begin([this, &plan, &how, n, stop](Slot& begun, const std::atomic<bool>& /*dropped*/) {
       {
         const StageClock clock(&begun.seconds, Stage::sample);
         for (std::size_t i = 0; i < n; ++i)
           begun.redrawn +=
-              draw_batch_row(plan.model(), begun.index[i], i, n, n_model, begun.inputs.data(), begun.params.data()) > 0;
+              draw_batch_row(plan.model(), begun.index[i], i, n, begun.inputs.data(), begun.params.data()) > 0;
       }
       BatchIntegration stopped = how;  // a stop seen by this batch alone, as a SIGINT while it integrates
       stopped.stop = &stop_requested_;

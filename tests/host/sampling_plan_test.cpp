@@ -354,5 +354,62 @@ matrix = [[1.0, 0.8, 0.0, -0.5],
     }
 }
 
+// Each correlated value, bit for bit, is its member's rows of y = L z over the group's normals
+// z_j = Φ⁻¹(u_j), all drawn first and multiplied out in full here (the draw draws them again for
+// each member instead of keeping them: draw_inputs.hpp, correlated_value). The group's members
+// have dimensions 1 and 3 and are not adjacent, so every row and offset is taken. The products are
+// portable::mul, the draw's, so that no compiler fuses them with the sums.
+TEST(SamplingPlan, CorrelatedValuesAreTheFactorTimesTheGroupsNormals) {
+  const Scenario s = parse_text(R"([body]
+mass = 2.0
+inertia = [[0.1, 0, 0], [0, 0.2, 0], [0, 0, 0.25]]
+[dispersions]
+body.mass = { distribution = "normal", sigma = 0.1 }
+initial.position = { distribution = "uniform", half_width = [1.0, 1.0, 1.0] }
+initial.angular_velocity = { distribution = "normal", mean = [0.0, 3.0, 0.0], sigma = [0.1, 0.2, 0.3] }
+[[correlations]]
+inputs = ["body.mass", "initial.angular_velocity"]
+matrix = [[1.0, 0.8, 0.1, -0.5],
+          [0.8, 1.0, 0.3, -0.2],
+          [0.1, 0.3, 1.0, 0.4],
+          [-0.5, -0.2, 0.4, 1.0]]
+)");
+  const SamplingPlan plan(s);
+  const SamplingModel& m = plan.model();
+  ASSERT_EQ(m.n_correlations, 1);
+  ASSERT_EQ(m.n_dispersions, 3);
+  ASSERT_EQ(plan.n_parameter_values(), 7);
+  const CorrelationModel& g = m.correlations[0];
+  ASSERT_EQ(g.dim, 4);
+  const double* factor = m.values + g.factor_at;
+  SampleInputs<double> in;
+  double params[7];
+  for (std::uint64_t k = 0; k < 200; ++k) {
+    ASSERT_EQ(plan.sample(k, in, params), 0);  // no redraw: attempt 0's normals
+    double z[4], y[4];
+    for (int j = 0; j < 4; ++j) z[j] = normal_quantile(unit_uniform(m, g.unit, k, 0, j));
+    for (int i = 0; i < 4; ++i) {
+      y[i] = 0;
+      for (int j = 0; j <= i; ++j) y[i] += portable::mul(factor[i * 4 + j], z[j]);
+    }
+    std::size_t param = 0;
+    int correlated = 0;
+    for (int i = 0; i < m.n_dispersions; ++i) {
+      const DispersionModel& d = m.dispersions[i];
+      for (int c = 0; c < d.target.dim; ++c, ++param) {
+        if (d.group < 0) continue;
+        const double expected = d.a[c] + portable::mul(d.b[c], y[d.offset_in_group + c]);
+        EXPECT_EQ(params[param], expected) << "sample " << k << ", dispersion " << i << ", component " << c;
+        ++correlated;
+      }
+      // The sample's inputs take them.
+      if (d.target.input == DispersedInput::mass) EXPECT_EQ(in.body.mass, params[param - 1]);
+      if (d.target.input == DispersedInput::angular_velocity)
+        EXPECT_EQ(in.initial.omega_b, Vec3<double>(params[param - 3], params[param - 2], params[param - 1]));
+    }
+    ASSERT_EQ(correlated, 4);
+  }
+}
+
 }  // namespace
 }  // namespace rbmc

@@ -162,25 +162,39 @@ RBMC_HD inline double unit_uniform(const SamplingModel& m, int unit, std::uint64
 RBMC_HD inline Vec3<double> dispersion_value(const SamplingModel& m, const DispersionModel& d, const double* u) {
   Vec3<double> v = Vec3<double>::Zero();
   const int dim = d.target.dim;
+  // Each loop unrolled over the three components, each taken where i < dim: a loop to dim held v
+  // and u in local memory on the device (component's reason).
   switch (d.kind) {
     case DistributionKind::normal:
-      for (int i = 0; i < dim; ++i) v(i) = normal_from_uniform(d.a[i], d.b[i], u[i]);
+#pragma unroll
+      for (int i = 0; i < 3; ++i)
+        if (i < dim) v(i) = normal_from_uniform(d.a[i], d.b[i], u[i]);
       break;
     case DistributionKind::uniform:
-      for (int i = 0; i < dim; ++i) v(i) = uniform_from_uniform(d.a[i], d.b[i], u[i]);
+#pragma unroll
+      for (int i = 0; i < 3; ++i)
+        if (i < dim) v(i) = uniform_from_uniform(d.a[i], d.b[i], u[i]);
       break;
     case DistributionKind::truncated_normal:
-      for (int i = 0; i < dim; ++i) v(i) = truncated_normal_from_uniform(d.a[i], d.b[i], d.lo[i], d.hi[i], u[i]);
+#pragma unroll
+      for (int i = 0; i < 3; ++i)
+        if (i < dim) v(i) = truncated_normal_from_uniform(d.a[i], d.b[i], d.lo[i], d.hi[i], u[i]);
       break;
     case DistributionKind::lognormal:
-      for (int i = 0; i < dim; ++i) v(i) = lognormal_from_uniform(d.a[i], d.b[i], u[i]);
+#pragma unroll
+      for (int i = 0; i < 3; ++i)
+        if (i < dim) v(i) = lognormal_from_uniform(d.a[i], d.b[i], u[i]);
       break;
     case DistributionKind::fixed:
-      for (int i = 0; i < dim; ++i) v(i) = d.a[i];
+#pragma unroll
+      for (int i = 0; i < 3; ++i)
+        if (i < dim) v(i) = d.a[i];
       break;
     case DistributionKind::discrete: {
       const double* row = m.values + d.rows_at + 3 * std::size_t(discrete_choice(m.values + d.weights_at, d.n_choices, u[0]));
-      for (int i = 0; i < dim; ++i) v(i) = row[i];
+#pragma unroll
+      for (int i = 0; i < 3; ++i)
+        if (i < dim) v(i) = row[i];
       break;
     }
     case DistributionKind::uniform_rotation:
@@ -201,32 +215,27 @@ RBMC_HD inline Vec3<double> dispersion_value(const SamplingModel& m, const Dispe
   return v;
 }
 
-// The standard normals z of one correlation group's draw, kept while the dispersions of the same
-// group and attempt follow one another (a group's members need not be adjacent).
-struct GroupNormals {
-  int group = -1, attempt = -1;
-  double z[kMaxUniformsPerAttempt];
-};
-
-// A correlated dispersion's value: mean + σ ∘ y over its components of its group's y = L z.
+// A correlated dispersion's value: mean + σ ∘ y over its components of its group's y = L z, each
+// row summed over j in order. The normals z_j are drawn again for each member of the group, not
+// kept between members: a kept array of them (kMaxUniformsPerAttempt doubles, indexed at run time)
+// was 512 of the device's draw kernel's 1,176 bytes of stack frame. A member at offset o of
+// dimension d draws o + d of them, so a group of D values draws at most about D² / 2 in all, and
+// D = 4 (tossed_cylinder_lhs's) draws 5 instead of 4.
 RBMC_HD inline Vec3<double> correlated_value(const SamplingModel& m, const DispersionModel& d, std::uint64_t k,
-                                             int attempt, GroupNormals& normals) {
+                                             int attempt) {
   const CorrelationModel& g = m.correlations[d.group];
   const int unit_attempt = m.units[g.unit].is_body ? attempt : 0;
-  if (normals.group != d.group || normals.attempt != unit_attempt) {
-    for (int j = 0; j < g.dim; ++j) normals.z[j] = normal_quantile(unit_uniform(m, g.unit, k, unit_attempt, j));
-    normals.group = d.group;
-    normals.attempt = unit_attempt;
-  }
   const double* factor = m.values + g.factor_at;
-  Vec3<double> v = Vec3<double>::Zero();
-  for (int c = 0; c < d.target.dim; ++c) {
-    const int i = d.offset_in_group + c;
-    double y = 0;
-    for (int j = 0; j <= i; ++j) y += portable::mul(factor[i * g.dim + j], normals.z[j]);
-    v(c) = d.a[c] + portable::mul(d.b[c], y);
+  const int dim = d.target.dim, first = d.offset_in_group, last = first + dim - 1;
+  double y0 = 0, y1 = 0, y2 = 0;  // rows first, first + 1 and first + 2 of y, as dim has them
+  for (int j = 0; j <= last; ++j) {
+    const double z = normal_quantile(unit_uniform(m, g.unit, k, unit_attempt, j));
+    if (j <= first) y0 += portable::mul(factor[first * g.dim + j], z);
+    if (dim > 1 && j <= first + 1) y1 += portable::mul(factor[(first + 1) * g.dim + j], z);
+    if (dim > 2) y2 += portable::mul(factor[(first + 2) * g.dim + j], z);
   }
-  return v;
+  return Vec3<double>(d.a[0] + portable::mul(d.b[0], y0), dim > 1 ? d.a[1] + portable::mul(d.b[1], y1) : 0.0,
+                      dim > 2 ? d.a[2] + portable::mul(d.b[2], y2) : 0.0);
 }
 
 // What the drawn values build up before the inertia is assembled: moments, axes and shape may
@@ -238,9 +247,21 @@ struct InputAssembly {
   bool moments_set, axes_set, derive_from_shape;
 };
 
+// Where a sample's model values go: value j at values[j · stride], a SampleInputs' array
+// (stride 1) or a batch's input columns in place (stride n, draw_batch_row). A batch's row does not
+// pass through SampleInputs::model_values: on the device, that array written at a run-time slot
+// held the draw's working values in local memory too.
+struct ModelValuesDestination {
+  double* values;
+  std::size_t stride;
+};
+
+// v(c) by name: on the device a run-time index puts v in local memory.
+RBMC_HD inline double component(const Vec3<double>& v, int c) { return c == 0 ? v.x() : (c == 1 ? v.y() : v.z()); }
+
 // One input's value, whether from the grid or a dispersion.
 RBMC_HD inline void apply_input(const SamplingModel& m, const InputTarget& t, const Vec3<double>& v,
-                                SampleInputs<double>& in, InputAssembly& a) {
+                                SampleInputs<double>& in, ModelValuesDestination model_values, InputAssembly& a) {
   switch (t.input) {
     case DispersedInput::mass:
       in.body.mass = v(0);
@@ -257,7 +278,11 @@ RBMC_HD inline void apply_input(const SamplingModel& m, const InputTarget& t, co
       a.axes_set = true;
       break;
     case DispersedInput::shape_dimension:
-      for (int i = 0; i < t.dim; ++i) a.shape.dimensions[t.slot + i] = v(i);
+#pragma unroll
+      for (int s = 0; s < 3; ++s) {  // each slot by name (component's reason)
+        const int c = s - t.slot;
+        if (c >= 0 && c < t.dim) a.shape.dimensions[s] = component(v, c);
+      }
       a.derive_from_shape = true;
       break;
     case DispersedInput::position: in.initial.p_w = v; break;
@@ -271,18 +296,18 @@ RBMC_HD inline void apply_input(const SamplingModel& m, const InputTarget& t, co
     case DispersedInput::angular_velocity: in.initial.omega_b = v; break;
     case DispersedInput::gravity: in.gravity_w = v; break;
     case DispersedInput::model_parameter:
-      for (int i = 0; i < t.dim; ++i) in.model_values[t.slot + i] = v(i);
+      for (int c = 0; c < t.dim; ++c) model_values.values[std::size_t(t.slot + c) * model_values.stride] = component(v, c);
       break;
   }
 }
 
-// Sample k's inputs into `in`, and each dispersion's drawn components, in order, into
-// params[j · params_stride] (1 for one sample's row, the batch's size for columns). Returns the
-// number of redraws the validity policy made (0 when the first draw was valid, and always 0 under
-// invalid_bodies = "reject": an invalid body is then flagged by run_sample).
-RBMC_HD inline int draw_sample_inputs(const SamplingModel& m, std::uint64_t k, SampleInputs<double>& in, double* params,
-                                      std::size_t params_stride) {
-  GroupNormals normals;
+// Sample k's inputs into `in` but for its model values, which go to model_values; each
+// dispersion's drawn components, in order, into params[j · params_stride] (1 for one sample's row,
+// the batch's size for columns). Returns the number of redraws the validity policy made (0 when
+// the first draw was valid, and always 0 under invalid_bodies = "reject": an invalid body is then
+// flagged by run_sample).
+RBMC_HD inline int draw_sample_inputs(const SamplingModel& m, std::uint64_t k, SampleInputs<double>& in,
+                                      ModelValuesDestination model_values, double* params, std::size_t params_stride) {
   InputAssembly a;
   int attempt = 0;
   for (;; ++attempt) {
@@ -295,23 +320,24 @@ RBMC_HD inline int draw_sample_inputs(const SamplingModel& m, std::uint64_t k, S
       const GridAxisModel& axis = m.axes[i];
       const std::uint64_t row = m.table ? k : (k / m.replicates / axis.stride) % axis.n_values;
       const double* value = m.values + axis.rows_at + 3 * row;
-      apply_input(m, axis.target, Vec3<double>(value[0], value[1], value[2]), in, a);
+      apply_input(m, axis.target, Vec3<double>(value[0], value[1], value[2]), in, model_values, a);
     }
     std::size_t param = 0;
     for (int i = 0; i < m.n_dispersions; ++i) {
       const DispersionModel& d = m.dispersions[i];
       Vec3<double> v;
       if (d.group >= 0) {
-        v = correlated_value(m, d, k, attempt, normals);
+        v = correlated_value(m, d, k, attempt);
       } else {
         // Only the mass properties are redrawn; other inputs keep their first draw.
         const int unit_attempt = m.units[d.unit].is_body ? attempt : 0;
+        const int n_uniforms = uniforms_needed(d.kind, d.target.dim);
         double u[3];
-        for (int j = 0; j < uniforms_needed(d.kind, d.target.dim); ++j) u[j] = unit_uniform(m, d.unit, k, unit_attempt, j);
+        for (int j = 0; j < n_uniforms; ++j) u[j] = unit_uniform(m, d.unit, k, unit_attempt, j);
         v = dispersion_value(m, d, u);
       }
-      for (int c = 0; c < d.target.dim; ++c) params[(param++) * params_stride] = v(c);
-      apply_input(m, d.target, v, in, a);
+      for (int c = 0; c < d.target.dim; ++c) params[(param++) * params_stride] = component(v, c);
+      apply_input(m, d.target, v, in, model_values, a);
     }
     // Rotation of inertia, 001: I = E diag(λ) Eᵀ; a shape's tensor turned the same way.
     if (a.derive_from_shape && !a.moments_set) {
@@ -330,21 +356,30 @@ RBMC_HD inline int draw_sample_inputs(const SamplingModel& m, std::uint64_t k, S
   // A constrained body starts on its constraint (its own, when the constraint is dispersed): a
   // consistent initial state (docs/scenario.md).
   if (m.constraint.kind != ConstraintKind::none) {
-    const Constraint<double> constraint = constraint_of(m.constraint, own_values(m.model_parameters, in.model_values));
+    const OwnModelValues<double> own{&m.model_parameters, model_values.values, model_values.stride};
+    const Constraint<double> constraint = constraint_of(m.constraint, own);
     in.initial = project_onto_constraint(constraint, in.initial);
   }
   return attempt;
 }
 
+// The same with the model values in in.model_values.
+RBMC_HD inline int draw_sample_inputs(const SamplingModel& m, std::uint64_t k, SampleInputs<double>& in, double* params,
+                                      std::size_t params_stride) {
+  return draw_sample_inputs(m, k, in, ModelValuesDestination{in.model_values, 1}, params, params_stride);
+}
+
 // Row i of a batch of n: sample k's inputs stored in the batch's input columns
-// (rbmc/sample/sample_layout.hpp, (input_column_count(n_model_parameters), n) doubles) and its
-// dispersions' drawn components in the params columns ((parameter values, n) doubles). Returns
-// the validity policy's redraws. Every backend fills a batch through this, row by row.
-RBMC_HD inline int draw_batch_row(const SamplingModel& m, std::uint64_t k, std::size_t i, std::size_t n,
-                                  int n_model_parameters, double* inputs, double* params) {
+// (rbmc/sample/sample_layout.hpp, (input_column_count(m.model_parameters.n), n) doubles; the
+// model values drawn into theirs in place) and its dispersions' drawn components in the params
+// columns ((parameter values, n) doubles). Returns the validity policy's redraws. Every backend
+// fills a batch through this, row by row.
+RBMC_HD inline int draw_batch_row(const SamplingModel& m, std::uint64_t k, std::size_t i, std::size_t n, double* inputs,
+                                  double* params) {
   SampleInputs<double> in;
-  const int redraws = draw_sample_inputs(m, k, in, params + i, n);
-  store_sample_inputs(inputs, n, i, in, n_model_parameters);
+  const ModelValuesDestination model_values{inputs + std::size_t(input_column::count) * n + i, n};
+  const int redraws = draw_sample_inputs(m, k, in, model_values, params + i, n);
+  store_sample_inputs(inputs, n, i, in, 0);  // all but the model values, which are in place
   return redraws;
 }
 
