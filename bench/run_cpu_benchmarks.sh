@@ -28,6 +28,8 @@ cores=$(nproc)
 echo "== micro-benchmarks, one core (median of $repetitions) =="
 "$build/bench/rbmc_bench" --benchmark_repetitions=$repetitions --benchmark_report_aggregates_only=true \
   --benchmark_out="$log/micro.json" --benchmark_out_format=json 2>/dev/null | grep -E "median|Benchmark|^-" | tee "$log/micro.txt"
+echo "== issue 13's one-core goals: each lane row against Boost.Odeint's loop in the same run =="
+python3 bench/goal_ratios.py "$log/micro.json" | tee "$log/goals.md"
 
 echo "== the statistics' costs per value, one core (median of $repetitions) =="
 "$build/bench/rbmc_stats_bench" --benchmark_repetitions=$repetitions --benchmark_report_aggregates_only=true \

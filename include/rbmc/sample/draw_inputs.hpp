@@ -163,7 +163,7 @@ RBMC_HD inline Vec3<double> dispersion_value(const SamplingModel& m, const Dispe
   Vec3<double> v = Vec3<double>::Zero();
   const int dim = d.target.dim;
   // Each loop unrolled over the three components, each taken where i < dim: a loop to dim held v
-  // and u in local memory on the device (component's reason).
+  // in local memory on the device (component's reason).
   switch (d.kind) {
     case DistributionKind::normal:
 #pragma unroll
@@ -219,8 +219,9 @@ RBMC_HD inline Vec3<double> dispersion_value(const SamplingModel& m, const Dispe
 // row summed over j in order. The normals z_j are drawn again for each member of the group, not
 // kept between members: a kept array of them (kMaxUniformsPerAttempt doubles, indexed at run time)
 // was 512 of the device's draw kernel's 1,176 bytes of stack frame. A member at offset o of
-// dimension d draws o + d of them, so a group of D values draws at most about D² / 2 in all, and
-// D = 4 (tossed_cylinder_lhs's) draws 5 instead of 4.
+// dimension d draws o + d of them, so a group of D values draws at most D (D + 1) / 2 in all (D
+// members of one value each); tossed_cylinder_lhs's (the mass, then the centre of mass) draws 5
+// instead of 4.
 RBMC_HD inline Vec3<double> correlated_value(const SamplingModel& m, const DispersionModel& d, std::uint64_t k,
                                              int attempt) {
   const CorrelationModel& g = m.correlations[d.group];
