@@ -47,6 +47,16 @@
 #define RBMC_HD_NOINLINE inline
 #endif
 
+// The loop that follows unrolled on the device, where a loop to a run-time bound over a vector's
+// components puts the vector in local memory (the draw kernel spilled 852 bytes without it:
+// bench/RESULTS.md, 2026-12-05). The host compilers unroll such short loops at -O3 themselves, and
+// an unknown pragma would warn under -Wall there.
+#if defined(__CUDACC__)
+#define RBMC_UNROLL _Pragma("unroll")
+#else
+#define RBMC_UNROLL
+#endif
+
 namespace rbmc {
 
 // v, read from memory where it is used. On the device the pointer passes through an empty asm, so

@@ -166,33 +166,33 @@ RBMC_HD inline Vec3<double> dispersion_value(const SamplingModel& m, const Dispe
   // in local memory on the device (component's reason).
   switch (d.kind) {
     case DistributionKind::normal:
-#pragma unroll
+RBMC_UNROLL
       for (int i = 0; i < 3; ++i)
         if (i < dim) v(i) = normal_from_uniform(d.a[i], d.b[i], u[i]);
       break;
     case DistributionKind::uniform:
-#pragma unroll
+RBMC_UNROLL
       for (int i = 0; i < 3; ++i)
         if (i < dim) v(i) = uniform_from_uniform(d.a[i], d.b[i], u[i]);
       break;
     case DistributionKind::truncated_normal:
-#pragma unroll
+RBMC_UNROLL
       for (int i = 0; i < 3; ++i)
         if (i < dim) v(i) = truncated_normal_from_uniform(d.a[i], d.b[i], d.lo[i], d.hi[i], u[i]);
       break;
     case DistributionKind::lognormal:
-#pragma unroll
+RBMC_UNROLL
       for (int i = 0; i < 3; ++i)
         if (i < dim) v(i) = lognormal_from_uniform(d.a[i], d.b[i], u[i]);
       break;
     case DistributionKind::fixed:
-#pragma unroll
+RBMC_UNROLL
       for (int i = 0; i < 3; ++i)
         if (i < dim) v(i) = d.a[i];
       break;
     case DistributionKind::discrete: {
       const double* row = m.values + d.rows_at + 3 * std::size_t(discrete_choice(m.values + d.weights_at, d.n_choices, u[0]));
-#pragma unroll
+RBMC_UNROLL
       for (int i = 0; i < 3; ++i)
         if (i < dim) v(i) = row[i];
       break;
@@ -279,7 +279,7 @@ RBMC_HD inline void apply_input(const SamplingModel& m, const InputTarget& t, co
       a.axes_set = true;
       break;
     case DispersedInput::shape_dimension:
-#pragma unroll
+RBMC_UNROLL
       for (int s = 0; s < 3; ++s) {  // each slot by name (component's reason)
         const int c = s - t.slot;
         if (c >= 0 && c < t.dim) a.shape.dimensions[s] = component(v, c);

@@ -1,7 +1,9 @@
 // Integrates one free body with rbmc's installed core and checks that its energy is conserved.
+// The sampling core is included too, so that every header compiles without an unknown pragma.
 #include <cmath>
 #include <cstdio>
 
+#include "rbmc/sample/draw_inputs.hpp"
 #include "rbmc/sample/run_sample.hpp"
 
 int main() {
