@@ -157,44 +157,39 @@ RBMC_HD inline double unit_uniform(const SamplingModel& m, int unit, std::uint64
   return design_uniform(m.source, key, k, attempt, j);
 }
 
+// v(i) = value(i) for each component i < dim, the loop unrolled over three: a loop to dim held v
+// in local memory on the device (component's reason).
+template <class Value>
+RBMC_HD_INLINE void set_components(Vec3<double>& v, int dim, const Value& value) {
+  RBMC_UNROLL
+  for (int i = 0; i < 3; ++i)
+    if (i < dim) v(i) = value(i);
+}
+
 // An uncorrelated dispersion's value from its uniforms u (in (0, 1)), by inversion; a rotation
 // vector for the attitude and the principal axes.
 RBMC_HD inline Vec3<double> dispersion_value(const SamplingModel& m, const DispersionModel& d, const double* u) {
   Vec3<double> v = Vec3<double>::Zero();
   const int dim = d.target.dim;
-  // Each loop unrolled over the three components, each taken where i < dim: a loop to dim held v
-  // in local memory on the device (component's reason).
   switch (d.kind) {
     case DistributionKind::normal:
-RBMC_UNROLL
-      for (int i = 0; i < 3; ++i)
-        if (i < dim) v(i) = normal_from_uniform(d.a[i], d.b[i], u[i]);
+      set_components(v, dim, [&](int i) { return normal_from_uniform(d.a[i], d.b[i], u[i]); });
       break;
     case DistributionKind::uniform:
-RBMC_UNROLL
-      for (int i = 0; i < 3; ++i)
-        if (i < dim) v(i) = uniform_from_uniform(d.a[i], d.b[i], u[i]);
+      set_components(v, dim, [&](int i) { return uniform_from_uniform(d.a[i], d.b[i], u[i]); });
       break;
     case DistributionKind::truncated_normal:
-RBMC_UNROLL
-      for (int i = 0; i < 3; ++i)
-        if (i < dim) v(i) = truncated_normal_from_uniform(d.a[i], d.b[i], d.lo[i], d.hi[i], u[i]);
+      set_components(v, dim, [&](int i) { return truncated_normal_from_uniform(d.a[i], d.b[i], d.lo[i], d.hi[i], u[i]); });
       break;
     case DistributionKind::lognormal:
-RBMC_UNROLL
-      for (int i = 0; i < 3; ++i)
-        if (i < dim) v(i) = lognormal_from_uniform(d.a[i], d.b[i], u[i]);
+      set_components(v, dim, [&](int i) { return lognormal_from_uniform(d.a[i], d.b[i], u[i]); });
       break;
     case DistributionKind::fixed:
-RBMC_UNROLL
-      for (int i = 0; i < 3; ++i)
-        if (i < dim) v(i) = d.a[i];
+      set_components(v, dim, [&](int i) { return d.a[i]; });
       break;
     case DistributionKind::discrete: {
       const double* row = m.values + d.rows_at + 3 * std::size_t(discrete_choice(m.values + d.weights_at, d.n_choices, u[0]));
-RBMC_UNROLL
-      for (int i = 0; i < 3; ++i)
-        if (i < dim) v(i) = row[i];
+      set_components(v, dim, [&](int i) { return row[i]; });
       break;
     }
     case DistributionKind::uniform_rotation:
@@ -279,7 +274,7 @@ RBMC_HD inline void apply_input(const SamplingModel& m, const InputTarget& t, co
       a.axes_set = true;
       break;
     case DispersedInput::shape_dimension:
-RBMC_UNROLL
+      RBMC_UNROLL
       for (int s = 0; s < 3; ++s) {  // each slot by name (component's reason)
         const int c = s - t.slot;
         if (c >= 0 && c < t.dim) a.shape.dimensions[s] = component(v, c);
