@@ -59,19 +59,26 @@
 
 namespace rbmc {
 
-// v, read from memory where it is used. On the device the pointer passes through an empty asm, so
-// the compiler knows nothing of where it points and cannot keep v's values in registers from one
-// use to the next: a value the loop needs briefly in each right-hand side is loaded there (an L1
-// hit) instead of held through every stage. On the host, v itself.
+// v's address, which on the device passes through an empty asm, so that the compiler knows
+// nothing of where it points: what is read through it comes from memory, and v's values are not
+// kept in registers from where v is written to that read. On the host, &v.
 template <class T>
-RBMC_HD_INLINE const T& read_in_place(const T& v) {
+RBMC_HD_INLINE const T* opaque_address(const T& v) {
 #if defined(__CUDA_ARCH__)
   const T* p = &v;
   asm volatile("" : "+l"(p));
-  return *p;
+  return p;
 #else
-  return v;
+  return &v;
 #endif
+}
+
+// v, read from memory where it is used (opaque_address): a value the loop needs briefly in each
+// right-hand side is loaded there (an L1 hit) instead of held through every stage. On the host, v
+// itself.
+template <class T>
+RBMC_HD_INLINE const T& read_in_place(const T& v) {
+  return *opaque_address(v);
 }
 
 template <class Scalar>

@@ -179,14 +179,20 @@ RBMC_HD_KERNEL_INLINE SampleResult<Scalar> run_sample(const SampleInputs<Scalar>
   // without events took 16 to 32 registers more. After it for RK4 with events, whose double kernels
   // spilled 16 to 44 bytes with it before (sm_90, bench/RESULTS.md, forty-second session). The
   // same values either way.
+  // In double with events, the reference first waits in memory through the integration, read
+  // back once at the end (opaque_address; the host's code is the same either way): the device's
+  // double dopri5 kernel with events spilled these five values (40 bytes), and the splitting's and
+  // Euler angles' with events hold 6 and 8 registers fewer (bench/RESULTS.md, fifty-ninth session).
   constexpr bool kDriftReferenceFirst = !(Kinds::stepper == StepperKind::rk4 && Kinds::events);
+  constexpr bool kDriftReferenceInMemory = kDriftReferenceFirst && Kinds::events && std::is_same_v<Scalar, double>;
   DriftReference<Scalar> start{};
   if constexpr (kDriftReferenceFirst) start = drift_reference(rate, x0);
+  const DriftReference<Scalar>* start_in_memory = kDriftReferenceInMemory ? opaque_address(start) : &start;
   const IntegrationEnd<Scalar> end = integrate_sample<Kinds>(rate, x0, how, events, sink);
   sink.finish(end.status == SampleStatus::ok, end.state);
   events.finish();
   if constexpr (!kDriftReferenceFirst) start = drift_reference(rate, x0);
-  finish_sample<Kinds>(rate, start, end, how, out);
+  finish_sample<Kinds>(rate, kDriftReferenceInMemory ? *start_in_memory : start, end, how, out);
   return out;
 }
 
