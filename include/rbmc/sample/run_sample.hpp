@@ -182,7 +182,9 @@ RBMC_HD_KERNEL_INLINE SampleResult<Scalar> run_sample(const SampleInputs<Scalar>
   // In double with events, the reference first waits in memory through the integration, read
   // back once at the end (opaque_address; the host's code is the same either way): the device's
   // double dopri5 kernel with events spilled these five values (40 bytes), and the splitting's and
-  // Euler angles' with events hold 6 and 8 registers fewer (bench/RESULTS.md, fifty-ninth session).
+  // Euler angles' with events hold 6 and 8 registers fewer. Elsewhere it never spilled, and in
+  // memory it only grew the frames (and double dopri5's registers without events), so it stays in
+  // registers there (bench/RESULTS.md, fifty-ninth session).
   constexpr bool kDriftReferenceFirst = !(Kinds::stepper == StepperKind::rk4 && Kinds::events);
   constexpr bool kDriftReferenceInMemory = kDriftReferenceFirst && Kinds::events && std::is_same_v<Scalar, double>;
   DriftReference<Scalar> start{};
