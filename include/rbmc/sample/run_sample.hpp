@@ -179,14 +179,15 @@ RBMC_HD_KERNEL_INLINE SampleResult<Scalar> run_sample(const SampleInputs<Scalar>
   // without events took 16 to 32 registers more. After it for RK4 with events, whose double kernels
   // spilled 16 to 44 bytes with it before (sm_90, bench/RESULTS.md, forty-second session). The
   // same values either way.
-  // In double with events, the reference first waits in memory through the integration, read
-  // back once at the end (opaque_address; the host's code is the same either way): the device's
-  // double dopri5 kernel with events spilled these five values (40 bytes), and the splitting's and
-  // Euler angles' with events hold 6 and 8 registers fewer. Elsewhere it never spilled, and in
-  // memory it only grew the frames (and double dopri5's registers without events), so it stays in
-  // registers there (bench/RESULTS.md, fifty-ninth session).
+  // In double dopri5 with events, the reference first waits in memory through the integration,
+  // read back once at the end (opaque_address; the host's code is the same either way): that
+  // kernel spilled these five values (40 bytes). Elsewhere it never spilled, and in memory it only
+  // grew the frames (the splitting's and Euler angles' with events, by 32 and 48 bytes, for 6 and 8
+  // registers that change no occupancy), so it stays in registers there (bench/RESULTS.md,
+  // fifty-ninth session).
   constexpr bool kDriftReferenceFirst = !(Kinds::stepper == StepperKind::rk4 && Kinds::events);
-  constexpr bool kDriftReferenceInMemory = kDriftReferenceFirst && Kinds::events && std::is_same_v<Scalar, double>;
+  constexpr bool kDriftReferenceInMemory =
+      Kinds::stepper == StepperKind::dopri5 && Kinds::events && std::is_same_v<Scalar, double>;
   DriftReference<Scalar> start{};
   if constexpr (kDriftReferenceFirst) start = drift_reference(rate, x0);
   const DriftReference<Scalar>* start_in_memory = kDriftReferenceInMemory ? opaque_address(start) : &start;
