@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <set>
 #include <unordered_map>
 
@@ -20,6 +21,11 @@ constexpr double kQuantilesJudged[3] = {0.05, 0.5, 0.95};
 
 double unit_roundoff(const std::string& precision) {
   return precision == "float" ? 0x1p-24 : 0x1p-53;  // 5.96e-8, 1.11e-16
+}
+
+// Whether a file stores its real values in float32 ([output] storage), whatever its arithmetic.
+bool stored_in_float32(const ResultsReader& r) {
+  return r.has_attribute("", "storage") && r.string_attribute("", "storage").rfind("float32", 0) == 0;
 }
 
 // The rows of a file that hold results: all of a complete file, the rows done of a partial one.
@@ -157,12 +163,17 @@ void compare_trajectories(const ResultsReader& a, const ResultsReader& b, double
 NumericalTolerance numerical_tolerance(const std::string& path_a, const std::string& path_b) {
   NumericalTolerance t;
   double dopri_rtol = 0, dopri_atol = 0;
+  bool float32_storage = false;
+  double arithmetic_epsilon = 0;
   for (const std::string& path : {path_a, path_b}) {
     const ResultsReader r(path);
-    t.epsilon = std::max(t.epsilon, unit_roundoff(r.string_attribute("", "precision")));
+    arithmetic_epsilon = std::max(arithmetic_epsilon, unit_roundoff(r.string_attribute("", "precision")));
+    t.epsilon = std::max(t.epsilon, arithmetic_epsilon);
     // Values stored in float32 ([output] storage) carry single precision's rounding, whatever the arithmetic.
-    if (r.has_attribute("", "storage") && r.string_attribute("", "storage").rfind("float32", 0) == 0)
+    if (stored_in_float32(r)) {
+      float32_storage = true;
       t.epsilon = std::max(t.epsilon, unit_roundoff("float"));
+    }
     const bool adaptive = r.has_attribute("", "integrator") && r.string_attribute("", "integrator") == "dopri5";
     double steps = r.has_attribute("", "n_steps") ? r.number_attribute("", "n_steps") : 0;
     if (adaptive) {
@@ -180,7 +191,11 @@ NumericalTolerance numerical_tolerance(const std::string& path_a, const std::str
   // differ by in a non-chaotic sample.
   t.rtol = 100 * t.epsilon * std::sqrt(std::max(1.0, t.steps));
   t.atol = 1e-12;
-  t.derivation = format("100 eps sqrt(n) with eps = %.3g", t.epsilon) + format(" (the coarser precision), n = %.0f steps", t.steps);
+  // Which rounding sets eps: the coarser arithmetic, or a double run's values stored in float32.
+  const bool storage_sets_epsilon = float32_storage && arithmetic_epsilon < t.epsilon;
+  t.derivation = format("100 eps sqrt(n) with eps = %.3g", t.epsilon) +
+                 (storage_sets_epsilon ? " (a file's float32 storage)" : " (the coarser precision)") +
+                 format(", n = %.0f steps", t.steps);
   // Adaptive steps: where the two runs accept other step sequences (another precision, a step
   // accepted by a hair in one and rejected in the other), each carries its own global error, a
   // small multiple of the local tolerance; 100 × (rtol, atol) bounds it.
@@ -189,6 +204,11 @@ NumericalTolerance numerical_tolerance(const std::string& path_a, const std::str
     t.derivation = format("100 x the adaptive rtol %.3g (two step sequences, each within its global error)", dopri_rtol);
   }
   t.atol = std::max(t.atol, 100 * dopri_atol);
+  // The inputs: the same draws, rounded once where a file stores them in float32 (a value within
+  // half a unit in the last place, 2⁻²⁴ of itself; below float's normal range, within its
+  // smallest subnormal): a float64 and a float32 file of one run hold the same samples.
+  t.input_rtol = float32_storage ? unit_roundoff("float") : 1e-12;
+  t.input_atol = float32_storage ? double(std::numeric_limits<float>::denorm_min()) : 0.0;
   return t;
 }
 
@@ -215,12 +235,12 @@ struct Findings {
   FinalStateScales scales;
 };
 
-// The per-quantity tolerances: derived or given; inputs are drawn on the host in double by the
-// same code whatever the backend, so they agree to 1e-12 relative or are not the same samples.
+// The per-quantity tolerances: derived or given for the results; the inputs' are always derived
+// (NumericalTolerance::input_rtol): they agree within it or are not the same samples.
 struct Tolerances {
   double rtol, atol;
   double fine_rtol;  // a float and a double file: the double run's own rtol (derived only), else 0
-  static constexpr double kInputRtol = 1e-12;
+  double input_rtol, input_atol;
 };
 
 Pairing pair_rows(const ResultsReader& a, const ResultsReader& b, Comparison& c) {
@@ -377,8 +397,8 @@ void compare_quantities(const Pairing& f, const Tolerances& t, const CompareOpti
                            d.dataset == "samples/final/orientation",
                            typical,
                            largest,
-                           d.input ? Tolerances::kInputRtol : t.rtol,
-                           d.input ? 0.0 : t.atol};
+                           d.input ? t.input_rtol : t.rtol,
+                           d.input ? t.input_atol : t.atol};
     if (!d.input && d.dataset.rfind("samples/final/", 0) == 0) found.scales.set(d.dataset, typical);
     const std::string short_name = d.dataset.substr(d.dataset.find('/') + 1);
     for (std::size_t k = 0; k < dim; ++k) {
@@ -551,7 +571,8 @@ Comparison compare_results(const std::string& path_a, const std::string& path_b,
   const double epsilon_fine = std::min(unit_roundoff(a.string_attribute("", "precision")),
                                        unit_roundoff(b.string_attribute("", "precision")));
   const Tolerances t{options.rtol.value_or(c.tolerance.rtol), options.atol.value_or(c.tolerance.atol),
-                     f.precisions_differ && !options.rtol ? c.tolerance.rtol * epsilon_fine / c.tolerance.epsilon : 0.0};
+                     f.precisions_differ && !options.rtol ? c.tolerance.rtol * epsilon_fine / c.tolerance.epsilon : 0.0,
+                     c.tolerance.input_rtol, c.tolerance.input_atol};
   Findings found;
   found.mismatched.insert(f.other_status.begin(), f.other_status.end());  // whatever their values
   compare_quantities(f, t, options, c, found);
@@ -570,6 +591,9 @@ void print_comparison(const Comparison& c, const CompareOptions& o, std::FILE* o
   std::fprintf(out, "  tolerance    |a - b| <= %.3g + %.3g max(|a|, |b|, median |.|) per quantity%s\n",
                o.atol.value_or(c.tolerance.atol), o.rtol.value_or(c.tolerance.rtol),
                o.rtol ? " (as given)" : (" (derived: " + c.tolerance.derivation + ")").c_str());
+  std::fprintf(out, "  inputs       |a - b| <= %.3g + %.3g max(|a|, |b|, median |.|) (%s)\n", c.tolerance.input_atol,
+               c.tolerance.input_rtol,
+               c.tolerance.input_atol > 0 ? "the same draws, a file storing them in float32" : "the same draws, in double");
   std::fprintf(out, "  equivalence  means and 5/50/95 %% quantiles within %.3g sd + tolerance, or the quantiles within "
                     "%.3g in probability (two one-sided tests, alpha %.3g each)\n", o.margin, o.rank_margin, o.alpha);
   std::fprintf(out, "  %-40s %10s %9s %9s | %10s %10s %10s %7s  %s\n", "quantity", "max|a-b|", "/tol", "mismatch",
@@ -617,6 +641,7 @@ void print_comparison_json(const Comparison& c, const CompareOptions& o, std::FI
   j.field("atol", o.atol.value_or(c.tolerance.atol)).field("given", o.rtol.has_value() || o.atol.has_value());
   j.field("derived_rtol", c.tolerance.rtol).field("derived_atol", c.tolerance.atol);
   j.field("epsilon", c.tolerance.epsilon).field("steps", c.tolerance.steps).field("derivation", c.tolerance.derivation);
+  j.field("input_rtol", c.tolerance.input_rtol).field("input_atol", c.tolerance.input_atol);
   j.end_object();
   j.key("margins").begin_object().field("margin_sd", o.margin).field("rank_margin", o.rank_margin).field("alpha", o.alpha);
   j.end_object();

@@ -37,6 +37,10 @@ struct NumericalTolerance {
   double epsilon = 0;       // unit roundoff of the coarser precision
   double steps = 0;         // steps per sample (the mean for dopri5)
   std::string derivation;   // in words, for the report
+  // The inputs': drawn in double by the same code whatever the backend or precision, so the same
+  // samples agree to 1e-12 relative; where a file stores its values in float32 ([output] storage),
+  // to that rounding (2⁻²⁴ relative, and float's smallest subnormal below its normal range).
+  double input_rtol = 0, input_atol = 0;
 };
 NumericalTolerance numerical_tolerance(const std::string& path_a, const std::string& path_b);
 

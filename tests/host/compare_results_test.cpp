@@ -204,6 +204,39 @@ TEST(CompareResults, AnotherSeedFailsPerSampleAndPassesAsDistributions) {
   if (!distributions.pass) print_comparison(distributions, statistical, stdout);
 }
 
+// One run stored in float64 and in float32 ([output] storage): the same samples, whose stored
+// inputs differ by float32's rounding alone (within 2⁻²⁴ of each value). Per sample it passes
+// either way round, the inputs judged at that rounding and the results at float32's ε; another
+// seed stored in float32 still holds other samples.
+TEST(CompareResults, AFloat32StoredRunHoldsTheSameSamplesAsItsFloat64Run) {
+  test::TempDir dir;
+  const std::string text = scenario_with_mass("2.0"), stored_float32 = text + "\n[output]\nstorage = \"float32\"\n";
+  const std::string a = run_file(dir, "a.h5", text, 2000), b = run_file(dir, "b.h5", stored_float32, 2000);
+  for (const auto& [x, y] : {std::pair{a, b}, std::pair{b, a}}) {
+    const Comparison c = compare_results(x, y, {});
+    if (!c.pass) print_comparison(c, {}, stdout);
+    EXPECT_TRUE(c.pass);
+    EXPECT_EQ(c.input_mismatches, 0u);
+    EXPECT_EQ(c.tolerance.input_rtol, 0x1p-24);
+    EXPECT_EQ(c.tolerance.epsilon, 0x1p-24);  // the results' rounding too, though both ran in double
+    bool mass_seen = false;
+    for (const ComponentComparison& r : c.components)
+      if (r.name == "body/mass") {
+        mass_seen = true;
+        EXPECT_GT(r.max_abs, 0);  // rounded: the inputs were judged at float32's rounding, not equal
+        EXPECT_LE(r.max_abs, 0x1p-24 * 2.2);  // |m| < 2.2 in all 2,000 samples (sd 0.02 about 2.0)
+      }
+    EXPECT_TRUE(mass_seen);
+  }
+  std::string other = stored_float32;
+  other.replace(other.find("[run]\n"), 6, "[run]\nseed = 99\n");
+  const Comparison seeds = compare_results(a, run_file(dir, "c.h5", other, 2000), {});
+  EXPECT_FALSE(seeds.pass);
+  EXPECT_GT(seeds.input_mismatches, 1900u);
+  // Two float64 files judge their inputs at 1e-12, as before.
+  EXPECT_EQ(compare_results(a, a, {}).tolerance.input_rtol, 1e-12);
+}
+
 // A 0.5 % bias in a dispersed input (the mass's mean 2.0 → 2.01, half its 1 % sd): per sample
 // the inputs differ; as distributions the mass is half a standard deviation off, twice the margin.
 TEST(CompareResults, ABiasedInputFails) {
