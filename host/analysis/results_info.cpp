@@ -143,6 +143,10 @@ void print_results_info(const ResultsInfo& info, std::FILE* out) {
     for (const std::string& q : info.statistics_quantities) names += (names.empty() ? "" : ", ") + q;
     std::fprintf(out, "  statistics   of %s at each output time in /statistics\n", names.c_str());
   }
+  if (info.final_state.empty()) {  // [output] samples kept none of the final state's datasets
+    std::fprintf(out, "  final state  not kept in this file ([output] samples)\n");
+    return;
+  }
   std::fprintf(out, "  final state  %-22s %12s %12s %12s %12s %12s %12s %12s%s\n", "", "mean", "sd", "min", "5 %", "median",
                "95 %", "max",
                info.stride > 1 ? (" (every " + std::to_string(info.stride) + "th sample)").c_str() : "");

@@ -594,6 +594,13 @@ TEST(Cli, CompareInfoAndTimingsOnAFileThatKeepsFewDatasets) {
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("velocity.z (m/s)"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("time (s)"), std::string::npos) << r.out;
+  // No final state kept: info says so, instead of a table's header over no rows.
+  dir.write("status.toml", test::valid_scenario_text(200) + "[output]\nsamples = [\"status\"]\n");
+  ASSERT_EQ(rbmc(dir, "run status.toml -o c.h5 --backend cpu --no-progress").code, 0);
+  r = rbmc(dir, "info c.h5");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("final state  not kept in this file ([output] samples)"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("median"), std::string::npos) << r.out;
 }
 
 }  // namespace
