@@ -6,6 +6,7 @@
 #include "host/analysis/compare_results.hpp"
 #include "host/analysis/results_info.hpp"
 #include "host/analysis/validate_run.hpp"
+#include "host/cli/number_checks.hpp"
 #include "host/errors.hpp"
 
 namespace rbmc::cli {
@@ -30,10 +31,10 @@ void add_verdict_options(CLI::App* command, CompareOptions& o) {
   command->add_option_function<double>("--rtol", [&o](double v) { o.rtol = v; },
                                        "Per-sample relative tolerance (default: derived from the runs' precisions, "
                                        "integrators and step counts)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative_number_check());
   command->add_option_function<double>("--atol", [&o](double v) { o.atol = v; },
                                        "Per-sample absolute tolerance (default: derived)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative_number_check());
   command->add_option("--margin", o.margin,
                       "Equivalence margin of means and quantiles, in standard deviations of the quantity (plus the "
                       "tolerance)")
@@ -48,7 +49,8 @@ void add_verdict_options(CLI::App* command, CompareOptions& o) {
       ->check(CLI::Range(1e-12, 0.5));
   command->add_option("--sensitivity-samples", o.sensitivity_samples,
                       "Mismatched samples re-integrated to tell chaos from a real difference (0: none)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(whole_number_check(0));
 }
 
 }  // namespace
@@ -89,8 +91,8 @@ void add_validate_command(CLI::App& app) {
       "Run a scenario's samples on the CPU in double and on CUDA (or in float), and compare them: PASS or FAIL (exit 6)");
   validate->add_option("scenario", args->options.scenario, "Scenario file (TOML)")->required()->check(CLI::ExistingFile);
   validate->add_option("--samples", args->samples, "Number of samples (overrides run.samples)")
-      ->check(CLI::PositiveNumber);
-  validate->add_option("--seed", args->seed, "Random seed (overrides run.seed)")->check(CLI::NonNegativeNumber);
+      ->check(whole_number_check(1));
+  validate->add_option("--seed", args->seed, "Random seed (overrides run.seed)")->check(whole_number_check(0));
   validate->add_option("--backend", args->backend, "The candidate's backend (the reference is the CPU in double)")
       ->capture_default_str()
       ->check(CLI::IsMember({"cpu", "cuda"}));
@@ -98,7 +100,7 @@ void add_validate_command(CLI::App& app) {
       ->capture_default_str()
       ->check(CLI::IsMember({"double", "float"}));
   validate->add_option("--threads", args->options.threads, "CPU threads (0 = all cores)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(whole_number_check(0));
   validate->add_option("--keep", args->options.keep, "Keep the two results files in this directory");
   validate->add_flag_callback("--no-progress", [args] { args->options.progress = false; }, "No progress bar");
   add_verdict_options(validate, args->options.compare);

@@ -7,6 +7,7 @@
 #include <memory>
 #include <vector>
 
+#include "host/cli/number_checks.hpp"
 #include "host/sampling/sampling_plan.hpp"
 #include "host/scenario/scenario.hpp"
 #include "host/stats/run_statistics.hpp"
@@ -189,7 +190,7 @@ void add_check_command(CLI::App& app) {
   auto args = std::make_shared<CheckArguments>();
   CLI::App* check = app.add_subcommand("check", "Validate a scenario and print its resolved inputs, without running it");
   check->add_option("scenario", args->scenario, "Scenario file (TOML)")->required();
-  check->add_option("--preview", args->preview, "Samples drawn for the preview statistics")->check(CLI::PositiveNumber);
+  check->add_option("--preview", args->preview, "Samples drawn for the preview statistics")->check(whole_number_check(1));
   check->callback([args] { print_resolved(load_scenario(args->scenario), args->preview); });
 }
 

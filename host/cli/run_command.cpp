@@ -8,6 +8,7 @@
 #include <thread>
 #include <tuple>
 
+#include "host/cli/number_checks.hpp"
 #include "host/errors.hpp"
 #include "host/io/run_journal.hpp"
 #include "host/mpi/mpi_run.hpp"
@@ -115,15 +116,15 @@ void add_run_command(CLI::App& app) {
   CLI::App* run = app.add_subcommand("run", "Run a scenario's Monte Carlo samples and write an HDF5 results file");
   run->add_option("scenario", args->scenario, "Scenario file (TOML)")->required();
   run->add_option("-o,--output", args->options.output, "Results file (default: <scenario name>.h5 here)");
-  run->add_option("--samples", args->samples, "Number of samples (overrides run.samples)")->check(CLI::PositiveNumber);
-  run->add_option("--seed", args->seed, "Random seed (overrides run.seed)")->check(CLI::NonNegativeNumber);
+  run->add_option("--samples", args->samples, "Number of samples (overrides run.samples)")->check(whole_number_check(1));
+  run->add_option("--seed", args->seed, "Random seed (overrides run.seed)")->check(whole_number_check(0));
   run->add_option("--backend", args->backend, "auto: CUDA when a device is present, else the CPU")
       ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
-  run->add_option("--threads", args->options.threads, "CPU threads (0 = all cores)")->check(CLI::NonNegativeNumber);
+  run->add_option("--threads", args->options.threads, "CPU threads (0 = all cores)")->check(whole_number_check(0));
   run->add_option("--precision", args->precision, "Arithmetic of the integration")
       ->check(CLI::IsMember({"double", "float"}));
   run->add_option("--batch-size", args->options.batch_size, "Samples per batch (0 = the backend's choice)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(whole_number_check(0));
   run->add_option("--only", args->only, "Run just these samples by global index, e.g. 17,42,1000-1010");
   run->add_option("--shard", args->shard,
                   "Run the i-th (from 0) of n contiguous parts of the run, e.g. 0/4; rbmc merge joins the parts");

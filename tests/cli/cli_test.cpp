@@ -179,6 +179,33 @@ TEST(Cli, UnknownFlagOrBadValueExitsTwo) {
   EXPECT_TRUE(only_logs_in(dir, {"box.toml"}));
 }
 
+// A bad number names the option, the value and what is wanted (CLI11's own checks printed their
+// range's bound, 1.8e308, in 300 digits), exits 2, and writes nothing.
+TEST(Cli, BadNumbersSayWhatIsWanted) {
+  test::TempDir dir;
+  dir.write("box.toml", test::valid_scenario_text(10));
+  const std::pair<const char*, const char*> cases[] = {
+      {"run box.toml --samples 0", "--samples: 0 is not a whole number of at least 1"},
+      {"run box.toml --samples 1e3", "--samples: '1e3' is not a whole number of at least 1 (digits only)"},
+      {"run box.toml --seed -1", "--seed: '-1' is not a whole number of at least 0"},
+      {"run box.toml --threads 2.5", "--threads: '2.5' is not a whole number of at least 0"},
+      {"run box.toml --batch-size 99999999999999999999", "--batch-size: 99999999999999999999 is beyond 2^64 - 1"},
+      {"check box.toml --preview 0", "--preview: 0 is not a whole number of at least 1"},
+      {"validate box.toml --samples 0", "--samples: 0 is not a whole number of at least 1"},
+      {"compare box.toml box.toml --rtol -1", "--rtol: -1 is negative; it must be at least 0"},
+      {"compare box.toml box.toml --atol nan", "--atol: 'nan' is not a finite number"},
+      {"compare box.toml box.toml --sensitivity-samples -2", "--sensitivity-samples: '-2' is not a whole number"},
+  };
+  for (const auto& [command, message] : cases) {
+    const Outcome r = rbmc(dir, command);
+    EXPECT_EQ(r.code, 2) << command;
+    EXPECT_NE(r.err.find(message), std::string::npos) << command << ": " << r.err;
+    EXPECT_EQ(r.err.find("not in range"), std::string::npos) << command << ": " << r.err;
+  }
+  EXPECT_EQ(rbmc(dir, "run box.toml --samples 12 --seed 0 --threads 0 --batch-size 0 -o ok.h5 --no-progress").code, 0);
+  EXPECT_TRUE(only_logs_in(dir, {"box.toml", "ok.h5"}));
+}
+
 TEST(Cli, ExistingOutputIsKeptWithoutOverwrite) {
   test::TempDir dir;
   dir.write("box.toml", test::valid_scenario_text(10));
