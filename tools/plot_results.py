@@ -278,7 +278,8 @@ def main(argv):
             plot_bands(f, prefix + "_bands.png")
             written.append(prefix + "_bands.png")
         else:
-            print("plot_results: no /statistics (the scenario has no [output]): no bands", file=sys.stderr)
+            print("plot_results: no /statistics (the scenario asks for none: no [output] interval or times, "
+                  "or statistics = false): no bands", file=sys.stderr)
         plot_histograms(f, prefix + "_histograms.png")
         written.append(prefix + "_histograms.png")
         if "trajectories/sample_index" in f and f["trajectories/sample_index"].shape[0] > 0:
