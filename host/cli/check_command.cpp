@@ -5,10 +5,12 @@
 #include <cmath>
 #include <cstdio>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "host/cli/number_checks.hpp"
 #include "host/sampling/sampling_plan.hpp"
+#include "host/scenario/output_schema.hpp"
 #include "host/scenario/scenario.hpp"
 #include "host/stats/run_statistics.hpp"
 #include "host/util/parallel_for.hpp"
@@ -64,6 +66,37 @@ void print_planned_quantiles(const Scenario& s) {
   }
 }
 
+// A byte count in decimal units, as the docs give file sizes: "4.42 MB".
+std::string decimal_bytes(double bytes) {
+  static const char* const kUnits[] = {"bytes", "kB", "MB", "GB", "TB", "PB"};
+  int unit = 0;
+  for (; bytes >= 1000 && unit < 5; ++unit) bytes /= 1000;
+  char buf[32];
+  std::snprintf(buf, sizeof buf, unit == 0 ? "%.0f %s" : "%.3g %s", bytes, kUnits[unit]);
+  return buf;
+}
+
+// What the file will hold before compression ([output] samples, storage and trajectories), at the
+// run's N: what to weigh before a large run (docs/scenario.md, "What these save"). HDF5 adds its
+// chunks' padding (up to a chunk of rows a dataset: +15 % for bench/scenarios/free_body.toml's
+// 100,000 samples, 443 bytes a sample in the file against these 393) and its metadata.
+void print_planned_file(const Scenario& s) {
+  const bool float32 = s.output.storage == OutputSettings::Storage::float32;
+  const std::size_t per_sample = stored_bytes_per_sample(s);
+  const std::uint64_t n = s.run.n_samples;
+  std::printf("  file         %zu of %zu per-sample datasets in %s: %zu bytes a sample, about %s for %llu samples\n",
+              sample_datasets(s).size(), all_sample_datasets(s).size(), float32 ? "float32" : "float64", per_sample,
+              decimal_bytes(double(per_sample) * double(n)).c_str(), static_cast<unsigned long long>(n));
+  if (s.output_times.n == 0 || s.output.trajectories.kind == TrajectoryRetention::Kind::none) return;
+  bool exact = true;
+  const std::uint64_t kept = planned_trajectories(s.output.trajectories, n, exact);
+  const double bytes = double(kept) * double(s.output_times.n) * kTrajectoryColumns * (float32 ? 4 : 8);
+  std::printf("               trajectories of %s%llu samples (%s) at %d output times: %s%s before compression\n",
+              exact ? "" : "at most ", static_cast<unsigned long long>(kept),
+              retention_text(s.output.trajectories).c_str(), s.output_times.n, exact ? "" : "at most ",
+              decimal_bytes(bytes).c_str());
+}
+
 void print_resolved(const Scenario& s, std::uint64_t preview) {
   std::printf("rbmc check: %s (%s): valid\n", s.name.c_str(), s.path.c_str());
   std::printf("  run          %llu samples, seed %llu, %s", static_cast<unsigned long long>(s.run.n_samples),
@@ -93,6 +126,7 @@ void print_resolved(const Scenario& s, std::uint64_t preview) {
                 s.output.statistics ? ("of " + quantity_names(s.output.statistics_quantities) + " at each output time").c_str()
                                     : "none");
   print_planned_quantiles(s);
+  print_planned_file(s);
   if (s.design.kind == Design::Kind::grid) {
     std::printf("  design       grid of %llu points x %llu replicates:", static_cast<unsigned long long>(s.design.n_points()),
                 static_cast<unsigned long long>(s.design.replicates));

@@ -42,24 +42,6 @@ std::string iso8601_utc_now() {
 
 namespace {
 
-// How [output] trajectories chose the retained samples, in words for the file.
-std::string retention_text(const TrajectoryRetention& t) {
-  using Kind = TrajectoryRetention::Kind;
-  std::string text;
-  switch (t.kind) {
-    case Kind::all: text = "all samples"; break;
-    case Kind::none: text = "none"; break;
-    case Kind::every: text = "samples whose index is a multiple of " + std::to_string(t.every); break;
-    case Kind::list: text = std::to_string(t.samples.size()) + " listed samples"; break;
-    case Kind::status: text = std::string("samples with status ") + status_name(t.status); break;
-    case Kind::event: text = "samples in which event " + std::to_string(t.event) + " occurred"; break;
-    case Kind::final:
-      text = "samples with final " + t.final_quantity + " in [" + std::to_string(t.min) + ", " + std::to_string(t.max) + "]";
-      break;
-  }
-  if (t.limit > 0) text += ", the first " + std::to_string(t.limit);
-  return text;
-}
 
 
 // Named dimensions for xarray (host/io/dimension_scales.hpp): each per-sample group's `sample`

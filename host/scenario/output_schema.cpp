@@ -1,6 +1,7 @@
 #include "host/scenario/output_schema.hpp"
 
 #include <algorithm>
+#include <string>
 
 #include "rbmc/sample/sample_layout.hpp"
 #include "rbmc/sample/sample_status.hpp"
@@ -138,6 +139,55 @@ bool selects(const std::string& entry, const SampleDataset& d) {
 }
 
 }  // namespace
+
+std::string retention_text(const TrajectoryRetention& t) {
+  using Kind = TrajectoryRetention::Kind;
+  std::string text;
+  switch (t.kind) {
+    case Kind::all: text = "all samples"; break;
+    case Kind::none: text = "none"; break;
+    case Kind::every: text = "samples whose index is a multiple of " + std::to_string(t.every); break;
+    case Kind::list: text = std::to_string(t.samples.size()) + " listed samples"; break;
+    case Kind::status: text = std::string("samples with status ") + status_name(t.status); break;
+    case Kind::event: text = "samples in which event " + std::to_string(t.event) + " occurred"; break;
+    case Kind::final:
+      text = "samples with final " + t.final_quantity + " in [" + std::to_string(t.min) + ", " + std::to_string(t.max) + "]";
+      break;
+  }
+  if (t.limit > 0) text += ", the first " + std::to_string(t.limit);
+  return text;
+}
+
+std::uint64_t planned_trajectories(const TrajectoryRetention& t, std::uint64_t n, bool& exact) {
+  using Kind = TrajectoryRetention::Kind;
+  exact = true;
+  std::uint64_t count = 0;
+  switch (t.kind) {
+    case Kind::all: count = n; break;
+    case Kind::none: count = 0; break;
+    case Kind::every: count = n == 0 ? 0 : (n - 1) / t.every + 1; break;  // indices 0, every, 2 every, ... below n
+    case Kind::list:
+      count = std::uint64_t(std::lower_bound(t.samples.begin(), t.samples.end(), n) - t.samples.begin());
+      break;
+    case Kind::status:
+    case Kind::event:
+    case Kind::final:
+      exact = false;  // decided by each sample's results
+      count = n;
+      break;
+  }
+  return t.limit > 0 ? std::min(count, t.limit) : count;
+}
+
+std::size_t stored_bytes_per_sample(const Scenario& s) {
+  const std::size_t real = s.output.storage == OutputSettings::Storage::float32 ? 4 : 8;
+  std::size_t bytes = 0;
+  for (const SampleDataset& d : sample_datasets(s)) {
+    const std::size_t value = d.type == StoredType::real ? real : d.type == StoredType::uint8 ? 1 : 8;
+    bytes += d.row_size() * value;
+  }
+  return bytes;
+}
 
 std::vector<SampleDataset> sample_datasets(const Scenario& s) {
   std::vector<SampleDataset> all = all_sample_datasets(s);

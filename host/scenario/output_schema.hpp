@@ -3,6 +3,7 @@
 // and [output] samples selects from it.
 #pragma once
 
+#include <cstdint>
 #include <initializer_list>
 #include <string>
 #include <vector>
@@ -60,6 +61,15 @@ std::vector<SampleDataset> all_sample_datasets(const Scenario& s);
 // The ones the file keeps: all, or those [output] samples names (with samples/index and
 // samples/status always).
 std::vector<SampleDataset> sample_datasets(const Scenario& s);
+// How [output] trajectories chooses the retained samples, in words (the file's
+// /trajectories "retained" attribute, `rbmc check`).
+std::string retention_text(const TrajectoryRetention& t);
+// How many of a run's n samples it keeps: exact (all, none, every, a list, and their limit), or,
+// where each sample's results decide (status, event, final), at most that many (exact = false).
+std::uint64_t planned_trajectories(const TrajectoryRetention& t, std::uint64_t n, bool& exact);
+// Bytes a sample of the kept datasets as stored (float32 or float64 reals, [output] storage),
+// before compression and HDF5's own overhead: what `rbmc check` plans the file by.
+std::size_t stored_bytes_per_sample(const Scenario& s);
 // Whether `kept` holds a dataset from any of `sources`: what a batch's columns must reach the host
 // for (a backend that draws on the device copies its inputs and params back only then).
 bool keeps_any(const std::vector<SampleDataset>& kept, std::initializer_list<SampleSource> sources);

@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include <gtest/gtest.h>
+#include <hdf5.h>
 
 #include "../host/test_scenarios.hpp"
 #include "host/io/results_reader.hpp"
@@ -565,6 +566,77 @@ TEST(Cli, CheckPrintsTheResolvedInputs) {
   const Outcome bad = rbmc(dir, "check bad.toml");
   EXPECT_EQ(bad.code, 2);
   EXPECT_NE(bad.err.find("bad.toml:12:"), std::string::npos) << bad.err;
+}
+
+// The bytes a sample of a results file's per-sample datasets (dimension scales aside) and of its
+// trajectories, as HDF5 declares them: each dataset's elements times its stored type's size.
+std::pair<double, double> stored_bytes(const std::string& path, double n_samples) {
+  struct Sums {
+    double samples = 0, trajectories = 0;
+  } sums;
+  const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  EXPECT_GE(file, 0) << path;
+  H5Ovisit(
+      file, H5_INDEX_NAME, H5_ITER_NATIVE,
+      [](hid_t root, const char* name, const H5O_info_t* info, void* data) -> herr_t {
+        const std::string n = name;
+        const bool sample = n.rfind("samples/", 0) == 0, trajectory = n.rfind("trajectories/", 0) == 0;
+        if (info->type != H5O_TYPE_DATASET || !(sample || trajectory)) return 0;
+        const hid_t ds = H5Dopen2(root, name, H5P_DEFAULT);
+        if (H5Aexists(ds, "CLASS") <= 0 && n != "trajectories/time") {  // a dimension scale is a coordinate
+          const hid_t space = H5Dget_space(ds), type = H5Dget_type(ds);
+          const double bytes = double(H5Sget_simple_extent_npoints(space)) * double(H5Tget_size(type));
+          (sample ? static_cast<Sums*>(data)->samples : static_cast<Sums*>(data)->trajectories) += bytes;
+          H5Tclose(type);
+          H5Sclose(space);
+        }
+        H5Dclose(ds);
+        return 0;
+      },
+      &sums);
+  H5Fclose(file);
+  return {sums.samples / n_samples, sums.trajectories};
+}
+
+// `rbmc check` plans the file's volume ([output] samples, storage, trajectories) as the run then
+// writes it: the bytes a sample of the kept datasets and the trajectories' bytes, counted from the
+// written file's datasets (their elements and stored types), in float64 and float32, every
+// dataset or a few. A rule decided by the results says "at most".
+TEST(Cli, CheckPlansTheFileAsTheRunWritesIt) {
+  test::TempDir dir;
+  // 1 s at output intervals of 0.1 s: 11 output times.
+  const std::string base =
+      test::valid_scenario_text(300, 1.0, 0.01) + "[output]\ninterval = 0.1\ntrajectories = { every = 7 }\n";
+  for (const std::string& output : {std::string(), std::string("storage = \"float32\"\n"),
+                                    std::string("storage = \"float32\"\nsamples = [\"final/position\", \"body\"]\n")}) {
+    dir.write("box.toml", base + output);
+    const Outcome planned = rbmc(dir, "check box.toml --preview 10");
+    ASSERT_EQ(planned.code, 0) << planned.err;
+    std::size_t bytes_a_sample = 0, trajectories = 0;
+    const std::size_t at = planned.out.find(" bytes a sample");
+    ASSERT_NE(at, std::string::npos) << planned.out;
+    bytes_a_sample = std::stoul(planned.out.substr(planned.out.rfind(' ', at - 1) + 1));
+    const std::size_t of = planned.out.find("trajectories of ");
+    ASSERT_NE(of, std::string::npos) << planned.out;
+    trajectories = std::stoul(planned.out.substr(of + 16));
+    EXPECT_EQ(trajectories, 43u) << planned.out;  // indices 0, 7, ..., 294 of 300
+    const bool float32 = !output.empty();
+    EXPECT_NE(planned.out.find(float32 ? "in float32" : "in float64"), std::string::npos) << planned.out;
+    ASSERT_EQ(rbmc(dir, "run box.toml -o box.h5 --backend cpu --overwrite --no-progress").code, 0);
+    const auto [stored, trajectory_bytes] = stored_bytes(dir.file("box.h5"), 300);
+    EXPECT_EQ(double(bytes_a_sample), stored) << output;
+    // 43 samples' sample_index (8 bytes each) and 13 state values at 11 output times.
+    EXPECT_EQ(trajectory_bytes, 43 * 8 + 43 * 11 * 13 * (float32 ? 4 : 8)) << output;
+    char expected[64];
+    std::snprintf(expected, sizeof expected, ": %.3g kB before compression", 43 * 11 * 13 * (float32 ? 4 : 8) / 1000.0);
+    EXPECT_NE(planned.out.find(expected), std::string::npos) << expected << "\n" << planned.out;
+  }
+  dir.write("rule.toml", test::valid_scenario_text(300) +
+                             "[output]\ninterval = 0.1\ntrajectories = { status = \"ok\", limit = 50 }\n");
+  const Outcome rule = rbmc(dir, "check rule.toml --preview 10");
+  ASSERT_EQ(rule.code, 0) << rule.err;
+  EXPECT_NE(rule.out.find("trajectories of at most 50 samples (samples with status ok, the first 50)"), std::string::npos)
+      << rule.out;
 }
 
 // rbmc compare exits 0 on PASS and 6 on FAIL, with the verdict last; rbmc info summarises a file.

@@ -672,6 +672,40 @@ TEST(ParseScenarioOutput, StatisticsOfNamedQuantities) {
 
 // What a backend that draws on the device sends back follows from the datasets kept: the inputs'
 // columns for /samples/body and /samples/initial, the drawn values for /samples/params.
+// How many trajectories a rule keeps of a run's n samples, as `rbmc check` plans them: counted
+// where the indices decide (every, a list, and any limit), at most where each sample's results do.
+TEST(ParseScenarioOutput, PlannedTrajectories) {
+  using Kind = TrajectoryRetention::Kind;
+  const auto planned = [](TrajectoryRetention t, std::uint64_t n) {
+    bool exact = false;
+    const std::uint64_t count = planned_trajectories(t, n, exact);
+    return std::make_pair(count, exact);
+  };
+  TrajectoryRetention t;
+  EXPECT_EQ(planned(t, 300), std::make_pair(std::uint64_t(300), true));  // all
+  t.limit = 20;
+  EXPECT_EQ(planned(t, 300), std::make_pair(std::uint64_t(20), true));
+  EXPECT_EQ(planned(t, 12), std::make_pair(std::uint64_t(12), true));
+  t = {};
+  t.kind = Kind::none;
+  EXPECT_EQ(planned(t, 300), std::make_pair(std::uint64_t(0), true));
+  t = {};
+  t.kind = Kind::every;
+  t.every = 7;
+  EXPECT_EQ(planned(t, 300), std::make_pair(std::uint64_t(43), true));  // 0, 7, ..., 294
+  EXPECT_EQ(planned(t, 295), std::make_pair(std::uint64_t(43), true));  // 294 is the last below 295
+  EXPECT_EQ(planned(t, 294), std::make_pair(std::uint64_t(42), true));
+  t = {};
+  t.kind = Kind::list;
+  t.samples = {1, 5, 299, 300, 4000};
+  EXPECT_EQ(planned(t, 300), std::make_pair(std::uint64_t(3), true));  // those below 300
+  t = {};
+  t.kind = Kind::event;
+  EXPECT_EQ(planned(t, 300), std::make_pair(std::uint64_t(300), false));
+  t.limit = 50;
+  EXPECT_EQ(planned(t, 300), std::make_pair(std::uint64_t(50), false));
+}
+
 TEST(ParseScenarioOutput, TheDrawnColumnsAFileKeeps) {
   const auto wanted = [](const std::string& samples) {
     const std::string output = samples.empty() ? "" : "[output]\nsamples = [" + samples + "]\n";
