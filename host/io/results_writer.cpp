@@ -42,8 +42,6 @@ std::string iso8601_utc_now() {
 
 namespace {
 
-
-
 // Named dimensions for xarray (host/io/dimension_scales.hpp): each per-sample group's `sample`
 // coordinate and its rows' axes (xyz, wxyz, row and column), and the trajectories' sample, time
 // and component. Creates the scales a file lacks and uses those it has.
