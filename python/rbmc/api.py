@@ -1,9 +1,12 @@
 """rbmc's commands as functions: run, check, compare, validate (the same C++ as the program)."""
 import json
+import math
+import numbers
 import os
 from dataclasses import dataclass, field
 
 from . import _rbmc
+from .errors import UsageError
 from .results import Results
 
 _DEFAULTS = _rbmc.compare_defaults  # margin, rank_margin, alpha, sensitivity_samples: the C++ defaults
@@ -19,6 +22,25 @@ def _scenario(scenario):
 
 def _optional_path(path):
     return None if path is None else os.fspath(path)
+
+
+def _whole_number(name, value, least):
+    """``value`` as an int when it is a whole number of at least ``least`` (None passes): a negative
+    or fractional one otherwise reached the C++ as a TypeError listing every argument's type."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < least:
+        raise UsageError(f"{name}: {value!r} is not a whole number of at least {least}")
+    return int(value)
+
+
+def _non_negative(name, value):
+    """``value`` as a float when it is a finite number of at least 0 (None passes)."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value) or value < 0:
+        raise UsageError(f"{name}: {value!r} is not a finite number of at least 0")
+    return float(value)
 
 
 def run(scenario, *, output=None, samples=None, seed=None, backend="auto", precision="double", threads=0,
@@ -53,8 +75,9 @@ def run(scenario, *, output=None, samples=None, seed=None, backend="auto", preci
     """
     if shard is not None and not isinstance(shard, str):
         shard = "{}/{}".format(*shard)
-    summary = _rbmc.run(_scenario(scenario), _optional_path(output), samples, seed, backend, precision, threads,
-                        batch_size, overwrite, resume, journal, progress, only, shard)
+    summary = _rbmc.run(_scenario(scenario), _optional_path(output), _whole_number("samples", samples, 1),
+                        _whole_number("seed", seed, 0), backend, precision, _whole_number("threads", threads, 0),
+                        _whole_number("batch_size", batch_size, 0), overwrite, resume, journal, progress, only, shard)
     return Results(summary["output"], summary)
 
 
@@ -88,8 +111,10 @@ class Verdict:
 
 def _compare_options(statistical, rtol, atol, margin, rank_margin, alpha, sensitivity_samples):
     pick = lambda value, key: _DEFAULTS[key] if value is None else value  # noqa: E731
-    return _rbmc.compare_options(statistical, rtol, atol, pick(margin, "margin"), pick(rank_margin, "rank_margin"),
-                                 pick(alpha, "alpha"), pick(sensitivity_samples, "sensitivity_samples"))
+    return _rbmc.compare_options(statistical, _non_negative("rtol", rtol), _non_negative("atol", atol),
+                                 pick(margin, "margin"), pick(rank_margin, "rank_margin"), pick(alpha, "alpha"),
+                                 pick(_whole_number("sensitivity_samples", sensitivity_samples, 0),
+                                      "sensitivity_samples"))
 
 
 def compare(a, b, *, statistical=False, rtol=None, atol=None, margin=None, rank_margin=None, alpha=None,
@@ -124,8 +149,9 @@ def validate(scenario, *, samples=None, seed=None, backend="cuda", precision="do
     directory to keep both files in. Raises :class:`rbmc.NotBuiltWithCuda` or :class:`rbmc.CudaError`
     before any work when the candidate is CUDA and there is none."""
     options = _compare_options(statistical, rtol, atol, margin, rank_margin, alpha, sensitivity_samples)
-    v = _rbmc.validate(_scenario(scenario), samples, seed, backend, precision, threads,
-                       "" if keep is None else os.fspath(keep), progress, options)
+    v = _rbmc.validate(_scenario(scenario), _whole_number("samples", samples, 1), _whole_number("seed", seed, 0),
+                       backend, precision, _whole_number("threads", threads, 0), "" if keep is None else os.fspath(keep),
+                       progress, options)
     verdict = Verdict._of(v["comparison_json"], v["text"])
     return Validation(verdict.passed, verdict.verdict, verdict.report, verdict.text, v["reference"], v["candidate"],
                       v["reference_seconds"], v["candidate_seconds"], v["reference_file"], v["candidate_file"])

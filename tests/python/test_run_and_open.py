@@ -113,13 +113,32 @@ def test_an_existing_file_is_kept_without_overwrite(box, tmp_path):
 
 
 def test_bad_arguments_are_usage_errors(tmp_path):
-    for kwargs, words in [({"samples": 0}, "positive"), ({"only": "3-x"}, "only"), ({"shard": "2/2"}, "shard"),
+    for kwargs, words in [({"samples": 0}, "samples: 0 is not a whole number"), ({"only": "3-x"}, "only"), ({"shard": "2/2"}, "shard"),
                           ({"backend": "gpu"}, "backend"), ({"precision": "half"}, "precision")]:
         with pytest.raises(rbmc.UsageError, match=words):
             run_quietly(box_dict(), output=tmp_path / "u.h5", **kwargs)
-    with pytest.raises(rbmc.UsageError, match="positive"):
+    with pytest.raises(rbmc.UsageError, match="samples: 0 is not a whole number of at least 1"):
         rbmc.validate(box_dict(), samples=0, backend="cpu", precision="float")
     assert not (tmp_path / "u.h5").exists()
+
+
+def test_bad_numbers_name_the_argument_and_what_is_wanted(tmp_path):
+    # Negative or fractional numbers reached the C++ binding as a TypeError listing every
+    # argument's type; each is now a UsageError naming the argument, before any work.
+    for kwargs, message in [({"samples": -3}, "samples: -3 is not a whole number of at least 1"),
+                            ({"samples": 2.5}, "samples: 2.5 is not a whole number of at least 1"),
+                            ({"seed": -1}, "seed: -1 is not a whole number of at least 0"),
+                            ({"threads": -2}, "threads: -2 is not a whole number of at least 0"),
+                            ({"batch_size": True}, "batch_size: True is not a whole number of at least 0")]:
+        with pytest.raises(rbmc.UsageError, match=message):
+            run_quietly(box_dict(), output=tmp_path / "u.h5", **kwargs)
+    assert not (tmp_path / "u.h5").exists()
+    with pytest.raises(rbmc.UsageError, match="rtol: -1 is not a finite number of at least 0"):
+        rbmc.validate(box_dict(), samples=8, backend="cpu", precision="float", rtol=-1)
+    with pytest.raises(rbmc.UsageError, match="sensitivity_samples: -1 is not a whole number of at least 0"):
+        rbmc.validate(box_dict(), samples=8, backend="cpu", precision="float", sensitivity_samples=-1)
+    # NumPy's integers are whole numbers.
+    assert run_quietly(box_dict(), output=tmp_path / "n.h5", samples=np.int64(8), seed=np.uint32(3)).attrs["n_samples"] == 8
 
 
 def test_the_default_output_is_named_after_the_scenario(tmp_path):
