@@ -147,17 +147,22 @@ void print_results_info(const ResultsInfo& info, std::FILE* out) {
     std::fprintf(out, "  final state  not kept in this file ([output] samples)\n");
     return;
   }
-  std::fprintf(out, "  final state  %-22s %12s %12s %12s %12s %12s %12s %12s%s\n", "", "mean", "sd", "min", "5 %", "median",
-               "95 %", "max",
+  // The labels' column as wide as the longest ("angular_velocity.x (rad/s)" took the numbers'
+  // columns out of line at a fixed 22).
+  const auto label_of = [](const ResultsInfo::Row& row) { return row.quantity + " (" + row.units + ")"; };
+  int width = 22;
+  for (const ResultsInfo::Row& row : info.final_state) width = std::max(width, int(label_of(row).size()));
+  std::fprintf(out, "  final state  %-*s %12s %12s %12s %12s %12s %12s %12s%s\n", width, "", "mean", "sd", "min", "5 %",
+               "median", "95 %", "max",
                info.stride > 1 ? (" (every " + std::to_string(info.stride) + "th sample)").c_str() : "");
   for (const ResultsInfo::Row& row : info.final_state) {
-    const std::string label = row.quantity + " (" + row.units + ")";
+    const std::string label = label_of(row);
     if (row.count == 0) {
-      std::fprintf(out, "               %-22s (no finite values)\n", label.c_str());
+      std::fprintf(out, "               %-*s (no finite values)\n", width, label.c_str());
       continue;
     }
-    std::fprintf(out, "               %-22s %12.6g %12.6g %12.6g %12.6g %12.6g %12.6g %12.6g\n", label.c_str(), row.mean,
-                 row.sd, row.min, row.p05, row.median, row.p95, row.max);
+    std::fprintf(out, "               %-*s %12.6g %12.6g %12.6g %12.6g %12.6g %12.6g %12.6g\n", width, label.c_str(),
+                 row.mean, row.sd, row.min, row.p05, row.median, row.p95, row.max);
   }
 }
 

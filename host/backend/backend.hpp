@@ -147,8 +147,8 @@ class Backend {
   // A buffer of quantity values the caller is done with (one reduce_statistics gave): the backend
   // may keep it for the next batch's quantities rather than fill fresh pages, leaving `values`
   // with one of its own (empty) in exchange. The CPU backend, whose quantities are the values
-  // themselves, then holds one buffer for every batch of a run with sketched quantiles (59 MB
-  // for the main job on 2 threads). Otherwise it does nothing.
+  // themselves, then holds one buffer for every batch of a run (59 MB for the main job on 2
+  // threads). Otherwise it does nothing.
   virtual void recycle_quantities(QuantityValues& /*values*/) {}
   // With sketched quantiles (request.keep > 0), a backend may instead compact each (time,
   // quantity) column of the batch where it lies (rbmc/stats/batch_compaction.hpp), so that a few

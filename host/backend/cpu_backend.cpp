@@ -42,7 +42,7 @@ class CpuBackend final : public Backend {
 
   std::string name() const override { return "cpu"; }
   std::string device() const override {
-    std::string d = cpu_model_name() + " (" + std::to_string(threads_) + " threads";
+    std::string d = cpu_model_name() + " (" + std::to_string(threads_) + (threads_ == 1 ? " thread" : " threads");
     if (lanes_.width > 1)
       d += ", " + std::string(lane_isa_name(lane_isa_)) + " lanes of " + std::to_string(lanes_.width);
     return d + ")";
@@ -200,7 +200,7 @@ class CpuBackend final : public Backend {
   }
 
   // The buffer reduce_statistics handed over, back for the next batch when it is the larger (the
-  // one swapped for it is the caller's old one, empty in a run with sketched quantiles).
+  // one swapped for it is the caller's old one, empty after the first batch).
   void recycle_quantities(QuantityValues& values) override {
     if (values.capacity() > quantities_.capacity()) quantities_.swap(values);
   }

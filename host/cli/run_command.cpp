@@ -61,6 +61,10 @@ void print_summary(const Scenario& s, const RunSummary& r) {
     sep = ", ";
   }
   std::printf(")\n");
+  if (r.resumed_samples > 0)
+    std::printf("  resumed      %llu of them finished by the interrupted run, %llu by this one\n",
+                static_cast<unsigned long long>(r.resumed_samples),
+                static_cast<unsigned long long>(r.n_samples - r.resumed_samples));
   if (r.totals.n_redrawn > 0)
     std::printf("  redrawn      %llu bodies had non-physical draws and were redrawn (validity policy)\n",
                 static_cast<unsigned long long>(r.totals.n_redrawn));
@@ -84,15 +88,17 @@ void print_summary(const Scenario& s, const RunSummary& r) {
   std::printf("  wrote        %s\n", r.output.c_str());
 }
 
-// --timings: where the wall time went, stage by stage. The writer's stages overlap the driver's,
-// so the shares may add up to more than 100 %.
+// --timings: where this process's wall time went, stage by stage (a resumed run's stages are
+// timed since the resume). The writer's stages overlap the driver's, so the shares may add up to
+// more than 100 %.
 void print_timings(const RunSummary& r) {
+  const double wall = r.totals.process_wall_seconds > 0 ? r.totals.process_wall_seconds : r.totals.wall_seconds;
   std::printf("  stage        seconds  share of wall\n");
   for (int i = 0; i < int(Stage::count); ++i) {
     const Stage stage = Stage(i);
     const double t = r.totals.stage_seconds[stage];
     const bool writer_thread = stage == Stage::compress || stage == Stage::write;
-    std::printf("  %-11s %8.3f  %5.1f %%", stage_name(stage), t, 100 * t / std::max(r.totals.wall_seconds, 1e-9));
+    std::printf("  %-11s %8.3f  %5.1f %%", stage_name(stage), t, 100 * t / std::max(wall, 1e-9));
     if (writer_thread) std::printf("  (writer thread, overlaps the next batch)");
     // Which part of the statistics overlaps the next batch (the GPU's sketches' merges), and which
     // follows the last batch (the final quantiles and write).
@@ -106,7 +112,9 @@ void print_timings(const RunSummary& r) {
                   r.totals.statistics_final_seconds);
     std::printf("\n");
   }
-  std::printf("  %-11s %8.3f\n", "wall", r.totals.wall_seconds);
+  std::printf("  %-11s %8.3f", "wall", wall);
+  if (r.resumed_samples > 0) std::printf("  (since the resume; %.3f s with the interrupted run's)", r.totals.wall_seconds);
+  std::printf("\n");
 }
 
 }  // namespace

@@ -672,11 +672,13 @@ void write_totals(hid_t root, const RunTotals& totals, const Scenario& s, std::u
   h5::Handle timings(H5Gopen2(root, "timings", H5P_DEFAULT), H5Gclose, "opening /timings");
   write_string_attribute(timings.get(), "units", "s");
   write_string_attribute(timings.get(), "description",
-                         "wall time of each stage of the run in this process (a resumed run: since the resume); "
+                         "wall time of each stage of the run in this process (a resumed run: since the resume), "
+                         "and the process's wall time (wall); "
                          "setup precedes the first batch (the backend and its device, this file, the statistics); "
                          "compress and write run on the writer thread, overlapping the next batch's stages");
   for (int i = 0; i < int(Stage::count); ++i)
     write_scalar_attribute<double>(timings.get(), stage_name(Stage(i)), H5T_NATIVE_DOUBLE, totals.stage_seconds[Stage(i)]);
+  write_scalar_attribute<double>(timings.get(), "wall", H5T_NATIVE_DOUBLE, totals.process_wall_seconds);
 }
 
 // H5Aiterate2 callback: copies one root attribute to the group in op_data, but `complete`.

@@ -67,7 +67,9 @@ struct BatchView {
 };
 
 struct RunTotals {
-  double wall_seconds = 0;
+  double wall_seconds = 0;  // the run's, over every process that worked on it (a resumed run's too)
+  // This process's (a resumed run: since the resume), the wall that stage_seconds divide.
+  double process_wall_seconds = 0;
   std::array<std::uint64_t, kSampleStatusCount> status_counts{};
   std::uint64_t n_redrawn = 0;  // samples whose mass properties the validity policy redrew
   std::uint64_t steps = 0, rejected_steps = 0;  // over all samples

@@ -14,7 +14,8 @@ namespace rbmc {
 
 namespace {
 
-constexpr char kMagic[8] = {'R', 'B', 'M', 'C', 'J', 'N', 'L', '1'};
+// Format 2: records without statistics (format 1's held moments and exact quantiles' values).
+constexpr char kMagic[8] = {'R', 'B', 'M', 'C', 'J', 'N', 'L', '2'};
 constexpr std::uint64_t kRecordMagic = 0x434552424d43524aull;  // "JRCMBREC", little-endian
 
 // A checksum of 8-byte words (FNV-1a's multiply over words, then the tail bytes): enough to tell
@@ -133,10 +134,10 @@ void RunJournal::give_up(const std::string& why) {
 
 void RunJournal::append(const JournalBatchView& b) {
   if (file_ == nullptr) return;
-  // The payload, written piece by piece from the driver's buffers: four counts, then each array
+  // The payload, written piece by piece from the driver's buffers: three counts, then each array
   // as its element count and its bytes.
-  const std::uint64_t scalars[4] = {b.first, b.n, b.redrawn, b.quantile_rows};
-  const JournalArray* arrays[6] = {&b.outputs, &b.status, &b.kept, &b.trajectories, &b.moments, &b.quantile_values};
+  const std::uint64_t scalars[3] = {b.first, b.n, b.redrawn};
+  const JournalArray* arrays[4] = {&b.outputs, &b.status, &b.kept, &b.trajectories};
   std::uint64_t payload = sizeof scalars;
   for (const JournalArray* a : arrays) payload += sizeof(std::uint64_t) + a->count * a->element_size;
   const std::uint64_t header[2] = {kRecordMagic, payload};
@@ -250,12 +251,18 @@ std::optional<std::string> RunJournal::read_identity(const std::string& path) {
   char magic[8];
   std::uint64_t length = 0;
   std::optional<std::string> identity;
-  if (std::fread(magic, 1, 8, f) == 8 && std::memcmp(magic, kMagic, 8) == 0 && std::fread(&length, sizeof length, 1, f) == 1 &&
+  const bool read = std::fread(magic, 1, 8, f) == 8;
+  if (read && std::memcmp(magic, kMagic, 8) == 0 && std::fread(&length, sizeof length, 1, f) == 1 &&
       length < (std::uint64_t(1) << 30)) {
     std::string text(std::size_t(length), '\0');
     if (std::fread(text.data(), 1, text.size(), f) == text.size()) identity = std::move(text);
   }
   std::fclose(f);
+  // Another rbmc's journal: said so, rather than taken for no journal at all.
+  if (read && std::memcmp(magic, kMagic, 7) == 0 && magic[7] != kMagic[7])
+    throw UsageError("--resume: " + path + " is a journal of another rbmc (format " + std::string(1, magic[7]) +
+                     "; this one reads format " + std::string(1, kMagic[7]) +
+                     "): complete the run with that rbmc, or start it afresh with --overwrite");
   return identity;
 }
 
@@ -278,9 +285,8 @@ std::uint64_t RunJournal::for_each_record(const std::string& path, const std::fu
       break;  // cut short by the kill: dropped
     Reader r(payload.data(), payload.size());
     JournalBatch b;
-    if (!r.get(b.first) || !r.get(b.n) || !r.get(b.redrawn) || !r.get(b.quantile_rows) || !r.get_array(b.outputs) ||
-        !r.get_array(b.status) || !r.get_array(b.kept) || !r.get_array(b.trajectories) || !r.get_array(b.moments) ||
-        !r.get_array(b.quantile_values) || !r.done())
+    if (!r.get(b.first) || !r.get(b.n) || !r.get(b.redrawn) || !r.get_array(b.outputs) || !r.get_array(b.status) ||
+        !r.get_array(b.kept) || !r.get_array(b.trajectories) || !r.done())
       break;
     if (!each(b)) break;
     valid += sizeof header + header[1] + sizeof sum;

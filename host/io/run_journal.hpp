@@ -1,19 +1,21 @@
 // OUT.journal: an append-only record of every batch a run has finished, so that a run killed by
-// SIGKILL, a crash or a pre-emption loses only the batches in flight. The results file under
+// SIGKILL, a crash or a pre-emption loses only the batches in flight (and, where the run keeps
+// statistics, those since its statistics were last saved: below). The results file under
 // construction is not safe to reopen after such a death (HDF5 updates its metadata in place);
 // the journal is: each record is written whole at the end of the file and carries its length and
 // a checksum, so a record cut short by the kill is recognised and dropped.
 //
-// A record holds what cannot be recomputed cheaply: the batch's outputs, statuses, kept
-// trajectories and statistics (moments and quantile values). Inputs are drawn again from the
-// samples' Philox streams on --resume. docs/output-format.md, "What a crash leaves".
+// A record holds what cannot be recomputed cheaply: the batch's outputs, statuses and kept
+// trajectories. Inputs are drawn again from the samples' Philox streams on --resume.
+// docs/output-format.md, "What a crash leaves".
 //
-// Where the quantiles come from sketches, a batch's quantile values are not journalled: they are
-// every sample's quantities again (14.5 KB a sample for the default scenario, as much as the run's
-// whole statistics input, growing with N). Instead the run's statistics state (bounded by
-// quantile_memory_mb) is saved beside the journal every so often (OUT.journal.statistics,
+// The statistics are not in the records: a batch's quantities are every sample's values at every
+// output time (14.5 KB a sample for the default scenario, 30 times its outputs), which only
+// integration gives. Instead the run's statistics state (moments and quantile values or sketches,
+// bounded by quantile_memory_mb) is saved beside the journal every so often (OUT.journal.statistics,
 // replaced whole by a rename), and a resume replays the records up to it and integrates the
-// batches after it again.
+// batches after it again. (Format 1 repeated exact quantiles' values in each record: it doubled
+// the wall time of runs of 10,000 samples, bench/RESULTS.md, 2026-12-06.)
 #pragma once
 
 #include <cstdint>
@@ -24,7 +26,6 @@
 #include <vector>
 
 #include "host/stats/run_statistics.hpp"
-#include "rbmc/stats/moments.hpp"
 
 namespace rbmc {
 
@@ -36,9 +37,6 @@ struct JournalBatch {
   std::vector<std::uint8_t> status;         // (n,)
   std::vector<std::uint32_t> kept;          // rows whose trajectories the file keeps
   std::vector<double> trajectories;         // (kept, output times, 13)
-  std::vector<Moments> moments;             // (output times × quantity::count,)
-  std::vector<double> quantile_values;      // (kept columns, quantile rows): RunStatistics::kept_values
-  std::uint64_t quantile_rows = 0;          // 0 where the statistics are saved as snapshots
 };
 
 // The run's statistics after its first `rows` rows.
@@ -59,8 +57,8 @@ struct JournalArray {
 
 // What append writes of a batch, read in place from the driver's buffers.
 struct JournalBatchView {
-  std::uint64_t first = 0, n = 0, redrawn = 0, quantile_rows = 0;
-  JournalArray outputs, status, kept, trajectories, moments, quantile_values;  // as in JournalBatch
+  std::uint64_t first = 0, n = 0, redrawn = 0;
+  JournalArray outputs, status, kept, trajectories;  // as in JournalBatch
 };
 
 class RunJournal {
@@ -92,7 +90,7 @@ class RunJournal {
   bool active() const { return file_ != nullptr; }
 
   // A journal on disk: its identity line, or nothing when the file does not exist or has no
-  // readable header.
+  // readable header. Throws UsageError when it is a journal of another format (another rbmc's).
   static std::optional<std::string> read_identity(const std::string& path);
   // Calls each(batch) for every complete record in order, one in memory at a time, until it
   // returns false; returns the bytes up to the end of the last record it took (where appending

@@ -50,10 +50,6 @@ struct HostBatch {
   std::vector<std::uint64_t> index;  // each row's global sample index
   // What the backend's primitives reduced of it:
   std::vector<Moments> moments;       // (output times, quantity::count)
-  QuantityValues quantities;         // (output times × quantity::count, quantile rows)
-  // What the journal records of them when the run keeps only some quantities' statistics: those
-  // columns' values ((kept columns, quantile rows), RunStatistics::kept_values).
-  std::vector<double> journal_quantities;
   std::vector<std::uint32_t> kept;    // the rows whose trajectories the file keeps, ascending
   std::vector<std::uint32_t> named;   // those rows, known before integration (TrajectorySelector::rows_by_index)
   std::vector<double> trajectories;   // (kept, output times, 13)
@@ -286,12 +282,12 @@ struct BatchStages {
   TrajectorySelector& selector;
   SerialWorker& merging;         // the compacted statistics' merges, in batch order
   StageTimings& merge_seconds;   // their time, on that thread
-  // Sketched quantiles take each batch's values in the statistics stage and need them no more
-  // (the journal saves the sketches instead): they pass through this one buffer, swapped with the
-  // backend's, which takes it back for the next batch (recycle_quantities). On the CPU the run's
-  // values then stay in one buffer (59 MB a batch for the main job on 2 threads), not two or
-  // three whose pages are each faulted in once.
-  QuantityValues& sketched_quantities;
+  // The statistics take each batch's quantity values in the statistics stage and need them no
+  // more (the journal saves the statistics' state instead): they pass through this one buffer,
+  // swapped with the backend's, which takes it back for the next batch (recycle_quantities). On
+  // the CPU the run's values then stay in one buffer (59 MB a batch for the main job on 2
+  // threads), not two or three whose pages are each faulted in once.
+  QuantityValues& quantity_values;
   // A compacting backend's batch: it classifies the columns against the sketches' brackets, and
   // sends its compacted columns into the run's one buffer, which the merge reads before the next
   // batch's statistics stage begins (it waits for it, to read the brackets the merge left).
@@ -342,9 +338,8 @@ struct BatchStages {
   // backend that compacts each column for the sketches where it lies (against their brackets)
   // sends far fewer values; they merge on `merging` while the driver goes on, and the next batch's
   // statistics stage waits for that merge before it reads the brackets and refills `compacted`.
-  // Returns whether it compacted (the journal then records no quantile values).
-  bool reduce_statistics(HostBatch& batch, std::size_t n, StageTimings& timings) const {
-    if (!statistics.enabled()) return false;
+  void reduce_statistics(HostBatch& batch, std::size_t n, StageTimings& timings) const {
+    if (!statistics.enabled()) return;
     if (!statistics.exact()) {
       // The brackets as every batch so far left them: the previous batch's merge first (it ran
       // while this batch was drawn and integrated).
@@ -360,16 +355,13 @@ struct BatchStages {
         const StageClock clock(&seconds, Stage::statistics);
         run.add_compacted(batch.moments, sent.tallies, sent.offsets, sent.values, n);
       });
-      return true;
+      return;
     }
     const std::vector<std::uint32_t> rows = statistics.quantile_rows(n);
-    // Exact quantiles' values stay with the batch, for its journal record on the writer's thread.
-    QuantityValues& values = statistics.exact() ? batch.quantities : sketched_quantities;
-    backend.reduce_statistics(how, rows, batch.moments, values, timings);
+    backend.reduce_statistics(how, rows, batch.moments, quantity_values, timings);
     const StageClock clock(&timings, Stage::statistics);
-    statistics.add(batch.moments, values, rows.size());
-    if (!statistics.exact()) backend.recycle_quantities(values);
-    return false;
+    statistics.add(batch.moments, quantity_values, rows.size());
+    backend.recycle_quantities(quantity_values);
   }
 
   // Stage gather: the trajectories the file keeps, chosen batch by batch in global index order.
@@ -393,19 +385,17 @@ BatchView view_of(const HostBatch& batch, std::uint64_t first, std::size_t n) {
           kept ? &batch.kept : nullptr, kept ? &batch.trajectories : nullptr, batch.index.data()};
 }
 
-// Stage write: the batch into the file, then its record into the journal (with the quantile values
-// of its first quantile_rows rows, the kept columns' (quantile_values), and the statistics'
+// Stage write: the batch into the file, then its record into the journal (and the statistics'
 // snapshot when one is given), on the writer's thread once the previous batch's write is done. The
 // batch's buffers must stay untouched until writing.wait() returns.
 void write_stage(SerialWorker& writing, ResultsWriter& writer, RunJournal& journal, StageTimings& writer_seconds,
-                 const HostBatch& batch, const BatchView& view, std::uint64_t redrawn, std::size_t quantile_rows,
-                 JournalArray quantile_values, std::shared_ptr<const StatisticsState> snapshot) {
-  writing.submit([&writer, &writer_seconds, &journal, &batch, view, redrawn, quantile_rows, quantile_values, snapshot] {
+                 const HostBatch& batch, const BatchView& view, std::uint64_t redrawn,
+                 std::shared_ptr<const StatisticsState> snapshot) {
+  writing.submit([&writer, &writer_seconds, &journal, &batch, view, redrawn, snapshot] {
     writer.write_batch(view, writer_seconds);
     const StageClock clock(&writer_seconds, Stage::write);
-    journal.append({view.first, view.n, redrawn, quantile_rows, JournalArray::of(batch.outputs),
-                    JournalArray::of(batch.status), JournalArray::of(batch.kept), JournalArray::of(batch.trajectories),
-                    JournalArray::of(batch.moments), quantile_values});
+    journal.append({view.first, view.n, redrawn, JournalArray::of(batch.outputs), JournalArray::of(batch.status),
+                    JournalArray::of(batch.kept), JournalArray::of(batch.trajectories)});
     if (snapshot) journal.snapshot_statistics(view.first + view.n, *snapshot);
   });
 }
@@ -487,10 +477,9 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
   if (options.seed) scenario.run.seed = *options.seed;
   if (scenario.run.n_samples == 0) throw UsageError("--samples must be positive");
   // The environment's settings, checked before any file is touched. Without a terminal, progress
-  // is a log line every RBMC_PROGRESS_INTERVAL seconds. With sketched quantiles the journal's
-  // records carry no quantile values: the statistics are saved beside it every
-  // RBMC_JOURNAL_STATISTICS_INTERVAL seconds instead, so a kill loses at most that much more than
-  // the batches in flight (run_journal.hpp).
+  // is a log line every RBMC_PROGRESS_INTERVAL seconds. The journal's records carry no
+  // statistics: they are saved beside it every RBMC_JOURNAL_STATISTICS_INTERVAL seconds instead,
+  // so a kill loses at most that much more than the batches in flight (run_journal.hpp).
   const double progress_interval = seconds_from_environment("RBMC_PROGRESS_INTERVAL", 10);
   const double snapshot_interval = seconds_from_environment("RBMC_JOURNAL_STATISTICS_INTERVAL", 60);
   // The output: checked, and locked against a second process, before any work.
@@ -612,7 +601,7 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
   // and integrated (one HDF5 call at a time all the same: the main thread makes none meanwhile).
   // Each thread times its own stages.
   std::array<HostBatch, 2> batches;
-  QuantityValues sketched_quantities;  // BatchStages::sketched_quantities
+  QuantityValues quantity_values;  // BatchStages::quantity_values
   std::vector<ColumnBrackets> brackets;  // BatchStages::brackets
   CompactedColumns compacted;            // BatchStages::compacted
   // The stages every batch goes through (BatchStages), the write on the writer's thread below.
@@ -629,7 +618,7 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
   const BatchStages stages{plan, how,
                            DrawnColumnsWanted{keeps_any(kept_datasets, {SampleSource::inputs, SampleSource::inertia}),
                                               keeps_any(kept_datasets, {SampleSource::params})},
-                           threads, *backend, statistics, selector, merging, merge_seconds, sketched_quantities,
+                           threads, *backend, statistics, selector, merging, merge_seconds, quantity_values,
                            brackets, compacted};
   const auto wait_for_writing = [&] {  // rethrows the writer's error here
     const StageClock clock(&driver_seconds, Stage::idle);
@@ -659,9 +648,9 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
                       " (not a complete results file): rerun with --resume to complete it");
   };
   // Replay: the journal's batches after start_row, as the killed run finished them; their inputs
-  // are drawn again from the samples' streams. Records without quantile values (sketched
-  // statistics) are replayed up to the last statistics snapshot, whose state then replaces the
-  // statistics; those after it are dropped and integrated again.
+  // are drawn again from the samples' streams. The records hold no statistics: where the run
+  // keeps them, the records are replayed up to the last statistics snapshot, whose state then
+  // replaces the statistics; those after it are dropped and integrated again.
   std::uint64_t journal_bytes = 0;
   if (journal_identity) {
     std::optional<StatisticsSnapshot> snapshot = RunJournal::read_statistics_snapshot(journal_path, *journal_identity);
@@ -684,15 +673,11 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
     journal_bytes = RunJournal::for_each_record(journal_path, [&](const JournalBatch& record) {
       if (record.first + record.n <= start_row) return true;  // already in the partial file
       if (record.first != start_row || record.n == 0 || start_row + record.n > n_total) return false;
-      const bool values = record.quantile_rows > 0 || !statistics.enabled();
-      if (!values && (!snapshot || record.first + record.n > snapshot->rows)) return false;  // after the snapshot
+      if (statistics.enabled() && (!snapshot || record.first + record.n > snapshot->rows)) return false;  // after it
       HostBatch& batch = batches[0];
       const std::size_t n = std::size_t(record.n);
       batch.resize(n, scenario.model_parameters.n, plan.n_parameter_values(), scenario.events.n);
       if (record.outputs.size() != batch.outputs.size() || record.status.size() != n) return false;
-      if (statistics.enabled() && values &&
-          record.quantile_values.size() != statistics.kept_column_count() * record.quantile_rows)
-        return false;  // the kept quantities' values (kept_values) of every quantile row
       batch.index.resize(n);
       for (std::size_t i = 0; i < n; ++i) batch.index[i] = global_index(record.first + i);
       stages.sample(batch, n, replay_seconds);
@@ -701,13 +686,7 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
       batch.kept = record.kept;
       batch.trajectories = record.trajectories;
       count_batch(batch, n, record.redrawn, totals);
-      if (statistics.enabled() && values) {
-        batch.moments = record.moments;
-        statistics.add_kept(batch.moments, record.quantile_values.data(), record.quantile_values.size(),
-                            std::size_t(record.quantile_rows));
-      }
-      else if (statistics.enabled() && record.first + record.n == snapshot->rows)
-        statistics.restore(snapshot->state);
+      if (statistics.enabled() && record.first + record.n == snapshot->rows) statistics.restore(snapshot->state);
       selector.set_taken(writer->n_trajectories() + batch.kept.size());
       writer->write_batch(view_of(batch, record.first, n), replay_seconds);
       start_row += record.n;
@@ -718,6 +697,7 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
   // batch's batches_done took them off the samples in flight (a batch begun ahead among them) and
   // the rate counted them.
   progress.found_done(start_row);
+  const std::uint64_t resumed_rows = start_row;
   // From here every finished batch is journalled, so that a kill -9 loses only the batches in flight.
   meta.batch_size = batch_size;
   const std::string this_run = run_identity(scenario, meta, options.only);
@@ -726,7 +706,7 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
     fs::remove(journal_path, ignored);  // replayed into this run: the partial file takes over on SIGINT
     fs::remove(RunJournal::snapshot_path_for(journal_path), ignored);
   }
-  const bool statistics_snapshots = options.journal && statistics.enabled() && !statistics.exact();
+  const bool statistics_snapshots = options.journal && statistics.enabled();
   auto last_snapshot = Clock::now();
   journal = !options.journal     ? std::make_unique<RunJournal>()
             : journal_identity ? std::make_unique<RunJournal>(journal_path, this_run, journal_bytes)
@@ -773,14 +753,11 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
       begun = stages.begin_next(upcoming, next_n);
     }
     count_batch(batch, n, redrawn, totals);
-    const bool compacted = stages.reduce_statistics(batch, n, driver_seconds);
+    stages.reduce_statistics(batch, n, driver_seconds);
     stages.gather(batch, n, driver_seconds);
     wait_for_writing();  // the previous batch's write, whose buffers the next batch fills
-    // The journal's record repeats exact quantiles' values; sketched ones are saved as snapshots
-    // instead, the statistics as they are after this batch, taken before the next adds to them.
-    const std::size_t quantile_rows = statistics.enabled() && !statistics_snapshots && !compacted
-                                          ? batch.quantities.size() / statistics.n_columns()
-                                          : 0;
+    // The journal's records hold no statistics: the statistics as they are after this batch,
+    // taken before the next adds to them, are saved beside it every snapshot_interval instead.
     std::shared_ptr<const StatisticsState> snapshot;
     if (statistics_snapshots &&
         std::chrono::duration<double>(Clock::now() - last_snapshot).count() >= snapshot_interval && first + n < n_total) {
@@ -789,17 +766,8 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
       snapshot = std::make_shared<const StatisticsState>(statistics.save());
       last_snapshot = Clock::now();
     }
-    // Of those values, the kept quantities' columns (a copy only when the run keeps fewer than all).
-    JournalArray quantile_values;
-    if (quantile_rows > 0 && statistics.keeps_every_column()) {
-      quantile_values = JournalArray::of(batch.quantities);
-    } else if (quantile_rows > 0) {
-      const StageClock clock(&driver_seconds, Stage::statistics);
-      statistics.kept_values(batch.quantities.data(), quantile_rows, batch.journal_quantities);
-      quantile_values = JournalArray::of(batch.journal_quantities);
-    }
-    write_stage(writing, *writer, *journal, writer_seconds, batch, view_of(batch, first, n), redrawn, quantile_rows,
-                quantile_values, std::move(snapshot));
+    write_stage(writing, *writer, *journal, writer_seconds, batch, view_of(batch, first, n), redrawn,
+                std::move(snapshot));
     progress.batches_done(first + n);
     if (options.after_batch) options.after_batch(first + n);
   }
@@ -821,7 +789,8 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
   totals.stage_seconds += ahead_seconds;
   totals.integrate_ahead_seconds = ahead_seconds[Stage::integrate];
   totals.statistics_merging_seconds = merge_seconds[Stage::statistics];
-  totals.wall_seconds = wall_before + std::chrono::duration<double>(Clock::now() - start).count();
+  totals.process_wall_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  totals.wall_seconds = wall_before + totals.process_wall_seconds;
   // A shard keeps its statistics' state, which rbmc merge needs to merge them exactly.
   const StatisticsState merge_state = options.shard_count > 0 ? statistics.save() : StatisticsState{};
   writer->finish(totals, options.shard_count > 0 ? &merge_state : nullptr);
@@ -844,6 +813,7 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
                         : scenario.run.n_steps;
   summary.totals = totals;
   summary.body_steps_per_second = double(totals.steps) / totals.wall_seconds;
+  summary.resumed_samples = resumed_rows;
   summary.quantiles = quantiles;
   return summary;
 }

@@ -62,7 +62,10 @@ struct RunSummary {
   std::uint64_t n_samples = 0;
   std::int64_t n_steps = 0;  // per sample: fixed steps, or dopri5's mean of the steps taken
   RunTotals totals;
-  double body_steps_per_second = 0;
+  double body_steps_per_second = 0;  // over totals.wall_seconds
+  // Of n_samples, those an interrupted run had finished (its partial file and journal): a resumed
+  // run's; 0 for a fresh one.
+  std::uint64_t resumed_samples = 0;
   QuantileAccuracy quantiles;  // method none without statistics
 };
 

@@ -97,10 +97,13 @@ void add_shard_totals(const ResultsReader& r, RunTotals& t) {
   t.rejected_steps += std::uint64_t(r.number_attribute("", "total_rejected_steps"));
   t.n_redrawn += std::uint64_t(r.number_attribute("", "n_redrawn_bodies"));
   t.wall_seconds += r.number_attribute("", "wall_seconds");
-  if (r.has("timings"))
+  if (r.has("timings")) {
     for (int i = 0; i < int(Stage::count); ++i)  // a part written before a stage was timed has none of it
       if (r.has_attribute("timings", stage_name(Stage(i))))
         t.stage_seconds[Stage(i)] += r.number_attribute("timings", stage_name(Stage(i)));
+    // The parts' processes' walls, summed as their stages are.
+    if (r.has_attribute("timings", "wall")) t.process_wall_seconds += r.number_attribute("timings", "wall");
+  }
 }
 
 std::string device_of_shards(const std::vector<ShardFile>& shards) {

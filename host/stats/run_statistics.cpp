@@ -71,30 +71,10 @@ std::vector<std::uint32_t> RunStatistics::quantile_rows(std::size_t n) const {
 void RunStatistics::add(std::vector<Moments>& moments, const double* values, std::size_t n_values, std::size_t n_rows) {
   if (moments.empty() && n_values != moments_.size() * n_rows)
     throw std::logic_error("RunStatistics::add: the batch's moments can only come from every row's values");
-  add_columns(moments, values, n_rows, false);
-}
-
-void RunStatistics::add_kept(std::vector<Moments>& moments, const double* values, std::size_t n_values,
-                             std::size_t n_rows) {
-  if (n_values != kept_columns_.size() * n_rows)
-    throw std::logic_error("RunStatistics::add_kept: a batch's kept columns are missing");
-  add_columns(moments, values, n_rows, true);
-}
-
-void RunStatistics::kept_values(const double* values, std::size_t n_rows, std::vector<double>& out) const {
-  out.resize(kept_columns_.size() * n_rows);
-  for (std::size_t j = 0; j < kept_columns_.size(); ++j)
-    std::copy_n(values + kept_columns_[j] * n_rows, n_rows, out.begin() + std::ptrdiff_t(j * n_rows));
-}
-
-void RunStatistics::add_columns(std::vector<Moments>& moments, const double* values, std::size_t n_rows,
-                                bool kept_layout) {
   const std::size_t columns = moments_.size();
   // Without the batch's moments, they come from the values here, a column at a time while it is
   // in cache for its quantiles: one read of the batch's values from memory instead of two.
   const bool compute_moments = moments.empty();
-  // Kept column j's values: the j-th column of the kept layout, or its own column of every one.
-  const auto column_values = [&](std::size_t j) { return values + (kept_layout ? j : kept_columns_[j]) * n_rows; };
   if (compute_moments) moments.resize(columns);  // the columns not kept stay empty
   // Each thread takes whole columns: the same values in the same order as one thread would, so a
   // sketch is the same whatever the threads and batches. Only the kept quantities' columns.
@@ -102,7 +82,7 @@ void RunStatistics::add_columns(std::vector<Moments>& moments, const double* val
     std::vector<double> kept;  // a column's values inside its brackets, as its first pass filters them
     for (std::size_t j = begin; j < end; ++j) {
       const std::size_t c = kept_columns_[j];
-      const double* v = column_values(j);
+      const double* v = values + c * n_rows;
       if (exact()) {
         if (compute_moments) column_moments(&v, 1, n_rows, &moments[c]);
         moments_[c] = merge(moments_[c], moments[c]);

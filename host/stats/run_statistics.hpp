@@ -86,12 +86,6 @@ class RunStatistics {
   void add(std::vector<Moments>& moments, const std::vector<double, Allocator>& values, std::size_t n_rows) {
     add(moments, values.data(), values.size(), n_rows);
   }
-  // The same with the values of the kept columns alone, in their order ((kept columns, rows)), as
-  // kept_values gathers them: how the journal records a batch's quantile values.
-  void add_kept(std::vector<Moments>& moments, const double* values, std::size_t n_values, std::size_t n_rows);
-  void kept_values(const double* values, std::size_t n_rows, std::vector<double>& out) const;
-  std::size_t kept_column_count() const { return kept_columns_.size(); }
-  bool keeps_every_column() const { return kept_columns_.size() == moments_.size(); }
   // What a backend may do to a batch's quantity columns instead of sending every value
   // (rbmc/stats/batch_compaction.hpp): compact them for the sketches, keeping at least 2k values
   // a column; nothing (keep 0) for exact quantiles. batch_key: the global index of the batch's
@@ -144,7 +138,6 @@ class RunStatistics {
   void absorb(const StatisticsState& state);
 
  private:
-  void add_columns(std::vector<Moments>& moments, const double* values, std::size_t n_rows, bool kept_layout);
   // quantiles(column), its exact ones from the column sorted in x (any contents; grown as needed).
   std::array<double, kQuantileProbabilities.size()> quantiles(std::size_t column, std::vector<double>& x) const;
 

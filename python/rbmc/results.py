@@ -54,7 +54,8 @@ class Results:
                                       if isinstance(v, h5py.Group)) if "statistics" in f else []
             self._has_trajectories = "trajectories" in f and any(
                 isinstance(v, h5py.Dataset) and v.ndim == 3 for v in f["trajectories"].values())
-            # Seconds per stage of the run (attributes of /timings besides its units and description).
+            # Seconds per stage of the run, and the process's wall (attributes of /timings besides its
+            # units and description).
             self.timings = ({k: float(v) for k, v in f["timings"].attrs.items() if k not in ("units", "description")}
                             if "timings" in f else {})
 

@@ -94,6 +94,7 @@ py::dict summary_dict(const RunSummary& r) {
   for (int c = 0; c < kSampleStatusCount; ++c)
     if (r.totals.status_counts[c] > 0) statuses[status_name(SampleStatus(c))] = r.totals.status_counts[c];
   for (int i = 0; i < int(Stage::count); ++i) timings[stage_name(Stage(i))] = r.totals.stage_seconds[Stage(i)];
+  timings["wall"] = r.totals.process_wall_seconds;  // what the stages divide: this process's (since a resume)
   py::dict d;
   d["output"] = r.output;
   d["backend"] = r.backend;
@@ -103,6 +104,7 @@ py::dict summary_dict(const RunSummary& r) {
   d["steps"] = r.n_steps;
   d["statuses"] = statuses;
   d["redrawn"] = r.totals.n_redrawn;
+  d["resumed_samples"] = r.resumed_samples;  // of samples, those an interrupted run had finished
   d["wall_seconds"] = r.totals.wall_seconds;
   d["body_steps_per_second"] = r.body_steps_per_second;
   d["timings"] = timings;

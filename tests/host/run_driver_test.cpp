@@ -314,11 +314,12 @@ class BufferNotingCpuBackend final : public ForwardingCpuBackend {
 };
 
 // A batch's quantity values are the backend's until the statistics stage swaps them with a buffer
-// of the driver's. Sketched quantiles need them no more once added, and the driver gives the
-// buffer back (recycle_quantities): every batch's values arrive in the same buffer, the run's one
-// (the main job's is 119 MB). Exact quantiles keep each batch's with the batch for its journal
-// record on the writer's thread: three buffers. The statistics are the same bits either way.
-TEST(RunDriver, SketchedStatisticsPassThroughOneBuffer) {
+// of the driver's. The statistics need them no more once added (sketched, or exact: the exact
+// quantiles copy them), and the driver gives the buffer back (recycle_quantities): every batch's
+// values arrive in the same buffer, the run's one (the main job's is 119 MB). (Before the journal
+// left the statistics to its snapshots, exact quantiles kept each batch's values with the batch
+// for its record on the writer's thread: three buffers.) The statistics are the same bits.
+TEST(RunDriver, StatisticsPassThroughOneBuffer) {
   test::TempDir dir;
   for (const bool sketched : {true, false}) {
     SCOPED_TRACE(sketched ? "sketched" : "exact");
@@ -336,7 +337,7 @@ TEST(RunDriver, SketchedStatisticsPassThroughOneBuffer) {
     run_scenario(s, plain);
     ASSERT_EQ(arrived.size(), 10u);  // one a batch
     const std::set<const double*> buffers(arrived.begin(), arrived.end());
-    EXPECT_EQ(buffers.size(), sketched ? 1u : 3u);
+    EXPECT_EQ(buffers.size(), 1u);
     const ResultsReader a(dir.file("noted.h5")), b(dir.file("plain.h5"));
     EXPECT_EQ(a.string_attribute("statistics", "quantile_method").find("sketch") != std::string::npos, sketched);
     for (const char* d : {"statistics/angular_velocity/quantiles", "statistics/angular_velocity/mean"})
@@ -649,95 +650,98 @@ void crash_after(const Scenario& s, const std::string& out, std::size_t batch, s
   EXPECT_THROW(run_scenario(s, o), std::runtime_error);
 }
 
-// A run with sketched quantiles journals no quantile values (they would be every sample's
-// quantities again) but saves its statistics beside the journal every
-// RBMC_JOURNAL_STATISTICS_INTERVAL seconds. After a crash (an exception out of the run, as a
-// kill -9 leaves it: the journal and the snapshot), --resume replays the records up to the
-// snapshot, integrates the rest again and gives the uninterrupted run's file: the sketches bit for
-// bit. With no snapshot yet, the records are dropped and everything is integrated again.
-TEST(RunDriver, SketchedStatisticsAreJournalledAsSnapshots) {
+// A run journals no statistics in its records (a batch's quantities are every sample's values at
+// every output time: 30 times its outputs here) but saves its statistics beside the journal
+// every RBMC_JOURNAL_STATISTICS_INTERVAL seconds, whether its quantiles are sketched or exact,
+// of every quantity or of some. After a crash (an exception out of the run, as a kill -9 leaves
+// it: the journal and the snapshot), --resume replays the records up to the snapshot, integrates
+// the rest again and gives the uninterrupted run's file: the sketches and the exact quantiles bit
+// for bit. With no snapshot yet, the records are dropped and everything is integrated again.
+struct JournalledStatistics {
+  const char* name;
+  const char* output;  // the [output] table's keys
+  bool exact;
+};
+
+void PrintTo(const JournalledStatistics& p, std::ostream* os) { *os << p.name; }
+
+class StatisticsJournalled : public ::testing::TestWithParam<JournalledStatistics> {};
+
+TEST_P(StatisticsJournalled, AsSnapshotsBesideRecordsOfOutputsAlone) {
+  const JournalledStatistics& param = GetParam();
   test::TempDir dir;
-  std::string text = test::valid_scenario_text(1500, 0.5, 0.01);
-  text += "[output]\ninterval = 0.01\nquantile_memory_mb = 1\n";
-  const Scenario s = parse_scenario(text, "box.toml");
+  const Scenario s = parse_scenario(test::valid_scenario_text(1500, 0.5, 0.01) + "[output]\ninterval = 0.01\n" +
+                                        param.output,
+                                    "box.toml");
   run_scenario(s, cpu_options(dir.file("whole.h5"), 2, 256));
   const ResultsReader whole(dir.file("whole.h5"));
-  ASSERT_NE(whole.string_attribute("statistics", "quantile_method").find("sketch"), std::string::npos);
+  ASSERT_NE(whole.string_attribute("statistics", "quantile_method").find(param.exact ? "exact" : "sketch"),
+            std::string::npos);
+  const std::uint64_t outputs_per_row = std::uint64_t(output_column_count(s.events.n));
   for (const char* interval : {"0", "1e9"}) {
     const std::string out = dir.file(std::string("r") + interval + ".h5"), journal = RunJournal::path_for(out);
     ::setenv("RBMC_JOURNAL_STATISTICS_INTERVAL", interval, 1);
     crash_after(s, out, 256, 1024);
     ::unsetenv("RBMC_JOURNAL_STATISTICS_INTERVAL");
-    std::uint64_t journalled = 0;
+    std::uint64_t journalled = 0, record_bytes = 0;
     RunJournal::for_each_record(journal, [&](const JournalBatch& b) {
-      EXPECT_EQ(b.quantile_rows, 0u);
-      EXPECT_TRUE(b.quantile_values.empty());
+      EXPECT_EQ(b.outputs.size(), outputs_per_row * b.n);
       journalled += b.n;
+      record_bytes += 8 * b.outputs.size() + b.status.size() + 4 * b.kept.size() + 8 * b.trajectories.size() + 128;
       return true;
     });
     EXPECT_GE(journalled, 768u) << interval;
+    // The records' bytes are their rows' outputs, statuses and kept trajectories, and a few
+    // counts: format 1's moments and quantile values (51 times × 12 doubles a row here, with
+    // every quantity's statistics) came on top.
     const std::optional<std::string> identity = RunJournal::read_identity(journal);
     ASSERT_TRUE(identity.has_value());
+    EXPECT_LE(fs::file_size(journal), 16 + identity->size() + record_bytes) << interval;
     const std::optional<StatisticsSnapshot> snapshot = RunJournal::read_statistics_snapshot(journal, *identity);
     if (std::string(interval) == "0") {
       ASSERT_TRUE(snapshot.has_value());
       EXPECT_GE(snapshot->rows, 768u);  // after every batch whose record is whole
       EXPECT_LE(snapshot->rows, journalled);
+      if (param.exact) {  // every row's values of the kept quantities' columns, and of no other
+        std::uint64_t kept_columns = 0;
+        for (int c = 0; c < quantity::count; ++c)
+          kept_columns += quantity_column_in(s.output.statistics_quantities, c) ? std::uint64_t(s.output_times.n) : 0;
+        std::uint64_t values = 0;
+        for (std::uint64_t c : snapshot->state.value_counts) values += c;
+        EXPECT_EQ(values, kept_columns * snapshot->rows);
+      }
     } else {
       EXPECT_FALSE(snapshot.has_value());
     }
     RunOptions resume = cpu_options(out, 2, 0);
     resume.resume = true;
+    std::uint64_t first_integrated = 0;  // the rows done after the first batch integrated on resume
+    resume.after_batch = [&](std::uint64_t rows) {
+      if (first_integrated == 0) first_integrated = rows;
+    };
     run_scenario(s, resume);
+    // Replayed up to the snapshot, the rest integrated again.
+    EXPECT_EQ(first_integrated, (snapshot ? snapshot->rows : 0) + 256) << interval;
     EXPECT_FALSE(fs::exists(journal));
     EXPECT_FALSE(fs::exists(RunJournal::snapshot_path_for(journal)));
     const ResultsReader r(out);
     EXPECT_EQ(whole.doubles("samples/final/position").data, r.doubles("samples/final/position").data) << interval;
-    for (const char* d : {"statistics/angular_velocity/quantiles", "statistics/angular_velocity/quantile_rank_error_95",
-                          "statistics/kinetic_energy/quantiles", "statistics/kinetic_energy/mean",
-                          "statistics/position/sd"})
-      EXPECT_EQ(whole.doubles(d).data, r.doubles(d).data) << d << " " << interval;
+    for (const std::string quantity : {"angular_velocity", "kinetic_energy", "attitude_angle", "position"}) {
+      if (!whole.has("statistics/" + quantity)) continue;
+      for (const char* d : {"quantiles", "mean", "sd", "count"})
+        EXPECT_EQ(whole.doubles("statistics/" + quantity + "/" + d).data, r.doubles("statistics/" + quantity + "/" + d).data)
+            << quantity << "/" << d << " " << interval;
+    }
   }
 }
 
-// A run that keeps some quantities' statistics ([output] statistics) with exact quantiles journals
-// only those quantities' values, the kept columns of each batch (here 1 of 12 a time: every
-// time's attitude angle), and after a crash --resume replays them into the uninterrupted run's
-// statistics bit for bit.
-TEST(RunDriver, ExactQuantilesOfSomeQuantitiesAreJournalledAsTheirColumns) {
-  test::TempDir dir;
-  std::string text = test::valid_scenario_text(600, 0.5, 0.01);
-  text += "[output]\ninterval = 0.05\nstatistics = [\"attitude_angle\"]\n";
-  const Scenario s = parse_scenario(text, "box.toml");
-  run_scenario(s, cpu_options(dir.file("whole.h5"), 2, 128));
-  const ResultsReader whole(dir.file("whole.h5"));
-  ASSERT_NE(whole.string_attribute("statistics", "quantile_method").find("exact"), std::string::npos);
-  const std::string out = dir.file("r.h5"), journal = RunJournal::path_for(out);
-  crash_after(s, out, 128, 384);
-  const std::size_t n_times = std::size_t(s.output_times.n);
-  std::uint64_t journalled = 0;
-  RunJournal::for_each_record(journal, [&](const JournalBatch& b) {
-    EXPECT_EQ(b.quantile_rows, b.n);
-    EXPECT_EQ(b.quantile_values.size(), n_times * b.n);  // one column a time, not quantity::count
-    journalled += b.n;
-    return true;
-  });
-  EXPECT_GE(journalled, 256u);
-  RunOptions resume = cpu_options(out, 2, 0);
-  resume.resume = true;
-  std::uint64_t first_integrated = 0;  // the rows done after the first batch integrated on resume
-  resume.after_batch = [&](std::uint64_t rows) {
-    if (first_integrated == 0) first_integrated = rows;
-  };
-  run_scenario(s, resume);
-  EXPECT_EQ(first_integrated, journalled + 128) << "the journalled batches were integrated again, not replayed";
-  EXPECT_FALSE(fs::exists(journal));
-  const ResultsReader r(out);
-  for (const char* d : {"statistics/attitude_angle/quantiles", "statistics/attitude_angle/mean",
-                        "statistics/attitude_angle/sd", "statistics/attitude_angle/count"})
-    EXPECT_EQ(whole.doubles(d).data, r.doubles(d).data) << d;
-  EXPECT_FALSE(r.has("statistics/position"));
-}
+INSTANTIATE_TEST_SUITE_P(
+    RunDriver, StatisticsJournalled,
+    ::testing::Values(JournalledStatistics{"Sketched", "quantile_memory_mb = 1\n", false},
+                      JournalledStatistics{"Exact", "", true},
+                      // Some quantities' statistics: the snapshot holds their values alone.
+                      JournalledStatistics{"ExactOfSomeQuantities", "statistics = [\"attitude_angle\"]\n", true}),
+    [](const ::testing::TestParamInfo<JournalledStatistics>& info) { return std::string(info.param.name); });
 
 // A journal left by a build whose draws differ (its identity names another draw revision, or
 // none, as before the revision was recorded) is not replayed: its samples' draws and the rest's

@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include "host/errors.hpp"
 #include "test_scenarios.hpp"
 
 namespace rbmc {
@@ -25,16 +26,12 @@ JournalBatch batch(std::uint64_t first, std::uint64_t n) {
   }
   b.kept = {0, 2};
   b.trajectories = {1.0, 2.0, 3.0};
-  b.moments = {Moments::of(double(first))};
-  b.quantile_values = {double(first), double(first + 1)};
-  b.quantile_rows = 2;
   return b;
 }
 
 JournalBatchView view_of(const JournalBatch& b) {
-  return {b.first, b.n, b.redrawn, b.quantile_rows, JournalArray::of(b.outputs), JournalArray::of(b.status),
-          JournalArray::of(b.kept), JournalArray::of(b.trajectories), JournalArray::of(b.moments),
-          JournalArray::of(b.quantile_values)};
+  return {b.first, b.n, b.redrawn, JournalArray::of(b.outputs), JournalArray::of(b.status), JournalArray::of(b.kept),
+          JournalArray::of(b.trajectories)};
 }
 
 std::vector<JournalBatch> read_all(const std::string& path, std::uint64_t* valid = nullptr) {
@@ -61,8 +58,9 @@ TEST(RunJournal, KeepsWholeRecordsAndDropsACutShortTail) {
   EXPECT_EQ(valid, std::filesystem::file_size(path));
   EXPECT_EQ(all[2].first, 20u);
   EXPECT_EQ(all[2].outputs, batch(20, 10).outputs);
-  EXPECT_EQ(all[1].moments[0].mean, 10.0);
-  EXPECT_EQ(all[1].quantile_values, (std::vector<double>{10.0, 11.0}));
+  EXPECT_EQ(all[1].redrawn, 1u);
+  EXPECT_EQ(all[1].kept, (std::vector<std::uint32_t>{0, 2}));
+  EXPECT_EQ(all[1].trajectories, (std::vector<double>{1.0, 2.0, 3.0}));
   // A kill in the middle of the third record's write.
   std::filesystem::resize_file(path, std::filesystem::file_size(path) - 7);
   all = read_all(path, &valid);
@@ -83,6 +81,33 @@ TEST(RunJournal, KeepsWholeRecordsAndDropsACutShortTail) {
   }
   EXPECT_EQ(read_all(path).size(), 1u);
   EXPECT_FALSE(RunJournal::read_identity(dir.file("missing")).has_value());
+}
+
+// A journal of another format (format 1 held each batch's statistics) is refused by name, not
+// taken for no journal at all (which --resume reported as "no interrupted run to resume").
+TEST(RunJournal, AnotherFormatsJournalIsRefusedByName) {
+  test::TempDir dir;
+  const std::string path = dir.file("out.h5.journal");
+  { RunJournal j(path, "identity"); }
+  ASSERT_TRUE(RunJournal::read_identity(path).has_value());
+  {
+    std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(7);
+    f.put('1');
+  }
+  try {
+    RunJournal::read_identity(path);
+    ADD_FAILURE() << "a format-1 journal was read";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find(path + " is a journal of another rbmc (format 1; this one reads format 2)"),
+              std::string::npos)
+        << e.what();
+  }
+  {
+    std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+    f.put('X');  // not a journal at all: none
+  }
+  EXPECT_FALSE(RunJournal::read_identity(path).has_value());
 }
 
 TEST(RunJournal, RemoveDeletesTheFile) {

@@ -196,6 +196,10 @@ def test_ctrl_c_keeps_the_finished_batches_and_resume_completes_the_run(tmp_path
     assert "resume=True" in output and not out.exists()
     resumed = run_quietly(toml, output=out, samples=200000, threads=1, batch_size=2000, resume=True)
     whole = run_quietly(toml, output=tmp_path / "whole.h5", samples=200000, threads=1, batch_size=2000)
+    # What the interrupted process finished, and this process's own wall for its stages' timings.
+    assert 0 < resumed.summary["resumed_samples"] < 200000 and whole.summary["resumed_samples"] == 0
+    assert 0 < resumed.summary["timings"]["wall"] < resumed.summary["wall_seconds"]
+    assert resumed.timings["wall"] == resumed.summary["timings"]["wall"]
     with h5py.File(resumed.path, "r") as a, h5py.File(whole.path, "r") as b:
         for name in ["samples/final/angular_velocity", "samples/body/mass", "samples/status"]:
             np.testing.assert_array_equal(a[name][()], b[name][()], err_msg=name)
