@@ -94,10 +94,12 @@ double row_norm(const std::vector<double>& data, std::size_t row, std::size_t di
   return std::sqrt(s);
 }
 
+// One number formatted into text of any length (a fixed 64 bytes cut the dopri5 tolerance's
+// derivation to "... each within )").
 std::string format(const char* f, double x) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, x);
-  return buf;
+  std::string text(std::size_t(std::snprintf(nullptr, 0, f, x)), '\0');
+  std::snprintf(text.data(), text.size() + 1, f, x);
+  return text;
 }
 
 // The retained trajectories of the samples both files keep, at every output time, sample by
@@ -596,7 +598,11 @@ void print_comparison(const Comparison& c, const CompareOptions& o, std::FILE* o
                c.tolerance.input_atol > 0 ? "the same draws, a file storing them in float32" : "the same draws, in double");
   std::fprintf(out, "  equivalence  means and 5/50/95 %% quantiles within %.3g sd + tolerance, or the quantiles within "
                     "%.3g in probability (two one-sided tests, alpha %.3g each)\n", o.margin, o.rank_margin, o.alpha);
-  std::fprintf(out, "  %-40s %10s %9s %9s | %10s %10s %10s %7s  %s\n", "quantity", "max|a-b|", "/tol", "mismatch",
+  // The names' column as wide as the longest ("trajectories/angular_velocity (5000 kept in both)"
+  // took its row's numbers out of line at a fixed 40).
+  int width = 40;
+  for (const ComponentComparison& r : c.components) width = std::max(width, int(r.name.size()));
+  std::fprintf(out, "  %-*s %10s %9s %9s | %10s %10s %10s %7s  %s\n", width, "quantity", "max|a-b|", "/tol", "mismatch",
                "spread", "margin", "bound", "KS D", "verdict");
   for (const ComponentComparison& r : c.components) {
     double bound = r.mean.bound;
@@ -607,7 +613,7 @@ void print_comparison(const Comparison& c, const CompareOptions& o, std::FILE* o
                           : r.equivalent                           ? "same"
                           : o.statistical                          ? "differs"
                                                                    : "same samples";
-    std::fprintf(out, "  %-40s %10.3g %9.3g %9llu | %10.3g %10.3g %10.3g %7.4f  %s\n", r.name.c_str(), r.max_abs,
+    std::fprintf(out, "  %-*s %10.3g %9.3g %9llu | %10.3g %10.3g %10.3g %7.4f  %s\n", width, r.name.c_str(), r.max_abs,
                  r.max_ratio, static_cast<unsigned long long>(r.mismatched), r.spread, r.margin, bound, r.ks.statistic,
                  verdict);
   }

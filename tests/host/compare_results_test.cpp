@@ -183,6 +183,21 @@ TEST(CompareResults, SameSamplesAnyThreadsOrBatchesAreIdentical) {
   EXPECT_DOUBLE_EQ(same.tolerance.rtol, 100 * 0x1p-53 * 10);
 }
 
+// Adaptive steps: the tolerance is 100 × dopri5's rtol, and the report says why in full (a
+// 64-byte buffer once cut it to "(two step sequences, each within )").
+TEST(CompareResults, AdaptiveStepsToleranceIsDerivedInFull) {
+  test::TempDir dir;
+  std::string text = scenario_with_mass("2.0");
+  text.replace(text.find("step = 0.01\n"), 12, "step = 0.01\nintegrator = \"dopri5\"\nrtol = 1e-8\natol = 1e-9\n");
+  const std::string a = run_file(dir, "a.h5", text, 200, Precision::float64, 1);
+  const std::string b = run_file(dir, "b.h5", text, 200, Precision::float64, 2, 33);
+  const Comparison same = compare_results(a, b, {});
+  EXPECT_TRUE(same.pass);
+  EXPECT_DOUBLE_EQ(same.tolerance.rtol, 1e-6);
+  EXPECT_EQ(same.tolerance.derivation,
+            "100 x the adaptive rtol 1e-08 (two step sequences, each within its global error)");
+}
+
 // Another seed: other samples. Per sample it fails, and says why (the inputs differ); as
 // distributions the runs agree.
 TEST(CompareResults, AnotherSeedFailsPerSampleAndPassesAsDistributions) {
@@ -442,6 +457,25 @@ TEST(CompareResults, KeptTrajectoriesAreCompared) {
   for (const ComponentComparison& r : c.components)
     if (r.name.rfind("trajectories/angular_velocity", 0) == 0) flagged = r.mismatched == 1;
   EXPECT_TRUE(flagged);
+  // The report's table in line: every row's numbers in the header's columns, the trajectories'
+  // long names included ("trajectories/angular_velocity (20 kept in both)").
+  std::FILE* report = std::tmpfile();
+  ASSERT_NE(report, nullptr);
+  print_comparison(c, {}, report);
+  std::rewind(report);
+  std::string printed;
+  for (int ch; (ch = std::fgetc(report)) != EOF;) printed += char(ch);
+  std::fclose(report);
+  std::istringstream lines(printed);
+  std::size_t bar = std::string::npos, rows = 0;
+  for (std::string line; std::getline(lines, line);) {
+    if (line.find(" | ") == std::string::npos) continue;
+    if (bar == std::string::npos) bar = line.find(" | ");
+    EXPECT_EQ(line.find(" | "), bar) << line << "\n" << printed;
+    ++rows;
+  }
+  EXPECT_GT(rows, 20u) << printed;
+  EXPECT_NE(printed.find("trajectories/angular_velocity ("), std::string::npos) << printed;
 }
 
 // An interrupted run's partial file: info says INCOMPLETE and summarises the rows done (not the
