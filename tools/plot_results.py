@@ -9,8 +9,9 @@
 writes, as far as the file has what they need:
 
   PREFIX_bands.png         percentile bands over time (1-99 %, 5-95 %, median, mean) of every
-                           statistic: attitude angle, position, velocity, angular velocity and
-                           the energies, one panel per component, from /statistics
+                           statistic the file keeps (attitude angle, position, velocity, angular
+                           velocity and the energies, or those [output] statistics names), one
+                           panel per component, from /statistics
   PREFIX_histograms.png    histograms of the final position, velocity and angular velocity (one
                            panel and its own bins per component), the final time and the statuses
   PREFIX_trajectories.png  a few retained trajectories' position and angular velocity
@@ -80,23 +81,31 @@ def band_legend(fig):
 
 
 def plot_bands(f, path):
+    """The bands of the quantities /statistics keeps ([output] statistics may keep only some): a
+    row of three panels per vector quantity, and one row of the scalars kept."""
     s = f["statistics"]
     t = s["time"][()]
-    rows = [("position", 3), ("velocity", 3), ("angular_velocity", 3)]
-    fig, axes = plt.subplots(4, 3, figsize=(14, 12), sharex=True)
-    for r, (name, dim) in enumerate(rows):
+    vectors = [name for name in ("position", "velocity", "angular_velocity") if name in s]
+    scalars = [(name, colour, label) for name, colour, label in
+               [("attitude_angle", "tab:purple", "angle from the nominal attitude (rad)"),
+                ("kinetic_energy", "tab:red", "kinetic energy (J)"),
+                ("potential_energy", "tab:brown", "potential energy (J)")] if name in s]
+    n_rows = len(vectors) + (1 if scalars else 0)
+    fig, axes = plt.subplots(n_rows, 3, figsize=(14, 3 * n_rows), sharex=True, squeeze=False)
+    for r, name in enumerate(vectors):
         units = units_of(s[name])
         for c, comp in enumerate("xyz"):
             band_panel(axes[r, c], t, s[name], c, COMPONENT_COLOURS[comp])
             axes[r, c].set_ylabel(component_label(name, comp, units))
         axes[r, 1].set_title(TITLES[name], fontsize=10)
-    scalars = [("attitude_angle", "tab:purple", "angle from the nominal attitude (rad)"),
-               ("kinetic_energy", "tab:red", "kinetic energy (J)"),
-               ("potential_energy", "tab:brown", "potential energy (J)")]
-    for c, (name, colour, label) in enumerate(scalars):
-        band_panel(axes[3, c], t, s[name], 0, colour)
-        axes[3, c].set_ylabel(label)
-        axes[3, c].set_xlabel("time (s)")
+    for c in range(3):
+        if c < len(scalars):
+            name, colour, label = scalars[c]
+            band_panel(axes[n_rows - 1, c], t, s[name], 0, colour)
+            axes[n_rows - 1, c].set_ylabel(label)
+        elif scalars:
+            axes[n_rows - 1, c].axis("off")  # a scalar the file does not keep
+        axes[n_rows - 1, c].set_xlabel("time (s)")
     for ax in axes.flat:
         ax.grid(alpha=0.3)
     method = s.attrs.get("quantile_method", "")

@@ -54,6 +54,11 @@ printf '[output]\nsamples = ["final/position", "status"]\n' | cat final_only.tom
 "$rbmc" run few.toml -o e.h5 --backend cpu >/dev/null
 "$source_dir/tools/plot_results.py" e.h5 -o e >/dev/null 2>/dev/null
 is_png e_histograms.png
+# A file that keeps some quantities' statistics ([output] statistics): the bands of those.
+printf 'statistics = ["attitude_angle", "angular_velocity"]\n' | cat with_output.toml - >some.toml
+"$rbmc" run some.toml -o g.h5 --backend cpu >/dev/null
+"$source_dir/tools/plot_results.py" g.h5 -o g >/dev/null
+is_png g_bands.png
 # A file that is not HDF5: a clear error and exit code 2.
 echo junk >junk.h5
 if "$source_dir/tools/plot_results.py" junk.h5 2>/dev/null; then echo "accepted junk" >&2; exit 1; fi
