@@ -402,6 +402,23 @@ void write_stage(SerialWorker& writing, ResultsWriter& writer, RunJournal& journ
 
 }  // namespace
 
+void check_output_is_not_an_input(const Scenario& scenario, const std::string& output) {
+  namespace fs = std::filesystem;
+  const auto is_output = [&output](const fs::path& input) {
+    std::error_code e;  // an input not on disk (a scenario given as text) is not the output
+    return fs::equivalent(output, input, e) && !e;
+  };
+  if (is_output(scenario.path))
+    throw UsageError("-o " + output + " is the scenario file " + scenario.path +
+                     ": the results would replace it; choose another -o");
+  if (scenario.design.kind == Design::Kind::table) {
+    const fs::path given(scenario.design.table_file);  // relative to the scenario's directory, as read
+    if (is_output(given.is_absolute() ? given : fs::path(scenario.path).parent_path() / given))
+      throw UsageError("-o " + output + " is the table design's file " + scenario.design.table_file +
+                       ": the results would replace it; choose another -o");
+  }
+}
+
 std::vector<std::uint64_t> parse_sample_selection(const std::string& text, std::uint64_t n_samples) {
   std::vector<std::uint64_t> out;
   std::size_t start = 0;
@@ -491,6 +508,7 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
   if (!output_directory.empty() && !fs::is_directory(output_directory))
     throw UsageError("-o " + options.output + ": the directory " + output_directory.string() +
                      " does not exist; create it (mkdir -p " + output_directory.string() + ") or choose another -o");
+  check_output_is_not_an_input(scenario, options.output);
   const OutputLock lock(options.output);
   const std::string partial = ResultsWriter::suspended_path(options.output);
   if (options.resume && fs::exists(options.output) && !options.overwrite)

@@ -330,6 +330,31 @@ TEST(Cli, InterruptKeepsAPartialFileThatResumeCompletes) {
   EXPECT_EQ(rbmc(dir, "run box.toml -o again.h5 --backend cpu --resume").code, 2);  // nothing to resume
 }
 
+// An output that is one of the run's inputs (the scenario file, a table design's file) is refused
+// with --overwrite too: the results replaced the user's scenario, exit 0. Both files stay as they
+// were.
+TEST(Cli, AnOutputThatIsAnInputIsRefused) {
+  test::TempDir dir;
+  const std::string scenario = test::valid_scenario_text(4);
+  dir.write("box.toml", scenario);
+  Outcome r = rbmc(dir, "run box.toml -o ./box.toml --overwrite --backend cpu --no-progress");
+  EXPECT_EQ(r.code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("-o ./box.toml is the scenario file box.toml: the results would replace it"), std::string::npos)
+      << r.err;
+  EXPECT_EQ(slurp(dir.file("box.toml")), scenario);
+  const std::string table = "body.mass\n2.0\n2.1\n";
+  dir.write("rows.csv", table);
+  std::string tabled = scenario.substr(0, scenario.find("[dispersions]")) + "[design]\ntype = \"table\"\nfile = \"rows.csv\"\n";
+  tabled.erase(tabled.find("samples = 4\n"), 12);  // the table's rows are the samples
+  dir.write("table.toml", tabled);
+  r = rbmc(dir, "run table.toml -o rows.csv --overwrite --backend cpu --no-progress");
+  EXPECT_EQ(r.code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("-o rows.csv is the table design's file rows.csv"), std::string::npos) << r.err;
+  EXPECT_EQ(slurp(dir.file("rows.csv")), table);
+  EXPECT_TRUE(only_logs_in(dir, {"box.toml", "rows.csv", "table.toml"}));
+  EXPECT_EQ(rbmc(dir, "run table.toml -o out.h5 --backend cpu --no-progress").code, 0);  // the table itself is fine
+}
+
 // One process per output: while a run writes c.h5, a second run to c.h5 exits 2 at once naming
 // the first, and the first's result is the one kept. The lock goes with the process.
 TEST(Cli, TwoRunsToOneOutputTheSecondIsRefused) {
