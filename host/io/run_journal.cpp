@@ -176,17 +176,33 @@ namespace {
 constexpr char kSnapshotMagic[8] = {'R', 'B', 'M', 'C', 'S', 'T', 'S', '2'};
 }  // namespace
 
-void RunJournal::snapshot_statistics(std::uint64_t rows, const StatisticsState& state) {
+void RunJournal::snapshot_statistics(std::uint64_t rows, const StatisticsState& state,
+                                     const std::vector<std::vector<double>>* exact_values) {
   if (file_ == nullptr || snapshot_failed_) return;  // no journal: a snapshot would outlive its records
   // The payload, written piece by piece from the state (no second copy of it): the rows it
-  // covers, the quantile samples, then each array as its element count and its bytes.
-  const JournalArray arrays[7] = {JournalArray::of(state.moments),           JournalArray::of(state.values),
-                                  JournalArray::of(state.value_counts),      JournalArray::of(state.sketch_level_sizes),
-                                  JournalArray::of(state.sketch_compactions), JournalArray::of(state.sketch_brackets),
-                                  JournalArray::of(state.sketch_counts)};
+  // covers, the quantile samples, then each array as its element count and its bytes, from one
+  // piece, or for the values the exact columns' one after another.
+  std::vector<std::vector<JournalArray>> arrays = {
+      {JournalArray::of(state.moments)},           {JournalArray::of(state.values)},
+      {JournalArray::of(state.value_counts)},      {JournalArray::of(state.sketch_level_sizes)},
+      {JournalArray::of(state.sketch_compactions)}, {JournalArray::of(state.sketch_brackets)},
+      {JournalArray::of(state.sketch_counts)}};
+  if (exact_values != nullptr) {
+    arrays[1].clear();
+    for (const std::vector<double>& column : *exact_values) arrays[1].push_back(JournalArray::of(column));
+  }
+  const auto count_of = [](const std::vector<JournalArray>& pieces) {
+    std::uint64_t n = 0;
+    for (const JournalArray& piece : pieces) n += piece.count;
+    return n;
+  };
+  const auto bytes_of = [](const JournalArray& piece) { return std::size_t(piece.count * piece.element_size); };
   const std::uint64_t scalars[2] = {rows, state.quantile_samples};
   std::uint64_t payload_length = sizeof scalars;
-  for (const JournalArray& a : arrays) payload_length += sizeof(std::uint64_t) + a.count * a.element_size;
+  for (const std::vector<JournalArray>& pieces : arrays) {
+    payload_length += sizeof(std::uint64_t);
+    for (const JournalArray& piece : pieces) payload_length += bytes_of(piece);
+  }
   const std::uint64_t identity_length = identity_.size();
   const std::string target = snapshot_path_for(path_), writing = target + ".writing";
   std::FILE* f = std::fopen(writing.c_str(), "wb");
@@ -196,11 +212,15 @@ void RunJournal::snapshot_statistics(std::uint64_t rows, const StatisticsState& 
             std::fwrite(&payload_length, sizeof payload_length, 1, f) == 1 && std::fwrite(scalars, sizeof scalars, 1, f) == 1;
   Checksum sum;
   sum.add(scalars, sizeof scalars);
-  for (const JournalArray& a : arrays) {
-    const std::size_t bytes = std::size_t(a.count * a.element_size);
-    ok = ok && std::fwrite(&a.count, sizeof a.count, 1, f) == 1 && (bytes == 0 || std::fwrite(a.data, 1, bytes, f) == bytes);
-    sum.add(&a.count, sizeof a.count);
-    if (bytes > 0) sum.add(a.data, bytes);
+  for (const std::vector<JournalArray>& pieces : arrays) {
+    const std::uint64_t count = count_of(pieces);
+    ok = ok && std::fwrite(&count, sizeof count, 1, f) == 1;
+    sum.add(&count, sizeof count);
+    for (const JournalArray& piece : pieces) {
+      const std::size_t bytes = bytes_of(piece);
+      ok = ok && (bytes == 0 || std::fwrite(piece.data, 1, bytes, f) == bytes);
+      if (bytes > 0) sum.add(piece.data, bytes);
+    }
   }
   const std::uint64_t value = sum.value();
   ok = ok && std::fwrite(&value, sizeof value, 1, f) == 1;

@@ -83,8 +83,11 @@ class RunJournal {
   void append(const JournalBatchView& batch);
   // Saves the statistics after the first `rows` rows beside the journal, replacing the last
   // snapshot whole (a temporary file renamed over it), once the records up to `rows` are
-  // appended. A failure to write warns once and leaves the last snapshot as it was.
-  void snapshot_statistics(std::uint64_t rows, const StatisticsState& state);
+  // appended. A failure to write warns once and leaves the last snapshot as it was. With
+  // exact_values (RunStatistics::save_without_exact_values' state, whose `values` is empty), the
+  // values written are those columns' one after another, read where they are: the same file.
+  void snapshot_statistics(std::uint64_t rows, const StatisticsState& state,
+                           const std::vector<std::vector<double>>* exact_values = nullptr);
   // Removes the journal file and its snapshot: the run is finished, or suspended into OUT.partial.
   void remove();
   bool active() const { return file_ != nullptr; }

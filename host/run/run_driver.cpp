@@ -776,16 +776,25 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
     wait_for_writing();  // the previous batch's write, whose buffers the next batch fills
     // The journal's records hold no statistics: the statistics as they are after this batch,
     // taken before the next adds to them, are saved beside it every snapshot_interval instead.
+    // Sketches are copied (bounded by their k) and written with the record on the writer's
+    // thread; exact quantiles' values, which may fill most of memory, are written from where they
+    // are, here, once the record is (the driver adds nothing to them meanwhile).
+    const bool snapshot_due = statistics_snapshots && first + n < n_total &&
+                              std::chrono::duration<double>(Clock::now() - last_snapshot).count() >= snapshot_interval;
     std::shared_ptr<const StatisticsState> snapshot;
-    if (statistics_snapshots &&
-        std::chrono::duration<double>(Clock::now() - last_snapshot).count() >= snapshot_interval && first + n < n_total) {
+    if (snapshot_due && !statistics.exact()) {
       wait_for_merging();
       const StageClock clock(&driver_seconds, Stage::statistics);
       snapshot = std::make_shared<const StatisticsState>(statistics.save());
-      last_snapshot = Clock::now();
     }
     write_stage(writing, *writer, *journal, writer_seconds, batch, view_of(batch, first, n), redrawn,
                 std::move(snapshot));
+    if (snapshot_due && statistics.exact()) {
+      wait_for_writing();
+      const StageClock clock(&driver_seconds, Stage::statistics);
+      journal->snapshot_statistics(first + n, statistics.save_without_exact_values(), &statistics.exact_values());
+    }
+    if (snapshot_due) last_snapshot = Clock::now();
     progress.batches_done(first + n);
     if (options.after_batch) options.after_batch(first + n);
   }

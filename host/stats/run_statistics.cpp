@@ -280,13 +280,21 @@ void check_fits(const StatisticsState& s, std::size_t columns, bool exact, const
 }  // namespace
 
 StatisticsState RunStatistics::save() {
+  StatisticsState s = save_without_exact_values();
+  if (exact()) {
+    std::uint64_t n = 0;
+    for (const std::vector<double>& v : values_) n += v.size();
+    s.values.reserve(std::size_t(n));
+    for (const std::vector<double>& v : values_) s.values.insert(s.values.end(), v.begin(), v.end());
+  }
+  return s;
+}
+
+StatisticsState RunStatistics::save_without_exact_values() {
   StatisticsState s;
   save_moments(moments_, s);
   if (exact()) {
-    for (const std::vector<double>& v : values_) {
-      s.values.insert(s.values.end(), v.begin(), v.end());
-      s.value_counts.push_back(v.size());
-    }
+    for (const std::vector<double>& v : values_) s.value_counts.push_back(v.size());
   } else {
     for (BracketedSketch& sketch : sketches_) {
       const BracketedSketch::State state = sketch.save();

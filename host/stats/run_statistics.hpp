@@ -131,6 +131,11 @@ class RunStatistics {
   // The sketches first take the values they hold back (bracketed_sketch.hpp): the state is the
   // one they would have without.
   StatisticsState save();
+  // save() but the exact quantiles' values, which stay where exact_values() shows them (value_counts
+  // says how many each column holds): a snapshot written from them while no batch is added copies
+  // none (they may be most of the machine's memory: quantile_memory_mb).
+  StatisticsState save_without_exact_values();
+  const std::vector<std::vector<double>>& exact_values() const { return values_; }  // per column; empty when sketched
   void restore(const StatisticsState& state);  // throws std::runtime_error when it does not fit
   // Merges another part's statistics after this one's (rbmc merge): the moments by the pairwise
   // update, the quantile values appended or the sketches merged. Throws std::runtime_error when

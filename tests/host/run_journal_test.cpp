@@ -6,6 +6,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
 #include <gtest/gtest.h>
 
@@ -121,6 +122,34 @@ TEST(RunJournal, RemoveDeletesTheFile) {
   EXPECT_FALSE(std::filesystem::exists(path));
   EXPECT_FALSE(std::filesystem::exists(RunJournal::snapshot_path_for(path)));
   EXPECT_FALSE(j.active());
+}
+
+// Exact quantiles' values written from their columns where they lie (a run's snapshot copies
+// none of them): the same file, byte for byte, as from a state holding them one after another.
+TEST(RunJournal, ExactValuesWrittenFromTheirColumnsMakeTheSameSnapshot) {
+  test::TempDir dir;
+  StatisticsState copied;
+  copied.moments = {1.0, 0.5, 0.25, -1.0, 2.0, 0.0, 2.0, 1.5, 0.5, 0.0, 3.0, 0.0};
+  copied.values = {3.0, -1.0, 1e300, 4.0, 5.5};
+  copied.value_counts = {3, 2};
+  copied.quantile_samples = 3;
+  StatisticsState in_place = copied;
+  in_place.values.clear();
+  const std::vector<std::vector<double>> columns = {{3.0, -1.0, 1e300}, {4.0, 5.5}};
+  const auto snapshot_bytes = [&](const std::string& name, const StatisticsState& state,
+                                  const std::vector<std::vector<double>>* exact_values) {
+    const std::string path = dir.file(name);
+    RunJournal(path, "run A").snapshot_statistics(96, state, exact_values);
+    std::ifstream in(RunJournal::snapshot_path_for(path), std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  const std::string a = snapshot_bytes("a", copied, nullptr), b = snapshot_bytes("b", in_place, &columns);
+  EXPECT_GT(a.size(), 5 * sizeof(double));
+  EXPECT_EQ(a, b);
+  const std::optional<StatisticsSnapshot> s = RunJournal::read_statistics_snapshot(dir.file("b"), "run A");
+  ASSERT_TRUE(s.has_value());
+  EXPECT_EQ(s->state.values, copied.values);
+  EXPECT_EQ(s->state.value_counts, copied.value_counts);
 }
 
 // The statistics snapshot beside the journal comes back exactly, replaces the last one whole, and
