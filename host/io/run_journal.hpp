@@ -14,8 +14,8 @@
 // integration gives. Instead the run's statistics state (moments and quantile values or sketches,
 // bounded by quantile_memory_mb) is saved beside the journal every so often (OUT.journal.statistics,
 // replaced whole by a rename), and a resume replays the records up to it and integrates the
-// batches after it again. (Format 1 repeated exact quantiles' values in each record: it doubled
-// the wall time of runs of 10,000 samples, bench/RESULTS.md, 2026-12-06.)
+// batches after it again. (Format 1 repeated exact quantiles' values in each record: runs of
+// 10,000 samples of the default scenario took 1.65 times as long, bench/RESULTS.md, 2026-12-06.)
 #pragma once
 
 #include <cstdint>

@@ -791,6 +791,7 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
                 std::move(snapshot));
     if (snapshot_due && statistics.exact()) {
       wait_for_writing();
+      wait_for_merging();  // none in flight where the quantiles are exact (nothing is compacted): for certainty
       const StageClock clock(&driver_seconds, Stage::statistics);
       journal->snapshot_statistics(first + n, statistics.save_without_exact_values(), &statistics.exact_values());
     }
