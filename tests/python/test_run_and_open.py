@@ -112,6 +112,14 @@ def test_an_existing_file_is_kept_without_overwrite(box, tmp_path):
     assert rbmc.open(box.path).attrs["n_samples"] == 8
 
 
+def test_the_scenario_file_is_never_the_output(box_toml):
+    # With overwrite=True too: the results replaced the scenario before.
+    text = open(box_toml).read()
+    with pytest.raises(rbmc.UsageError, match="is the scenario file"):
+        run_quietly(box_toml, output=box_toml, overwrite=True, samples=4)
+    assert open(box_toml).read() == text
+
+
 def test_bad_arguments_are_usage_errors(tmp_path):
     for kwargs, words in [({"samples": 0}, "samples: 0 is not a whole number"), ({"only": "3-x"}, "only"), ({"shard": "2/2"}, "shard"),
                           ({"backend": "gpu"}, "backend"), ({"precision": "half"}, "precision")]:
