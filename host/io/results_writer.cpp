@@ -40,6 +40,21 @@ std::string iso8601_utc_now() {
   return buf;
 }
 
+void check_output_is_not_special(const std::string& output) {
+  namespace fs = std::filesystem;
+  std::error_code e;
+  const fs::file_status status = fs::status(output, e);  // through a symbolic link, to what it names
+  if (e || !fs::exists(status) || fs::is_regular_file(status) || fs::is_directory(status)) return;
+  const char* kind = fs::is_character_file(status) ? "a character device"
+                     : fs::is_block_file(status)   ? "a block device"
+                     : fs::is_fifo(status)         ? "a named pipe"
+                     : fs::is_socket(status)       ? "a socket"
+                                                   : "not a regular file";
+  throw UsageError("-o " + output + " is " + kind + ", not a results file: rbmc writes the file beside it and renames "
+                   "it into place, which would replace it; name a file (to keep no results, one in a temporary "
+                   "directory)");
+}
+
 namespace {
 
 // Named dimensions for xarray (host/io/dimension_scales.hpp): each per-sample group's `sample`

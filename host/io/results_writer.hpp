@@ -90,6 +90,11 @@ struct RunTotals {
 // The time now as the file's `created` attribute holds it (2026-11-23T09:00:00Z).
 std::string iso8601_utc_now();
 
+// Throws UsageError when OUT exists but is neither a regular file nor a directory (a device such
+// as /dev/null, a pipe, a socket): the finished file's rename into place would replace it, with
+// --overwrite (as root, /dev/null itself). Directories are the callers' to name.
+void check_output_is_not_special(const std::string& output);
+
 // samples/status of a row an interrupted run has not reached (the dataset's fill value).
 inline constexpr std::uint8_t kStatusNotRun = 255;
 

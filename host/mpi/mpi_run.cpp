@@ -113,6 +113,7 @@ MpiRunOutcome run_under_mpi(Scenario scenario, RunOptions options) {
     try {
       if (!options.only.empty() || options.shard_count > 0)
         throw UsageError("under MPI the ranks split the run themselves: --only and --shard do not apply");
+      check_output_is_not_special(options.output);
       check_output_is_not_an_input(scenario, options.output);
       if (options.resume) {
         if (fs::exists(options.output) && !options.overwrite)

@@ -14,11 +14,12 @@ namespace rbmc {
 
 MergeSummary merge_shards(const std::vector<std::string>& paths, const std::string& output, bool overwrite,
                           unsigned threads) {
+  namespace fs = std::filesystem;
+  if (fs::is_directory(output)) throw UsageError("-o " + output + " is a directory; name the merged file");
+  check_output_is_not_special(output);
   const std::vector<ShardFile> shards = open_shards(paths);
   const ResultsReader& first = *shards.front().reader;
   const Scenario scenario = scenario_of_shards(first);
-  namespace fs = std::filesystem;
-  if (fs::is_directory(output)) throw UsageError("-o " + output + " is a directory; name the merged file");
   for (const ShardFile& s : shards)
     if (fs::exists(output) && fs::equivalent(output, s.path)) throw UsageError("merge: -o " + output + " is one of the parts");
   const OutputLock lock(output);

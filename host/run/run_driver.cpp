@@ -508,6 +508,7 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
   if (!output_directory.empty() && !fs::is_directory(output_directory))
     throw UsageError("-o " + options.output + ": the directory " + output_directory.string() +
                      " does not exist; create it (mkdir -p " + output_directory.string() + ") or choose another -o");
+  check_output_is_not_special(options.output);
   check_output_is_not_an_input(scenario, options.output);
   const OutputLock lock(options.output);
   const std::string partial = ResultsWriter::suspended_path(options.output);

@@ -355,6 +355,26 @@ TEST(Cli, AnOutputThatIsAnInputIsRefused) {
   EXPECT_EQ(rbmc(dir, "run table.toml -o out.h5 --backend cpu --no-progress").code, 0);  // the table itself is fine
 }
 
+// An output that is not a regular file (a named pipe here; /dev/null, as root, the same way) is
+// refused before any work, with --overwrite too: the finished file's rename replaced it, exit 0.
+// /dev/null is asked only without --overwrite, which never replaced it.
+TEST(Cli, AnOutputThatIsADeviceOrPipeIsRefused) {
+  test::TempDir dir;
+  dir.write("box.toml", test::valid_scenario_text(4));
+  ASSERT_EQ(run_script(dir, "mkfifo pipe.h5"), 0);
+  for (const std::string& command : {std::string("run box.toml -o pipe.h5 --overwrite --backend cpu --no-progress"),
+                                     std::string("merge pipe.h5 box.toml --overwrite")}) {
+    const Outcome r = rbmc(dir, command);
+    EXPECT_EQ(r.code, 2) << command << "\n" << r.out << r.err;
+    EXPECT_NE(r.err.find("-o pipe.h5 is a named pipe, not a results file"), std::string::npos) << command << "\n" << r.err;
+    EXPECT_TRUE(fs::is_fifo(dir.file("pipe.h5"))) << command;
+  }
+  const Outcome r = rbmc(dir, "run box.toml -o /dev/null --backend cpu --no-progress");
+  EXPECT_EQ(r.code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("-o /dev/null is a character device, not a results file"), std::string::npos) << r.err;
+  EXPECT_TRUE(only_logs_in(dir, {"box.toml", "pipe.h5"}));
+}
+
 // One process per output: while a run writes c.h5, a second run to c.h5 exits 2 at once naming
 // the first, and the first's result is the one kept. The lock goes with the process.
 TEST(Cli, TwoRunsToOneOutputTheSecondIsRefused) {
