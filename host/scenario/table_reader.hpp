@@ -3,6 +3,7 @@
 // an error naming the file, line and key path, and values are checked as they are read.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
@@ -35,6 +36,28 @@ inline const char* type_name(toml::node_type t) {
   }
 }
 
+// The edits (insertions, deletions, substitutions, swaps of neighbours) between two keys, up to
+// a small limit: past it, limit + 1. A misspelt key ("masss", "stpe") is one or two from its key.
+inline std::size_t key_edit_distance(std::string_view a, std::string_view b, std::size_t limit = 2) {
+  if ((a.size() > b.size() ? a.size() - b.size() : b.size() - a.size()) > limit) return limit + 1;
+  std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
+  for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i)
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  return std::min(d[a.size()][b.size()], limit + 1);
+}
+
+// How far a key may be from another to be taken for its misspelling: one edit in a key of up to
+// four letters ("mas", "tpye"), two beyond.
+inline bool near_miss(std::string_view a, std::string_view b) {
+  const std::size_t allowed = std::min(a.size(), b.size()) <= 4 ? 1 : 2;
+  return a != b && key_edit_distance(a, b, allowed) <= allowed;
+}
+
 // Reads one TOML table, remembering which keys were used so that the rest can be reported.
 class TableReader {
  public:
@@ -49,7 +72,16 @@ class TableReader {
     const auto& b = node.source().begin;
     throw ScenarioError(file_, b.line, b.column, path_of(key), msg);
   }
+  // An error about `key` where it is missing from the table (at the table's start), or where the
+  // table holds a near miss of it that nothing has read ("masss" for "mass"): there, saying so.
   [[noreturn]] void fail_here(std::string_view key, const std::string& msg) const {
+    if (table_.get(key) == nullptr)
+      for (auto&& [other, node] : table_)
+        if (used_.count(std::string(other.str())) == 0 && near_miss(other.str(), key)) {
+          const auto& at = other.source().begin;
+          throw ScenarioError(file_, at.line, at.column, path_of(key),
+                              msg + "; '" + std::string(other.str()) + "' here is not a key: misspelt?");
+        }
     const auto& b = table_.source().begin;
     throw ScenarioError(file_, b.line, b.column, path_of(key), msg);
   }
@@ -134,12 +166,19 @@ class TableReader {
     return out;
   }
 
-  // Every key not read is unknown: a typo must not silently fall back to a default.
+  // Every key not read is unknown: a typo must not silently fall back to a default. The message
+  // names the key it is a near miss of, of those this table was asked for and lacks.
   void reject_unknown_keys() const {
     for (auto&& [key, node] : table_) {
       if (used_.count(std::string(key.str())) == 0) {
+        std::string message = "unknown key";
+        for (const std::string& wanted : used_)
+          if (table_.get(wanted) == nullptr && near_miss(key.str(), wanted)) {
+            message += " (did you mean '" + wanted + "'?)";
+            break;
+          }
         const auto& b = key.source().begin;
-        throw ScenarioError(file_, b.line, b.column, path_of(key.str()), "unknown key");
+        throw ScenarioError(file_, b.line, b.column, path_of(key.str()), message);
       }
     }
   }

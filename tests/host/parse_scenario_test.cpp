@@ -114,7 +114,13 @@ INSTANTIATE_TEST_SUITE_P(
     Cases, BadScenario,
     ::testing::Values(
         BadCase{"unknown key", "mass = 2.0", "mass = 2.0\nmas = 3.0", "body.mas", "unknown key", 13},
-        BadCase{"unknown table", "[gravity]", "[gravty]", "gravty", "unknown key", 0},
+        BadCase{"unknown table", "[gravity]", "[gravty]", "gravty", "unknown key (did you mean 'gravity'?)", 0},
+        // A misspelt key: the error names the key it misses, at the misspelling.
+        BadCase{"misspelt optional key", "center_of_mass = ", "center_of_mas = ", "body.center_of_mas",
+                "unknown key (did you mean 'center_of_mass'?)", 13},
+        BadCase{"misspelt required key", "mass = 2.0", "masss = 2.0", "body.mass",
+                "is required (kg); 'masss' here is not a key: misspelt?", 12},
+        BadCase{"swapped letters", "step = ", "stpe = ", "run.step", "'stpe' here is not a key: misspelt?", 0},
         BadCase{"wrong type", "mass = 2.0", "mass = \"heavy\"", "body.mass", "must be a number, not a string", 12},
         BadCase{"negative mass", "mass = 2.0", "mass = -2.0", "body.mass", "mass must be positive", 12},
         BadCase{"not positive definite", "[0.0, 0.0, 0.25]]", "[0.0, 0.0, -0.25]]", "body.inertia",
