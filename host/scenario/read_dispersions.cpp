@@ -29,10 +29,13 @@ DispersedInputInfo claim_input(Scenario& s, const std::string& key, const std::s
   const std::vector<DispersedInputInfo> known = dispersible_inputs(s);
   const auto found = std::find_if(known.begin(), known.end(), [&](const auto& c) { return c.key_path == path; });
   if (found == known.end()) {
-    std::string names;
-    for (const auto& c : known) names += (names.empty() ? "" : ", ") + c.key_path;
+    std::string names, near;
+    for (const auto& c : known) {
+      names += (names.empty() ? "" : ", ") + c.key_path;
+      if (near.empty() && near_miss(path, c.key_path)) near = " (did you mean '" + c.key_path + "'?)";
+    }
     throw ScenarioError(where.file, where.line, where.column, key,
-                        "is not an input this scenario can disperse or sweep (known: " + names + ")");
+                        "is not an input this scenario can disperse or sweep" + near + " (known: " + names + ")");
   }
   DispersedInputInfo info = *found;
   std::vector<const DispersedInputInfo*> claimed;

@@ -139,6 +139,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"malformed TOML", "mass = 2.0", "mass = = 2.0", "", "malformed TOML", 12},
         BadCase{"unknown dispersion path", "body.mass = {", "body.density = {", "dispersions.body.density",
                 "is not an input this scenario can disperse or sweep", 28},
+        BadCase{"misspelt dispersion path", "body.mass = {", "body.masss = {", "dispersions.body.masss",
+                "is not an input this scenario can disperse or sweep (did you mean 'body.mass'?)", 28},
         BadCase{"unknown distribution", "distribution = \"normal\", sigma = 0.05",
                 "distribution = \"gamma\", sigma = 0.05", "dispersions.body.mass.distribution",
                 "unknown distribution", 28},
