@@ -197,19 +197,30 @@ void add_run_command(CLI::App& app) {
 void add_merge_command(CLI::App& app) {
   struct Arguments {
     std::string output;
-    std::vector<std::string> shards;
+    std::vector<std::string> files;
     bool overwrite = false;
     unsigned threads = 0;
   };
   auto args = std::make_shared<Arguments>();
   CLI::App* merge = app.add_subcommand(
       "merge", "Join the parts of a run (rbmc run --shard i/n) into the file one run would have written");
-  merge->add_option("output", args->output, "Merged results file")->required();
-  merge->add_option("shards", args->shards, "The parts' files, every part of the run once, in any order")->required();
+  // Both `rbmc merge OUT PARTS...` and, as `rbmc run` names its file, `rbmc merge -o OUT PARTS...`.
+  merge->add_option("files", args->files,
+                    "The merged file, then the parts' files (every part of the run once, in any order); "
+                    "with -o, the parts only")
+      ->required();
+  merge->add_option("-o,--output", args->output, "Merged results file (else the first of the files)");
   merge->add_flag("--overwrite", args->overwrite, "Replace an existing merged file");
   merge->add_option("--threads", args->threads, "Threads for the quantiles and compression (0 = all cores)");
   merge->callback([args] {
-    const MergeSummary m = merge_shards(args->shards, args->output, args->overwrite,
+    std::vector<std::string> shards = args->files;
+    std::string output = args->output;
+    if (output.empty()) {
+      if (shards.size() < 2) throw UsageError("merge: name the merged file and its parts (rbmc merge -o OUT.h5 PARTS...)");
+      output = shards.front();
+      shards.erase(shards.begin());
+    }
+    const MergeSummary m = merge_shards(shards, output, args->overwrite,
                                         args->threads == 0 ? default_thread_count() : args->threads);
     std::printf("rbmc merge: %llu parts, %llu samples\n", static_cast<unsigned long long>(m.n_shards),
                 static_cast<unsigned long long>(m.n_samples));

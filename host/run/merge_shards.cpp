@@ -12,16 +12,39 @@
 
 namespace rbmc {
 
+namespace {
+
+// A part of a run is finished work: the merge never writes over one, --overwrite or not. The
+// commonest way to ask it to is `rbmc merge part-*.h5`, whose first part is taken for the output.
+void check_output_is_not_a_part(const std::string& output) {
+  std::error_code e;
+  if (!std::filesystem::is_regular_file(output, e)) return;
+  std::uint64_t index = 0, count = 0;
+  try {
+    const ResultsReader r(output);
+    if (!r.has_attribute("", "shard_count")) return;
+    index = std::uint64_t(r.number_attribute("", "shard_index"));
+    count = std::uint64_t(r.number_attribute("", "shard_count"));
+  } catch (const std::exception&) {
+    return;  // not a results file: --overwrite decides, as for any other file
+  }
+  throw UsageError("merge: " + output + ", the merged file to write, is part " + std::to_string(index) + "/" +
+                   std::to_string(count) +
+                   " of a run, which the merge never replaces: name the merged file first or with -o "
+                   "(rbmc merge -o OUT.h5 PARTS...)");
+}
+
+}  // namespace
+
 MergeSummary merge_shards(const std::vector<std::string>& paths, const std::string& output, bool overwrite,
                           unsigned threads) {
   namespace fs = std::filesystem;
   if (fs::is_directory(output)) throw UsageError("-o " + output + " is a directory; name the merged file");
   check_output_is_not_special(output);
+  check_output_is_not_a_part(output);
   const std::vector<ShardFile> shards = open_shards(paths);
   const ResultsReader& first = *shards.front().reader;
   const Scenario scenario = scenario_of_shards(first);
-  for (const ShardFile& s : shards)
-    if (fs::exists(output) && fs::equivalent(output, s.path)) throw UsageError("merge: -o " + output + " is one of the parts");
   const OutputLock lock(output);
 
   ResultsMetadata meta;

@@ -913,6 +913,24 @@ TEST(Cli, ShardsAndMerge) {
   EXPECT_NE(r.err.find("part 3/4 is missing"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(dir.file("other.h5")));
   EXPECT_EQ(rbmc(dir, "merge merged.h5 part0.h5 part1.h5 part2.h5 part3.h5").code, 2);  // exists: --overwrite
+  // -o names the merged file, as rbmc run's does.
+  r = rbmc(dir, "merge -o merged_o.h5 part2.h5 part0.h5 part3.h5 part1.h5");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(ResultsReader(dir.file("merged_o.h5")).doubles("samples/final/position").data,
+            ResultsReader(dir.file("whole.h5")).doubles("samples/final/position").data);
+  EXPECT_EQ(rbmc(dir, "merge merged_o.h5").code, 2);  // the parts missing
+  // `rbmc merge part*.h5` takes part0.h5 for the merged file: refused, --overwrite or not, naming
+  // what happened; no part is ever written over.
+  const std::string part0 = slurp(dir.file("part0.h5"));
+  for (const char* command : {"merge part0.h5 part1.h5 part2.h5 part3.h5 --overwrite",
+                              "merge -o part2.h5 part0.h5 part1.h5 part2.h5 part3.h5 --overwrite",
+                              "merge -o part0.h5 part1.h5 part2.h5 part3.h5 --overwrite"}) {
+    r = rbmc(dir, command);
+    EXPECT_EQ(r.code, 2) << command;
+    EXPECT_NE(r.err.find("the merged file to write, is part "), std::string::npos) << command << ": " << r.err;
+    EXPECT_NE(r.err.find("rbmc merge -o OUT.h5 PARTS..."), std::string::npos) << r.err;
+  }
+  EXPECT_EQ(slurp(dir.file("part0.h5")), part0);
   for (const char* bad : {"--shard 4/4", "--shard 1", "--shard 0/4 --only 1-3", "--shard 0/1000"})
     EXPECT_EQ(rbmc(dir, std::string("run box.toml -o bad.h5 --backend cpu ") + bad).code, 2) << bad;
   EXPECT_FALSE(fs::exists(dir.file("bad.h5")));
