@@ -39,6 +39,13 @@ ResultsInfo read_results_info(const std::string& path) {
   info.total_steps = number("total_steps");
   info.wall_seconds = number("wall_seconds");
   info.n_redrawn = r.has_attribute("", "n_redrawn_bodies") ? number("n_redrawn_bodies") : 0;
+  info.shard_index = number("shard_index");
+  info.shard_count = number("shard_count");
+  if (r.has_attribute("", "n_parts")) {
+    info.n_parts = number("n_parts");
+    info.joined_by = text("joined_by");
+  }
+  if (r.has_attribute("", "resumed_samples")) info.resumed_samples = number("resumed_samples");
   // The rows that hold results: all of a complete file, the prefix done of a partial one (its
   // rows are written in order; the later ones are not_run). Read in blocks: a file of 2^40
   // declared rows is summarised in the memory of its rows done.
@@ -113,6 +120,26 @@ ResultsInfo read_results_info(const std::string& path) {
   return info;
 }
 
+namespace {
+
+// Where the file came from, when not from one uninterrupted run: a part of one, parts joined, a
+// resumed run (the root attributes shard_index, n_parts, joined_by, resumed_samples).
+void print_provenance(const ResultsInfo& info, std::FILE* out) {
+  std::string made;
+  if (std::isfinite(info.shard_index))
+    made = "part " + std::to_string(std::uint64_t(info.shard_index)) + "/" + std::to_string(std::uint64_t(info.shard_count)) +
+           " of a run (rbmc run --shard); rbmc merge joins the parts";
+  if (info.n_parts > 0)
+    made = "joined from " + std::to_string(std::uint64_t(info.n_parts)) + " parts by " +
+           (info.joined_by == "MPI" ? std::string("an MPI run's ranks") : info.joined_by);
+  if (info.resumed_samples > 0)
+    made += (made.empty() ? "" : "; ") + std::to_string(std::uint64_t(info.resumed_samples)) +
+            " samples finished by an interrupted run, the rest after its --resume";
+  if (!made.empty()) std::fprintf(out, "  made         %s\n", made.c_str());
+}
+
+}  // namespace
+
 void print_results_info(const ResultsInfo& info, std::FILE* out) {
   std::fprintf(out, "rbmc info: %s\n", info.path.c_str());
   std::fprintf(out, "  scenario     %s (%s), written %s by rbmc %s\n", info.scenario_name.c_str(), info.scenario_path.c_str(),
@@ -124,11 +151,13 @@ void print_results_info(const ResultsInfo& info, std::FILE* out) {
     std::fprintf(out, "  INCOMPLETE   an interrupted run's partial file: %llu of %.0f samples done; everything below is "
                       "over those (rbmc run SCENARIO -o OUT --resume completes it)\n",
                  static_cast<unsigned long long>(info.n_done), info.n_samples);
+  print_provenance(info, out);
   std::fprintf(out, "  integration  %s over %.6g s", info.integrator.c_str(), info.duration);
   if (std::isfinite(info.n_steps)) std::fprintf(out, ", %.0f steps per sample", info.n_steps);
   if (std::isfinite(info.mean_steps)) std::fprintf(out, ", %.4g steps per sample on average", info.mean_steps);
   if (std::isfinite(info.total_steps)) std::fprintf(out, ", %.0f steps in all", info.total_steps);
-  if (std::isfinite(info.wall_seconds)) std::fprintf(out, "; %.3g s wall", info.wall_seconds);
+  if (std::isfinite(info.wall_seconds))
+    std::fprintf(out, "; %.3g s wall%s", info.wall_seconds, info.n_parts > 0 ? " (the parts' sum)" : "");
   std::fprintf(out, "\n  status      ");
   for (const auto& [name, count] : info.status_counts)
     std::fprintf(out, " %s %llu", name.c_str(), static_cast<unsigned long long>(count));
@@ -182,6 +211,8 @@ void print_results_info_json(const ResultsInfo& info, std::FILE* out) {
   for (const auto& [name, count] : info.status_counts) j.field(name, static_cast<unsigned long long>(count));
   j.end_object();
   j.field("n_redrawn_bodies", info.n_redrawn);
+  j.key("made").begin_object().field("shard_index", info.shard_index).field("shard_count", info.shard_count);
+  j.field("n_parts", info.n_parts).field("joined_by", info.joined_by).field("resumed_samples", info.resumed_samples).end_object();
   j.key("trajectories").begin_object().field("n_retained", info.n_trajectories).field("retained", info.retained);
   const std::string compression = info.trajectory_compression ? compression_name(*info.trajectory_compression) : "";
   j.field("n_output_times", info.n_output_times).field("compression", compression).end_object();

@@ -679,6 +679,12 @@ void write_totals(hid_t root, const RunTotals& totals, const Scenario& s, std::u
   if (s.run.integrator == IntegratorKind::dopri5 && n_rows > 0)
     write_scalar_attribute<double>(root, "mean_steps", H5T_NATIVE_DOUBLE, double(totals.steps) / double(n_rows));
   write_scalar_attribute<std::uint64_t>(root, "total_rejected_steps", H5T_NATIVE_UINT64, totals.rejected_steps);
+  if (totals.resumed_samples > 0)
+    write_scalar_attribute<std::uint64_t>(root, "resumed_samples", H5T_NATIVE_UINT64, totals.resumed_samples);
+  if (totals.n_parts > 0) {
+    write_scalar_attribute<std::uint64_t>(root, "n_parts", H5T_NATIVE_UINT64, totals.n_parts);
+    write_string_attribute(root, "joined_by", totals.joined_by);
+  }
   for (int c = 0; c < kSampleStatusCount; ++c)
     write_scalar_attribute<std::uint64_t>(root, std::string("n_status_") + status_name(static_cast<SampleStatus>(c)),
                                           H5T_NATIVE_UINT64, totals.status_counts[c]);

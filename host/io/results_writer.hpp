@@ -73,6 +73,11 @@ struct RunTotals {
   std::array<std::uint64_t, kSampleStatusCount> status_counts{};
   std::uint64_t n_redrawn = 0;  // samples whose mass properties the validity policy redrew
   std::uint64_t steps = 0, rejected_steps = 0;  // over all samples
+  // How the file came to be, for rbmc info: the samples an interrupted run had finished before a
+  // --resume completed it (a joined file: its parts' sum), and the number of parts a joined file
+  // was written from, by `joined_by` ("rbmc merge" or "MPI"); 0 and empty: one run's file.
+  std::uint64_t resumed_samples = 0, n_parts = 0;
+  std::string joined_by;
   StageTimings stage_seconds;  // this process's time per stage (a resumed run: since the resume)
   // Of stage_seconds[statistics], the merges of compacted batches on a thread of their own while
   // the next batch is drawn and integrated (a GPU run's sketched quantiles): off the driver's path

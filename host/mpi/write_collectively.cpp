@@ -146,6 +146,8 @@ CollectiveOutcome write_collectively(MPI_Comm comm, const std::vector<std::strin
     }
     ResultsWriter writer(output, meta, ResultsWriter::Reopen{});
     outcome.quantiles = writer.write_statistics(statistics);
+    outcome.totals.n_parts = n_parts;
+    outcome.totals.joined_by = "MPI";
     writer.finish(outcome.totals);
   }
   return outcome;

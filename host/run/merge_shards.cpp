@@ -74,6 +74,8 @@ MergeSummary merge_shards(const std::vector<std::string>& paths, const std::stri
     kept_before += shard.n_trajectories;
   }
   const QuantileAccuracy quantiles = writer.write_statistics(statistics);
+  totals.n_parts = shards.size();
+  totals.joined_by = "rbmc merge";
   writer.finish(totals);
   return {scenario.run.n_samples, shards.size(), output, quantiles};
 }

@@ -717,6 +717,7 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
   // the rate counted them.
   progress.found_done(start_row);
   const std::uint64_t resumed_rows = start_row;
+  totals.resumed_samples = resumed_rows;
   // From here every finished batch is journalled, so that a kill -9 loses only the batches in flight.
   meta.batch_size = batch_size;
   const std::string this_run = run_identity(scenario, meta, options.only);

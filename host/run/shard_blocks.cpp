@@ -97,6 +97,7 @@ void add_shard_totals(const ResultsReader& r, RunTotals& t) {
   t.rejected_steps += std::uint64_t(r.number_attribute("", "total_rejected_steps"));
   t.n_redrawn += std::uint64_t(r.number_attribute("", "n_redrawn_bodies"));
   t.wall_seconds += r.number_attribute("", "wall_seconds");
+  if (r.has_attribute("", "resumed_samples")) t.resumed_samples += std::uint64_t(r.number_attribute("", "resumed_samples"));
   if (r.has("timings")) {
     for (int i = 0; i < int(Stage::count); ++i)  // a part written before a stage was timed has none of it
       if (r.has_attribute("timings", stage_name(Stage(i))))

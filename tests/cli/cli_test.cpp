@@ -316,6 +316,11 @@ TEST(Cli, InterruptKeepsAPartialFileThatResumeCompletes) {
                        std::to_string(100000 - done_before) + " by this one"),
             std::string::npos)
       << r.out;
+  // The file says so too, for rbmc info.
+  EXPECT_EQ(out.number_attribute("", "resumed_samples"), double(done_before));
+  EXPECT_NE(rbmc(dir, "info out.h5").out.find("\n  made         " + std::to_string(done_before) +
+                                              " samples finished by an interrupted run, the rest after its --resume\n"),
+            std::string::npos);
   const double process_wall = out.number_attribute("timings", "wall"), run_wall = out.number_attribute("", "wall_seconds");
   EXPECT_GT(process_wall, 0.0);
   EXPECT_LT(process_wall, run_wall - 0.5);
@@ -906,6 +911,14 @@ TEST(Cli, ShardsAndMerge) {
   EXPECT_NE(r.out.find("  quantiles    exact (every sample's values)\n  wrote        merged.h5"), std::string::npos) << r.out;
   r = rbmc(dir, "compare whole.h5 merged.h5");
   EXPECT_EQ(r.code, 0) << r.out;
+  // rbmc info says how each file was made, and that a joined file's wall time is its parts' sum.
+  r = rbmc(dir, "info merged.h5");
+  EXPECT_NE(r.out.find("\n  made         joined from 4 parts by rbmc merge\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" s wall (the parts' sum)\n"), std::string::npos) << r.out;
+  r = rbmc(dir, "info part2.h5");
+  EXPECT_NE(r.out.find("\n  made         part 2/4 of a run (rbmc run --shard); rbmc merge joins the parts\n"),
+            std::string::npos) << r.out;
+  EXPECT_EQ(rbmc(dir, "info whole.h5").out.find("made"), std::string::npos);
   EXPECT_EQ(ResultsReader(dir.file("merged.h5")).doubles("samples/final/position").data,
             ResultsReader(dir.file("whole.h5")).doubles("samples/final/position").data);
   r = rbmc(dir, "merge other.h5 part0.h5 part1.h5 part2.h5");

@@ -83,6 +83,10 @@ TEST(Mpi, RanksWriteTheFileOneProcessWrites) {
     EXPECT_NE(slurp(dir.file("log.txt")).find("  quantiles    exact (every sample's values)\n"), std::string::npos)
         << slurp(dir.file("log.txt"));  // the merged statistics', as one process's summary says
     expect_same_file(dir.file(out), dir.file("one.h5"));
+    // The file says how it was made (rbmc info's `made` line).
+    const ResultsReader joined(dir.file(out));
+    EXPECT_EQ(joined.number_attribute("", "n_parts"), ranks);
+    EXPECT_EQ(joined.string_attribute("", "joined_by"), "MPI");
     for (const auto& e : fs::directory_iterator(dir.path()))
       EXPECT_EQ(e.path().filename().string().find(".part-"), std::string::npos) << e.path();
   }

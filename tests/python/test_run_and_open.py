@@ -208,6 +208,9 @@ def test_ctrl_c_keeps_the_finished_batches_and_resume_completes_the_run(tmp_path
     assert 0 < resumed.summary["resumed_samples"] < 200000 and whole.summary["resumed_samples"] == 0
     assert 0 < resumed.summary["timings"]["wall"] < resumed.summary["wall_seconds"]
     assert resumed.timings["wall"] == resumed.summary["timings"]["wall"]
+    # The file says so, as rbmc info --json does.
+    assert resumed.info()["made"]["resumed_samples"] == resumed.summary["resumed_samples"]
+    assert whole.info()["made"]["resumed_samples"] == 0
     with h5py.File(resumed.path, "r") as a, h5py.File(whole.path, "r") as b:
         for name in ["samples/final/angular_velocity", "samples/body/mass", "samples/status"]:
             np.testing.assert_array_equal(a[name][()], b[name][()], err_msg=name)
