@@ -563,7 +563,7 @@ void ResultsWriter::suspend(const SuspendedRun& state) {
                              double(state.totals.rejected_steps), state.totals.wall_seconds};
   for (std::uint64_t c : state.totals.status_counts) totals.push_back(double(c));
   write_array(group.get(), "totals", totals, {hsize_t(totals.size())});
-  write_statistics_state(group.get(), state.statistics);
+  write_statistics_state(group.get(), state.statistics, state.exact_values);
   group.close("closing /resume");
   write_scalar_attribute<std::uint64_t>(root, "complete", H5T_NATIVE_UINT64, 0);
   for (Dataset& d : datasets_) d.id.close("closing " + d.name);
@@ -731,13 +731,14 @@ herr_t copy_root_member(hid_t location, const char* name, const H5L_info_t*, voi
 
 }  // namespace
 
-void ResultsWriter::finish(const RunTotals& totals, const StatisticsState* shard_state) {
+void ResultsWriter::finish(const RunTotals& totals, const StatisticsState* shard_state,
+                           const std::vector<std::vector<double>>* shard_exact_values) {
   flush_trajectories();
   if (shard_state != nullptr && !shard_state->moments.empty()) {
     h5::Handle group = create_group(file_.get(), "shard_state");
     write_string_attribute(group.get(), "description",
                            "this part's statistics state (moments, quantile values), which rbmc merge merges exactly");
-    write_statistics_state(group.get(), *shard_state);
+    write_statistics_state(group.get(), *shard_state, shard_exact_values);
   }
   for (Dataset& d : datasets_) d.id.close("closing " + d.name);
   datasets_.clear();

@@ -109,6 +109,9 @@ struct SuspendedRun {
   std::uint64_t batch_size = 0;  // the batches so far: resuming with the same ones reproduces the run
   RunTotals totals;
   StatisticsState statistics;
+  // The exact quantiles' values by column (RunStatistics::exact_values()), written where they lie;
+  // statistics is then save_without_exact_values()'. Null: statistics holds them.
+  const std::vector<std::vector<double>>* exact_values = nullptr;
 };
 
 class ResultsWriter {
@@ -135,7 +138,8 @@ class ResultsWriter {
   QuantileAccuracy write_statistics(RunStatistics& stats);
   // Writes the run's totals, closes the file and renames it to the target path. A shard also
   // keeps its statistics' state (group /shard_state) for rbmc merge.
-  void finish(const RunTotals& totals, const StatisticsState* shard_state = nullptr);
+  void finish(const RunTotals& totals, const StatisticsState* shard_state = nullptr,
+              const std::vector<std::vector<double>>* shard_exact_values = nullptr);
   // Records the state of an interrupted run, closes the file and renames it to
   // suspended_path(path): a valid file marked complete = 0 whose rows past rows_done read status
   // not_run, never at the target path.

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 #include <string>
 
 #include "host/io/dimension_scales.hpp"
@@ -130,10 +131,39 @@ QuantileAccuracy write_statistics_group(hid_t file, RunStatistics& stats, const 
   return accuracy;
 }
 
-void write_statistics_state(hid_t group, const StatisticsState& state) {
+namespace {
+
+// The exact quantiles' values, one column after another, each written from where it lies: a copy
+// of them all would double what may be most of the machine's memory (a raised
+// quantile_memory_mb), at Ctrl-C or at a part's end.
+void write_exact_values(hid_t group, const std::vector<std::vector<double>>& columns) {
+  hsize_t total = 0;
+  for (const std::vector<double>& c : columns) total += c.size();
+  h5::Handle space(H5Screate_simple(1, &total, nullptr), H5Sclose, "H5Screate_simple");
+  h5::Handle values(H5Dcreate2(group, "values", H5T_NATIVE_DOUBLE, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                    H5Dclose, "creating dataset values");
+  hsize_t at = 0;
+  for (const std::vector<double>& c : columns) {
+    hsize_t n = c.size();
+    if (n == 0) continue;
+    h5::check_status(H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, &at, nullptr, &n, nullptr), "selecting values");
+    h5::Handle memory(H5Screate_simple(1, &n, nullptr), H5Sclose, "H5Screate_simple");
+    h5::check_status(H5Dwrite(values.get(), H5T_NATIVE_DOUBLE, memory.get(), space.get(), H5P_DEFAULT, c.data()),
+                     "writing dataset values");
+    at += n;
+  }
+}
+
+}  // namespace
+
+void write_statistics_state(hid_t group, const StatisticsState& state,
+                            const std::vector<std::vector<double>>* exact_values) {
   write_scalar_attribute<std::uint64_t>(group, "quantile_samples", H5T_NATIVE_UINT64, state.quantile_samples);
   write_array(group, "moments", state.moments, {hsize_t(state.moments.size())});
-  write_array(group, "values", state.values, {hsize_t(state.values.size())});
+  if (exact_values != nullptr)
+    write_exact_values(group, *exact_values);
+  else
+    write_array(group, "values", state.values, {hsize_t(state.values.size())});
   std::vector<double> counts(state.value_counts.begin(), state.value_counts.end());
   write_array(group, "value_counts", counts, {hsize_t(counts.size())});
   if (!state.sketch_level_sizes.empty()) {  // quantile sketches: (columns, levels) each
@@ -149,11 +179,24 @@ void write_statistics_state(hid_t group, const StatisticsState& state) {
   }
 }
 
-StatisticsState read_statistics_state(const ResultsReader& r, const std::string& group) {
+StatisticsState read_statistics_state(const ResultsReader& r, const std::string& group,
+                                      std::vector<std::vector<double>>* exact_values) {
   StatisticsState state;
   state.moments = r.doubles(group + "/moments").data;
-  state.values = r.doubles(group + "/values").data;
   for (double c : r.doubles(group + "/value_counts").data) state.value_counts.push_back(std::uint64_t(c));
+  if (exact_values != nullptr && !r.has(group + "/sketch_level_sizes")) {
+    exact_values->assign(state.value_counts.size(), {});
+    std::uint64_t at = 0;
+    for (std::size_t c = 0; c < state.value_counts.size(); ++c) {
+      if (state.value_counts[c] == 0) continue;
+      (*exact_values)[c] = r.doubles(group + "/values", at, state.value_counts[c]).data;
+      if ((*exact_values)[c].size() != state.value_counts[c])
+        throw std::runtime_error(group + "'s quantile values are truncated");
+      at += state.value_counts[c];
+    }
+  } else {
+    state.values = r.doubles(group + "/values").data;
+  }
   if (r.has(group + "/sketch_level_sizes")) {
     for (double c : r.doubles(group + "/sketch_level_sizes").data) state.sketch_level_sizes.push_back(std::uint64_t(c));
     for (double c : r.doubles(group + "/sketch_compactions").data) state.sketch_compactions.push_back(std::uint64_t(c));

@@ -27,8 +27,14 @@ QuantileAccuracy write_statistics_group(hid_t file, RunStatistics& stats, const 
 void attach_statistics_dimensions(hid_t file, const std::vector<double>& times);
 
 // The statistics' state as a group's datasets (moments, values, value_counts, the sketches') and
-// attribute (quantile_samples).
-void write_statistics_state(hid_t group, const StatisticsState& state);
-StatisticsState read_statistics_state(const ResultsReader& r, const std::string& group);
+// attribute (quantile_samples). With exact_values (RunStatistics::exact_values(), the state then
+// save_without_exact_values()'), the values are written from those columns, in their order.
+void write_statistics_state(hid_t group, const StatisticsState& state,
+                            const std::vector<std::vector<double>>* exact_values = nullptr);
+// With exact_values, an exact state's values are read column by column into it (value_counts
+// says how many each holds) and the state's `values` stays empty: RunStatistics::restore and
+// absorb take them so without a second copy. A sketched state's are read into `values` as ever.
+StatisticsState read_statistics_state(const ResultsReader& r, const std::string& group,
+                                      std::vector<std::vector<double>>* exact_values = nullptr);
 
 }  // namespace rbmc

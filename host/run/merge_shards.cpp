@@ -65,7 +65,8 @@ MergeSummary merge_shards(const std::vector<std::string>& paths, const std::stri
     const ResultsReader& r = *shard.reader;
     if (statistics.enabled()) {
       if (!r.has("shard_state")) throw UsageError("merge: " + shard.path + " holds no statistics state");
-      statistics.absorb(read_statistics_state(r, "shard_state"));
+      std::vector<std::vector<double>> exact_values;  // a part's exact values, moved or appended by column
+      statistics.absorb(read_statistics_state(r, "shard_state", &exact_values), &exact_values);
     }
     add_shard_totals(r, totals);
     ShardBlockReader blocks(scenario, shard, kept_before);

@@ -170,10 +170,12 @@ std::string draws_differ(const std::string& path, int revision) {
          "): run it again without --resume";
 }
 
-// The state an interrupted run saved in its file, after checking that this run continues it.
+// The state an interrupted run saved in its file, after checking that this run continues it. Its
+// exact quantiles' values are read by column into exact_values (read_statistics_state).
 template <class GlobalIndex>
 SuspendedRun read_suspended_run(const std::string& path, const Scenario& s, const ResultsMetadata& meta,
-                                std::uint64_t n_rows, const GlobalIndex& global_index) {
+                                std::uint64_t n_rows, const GlobalIndex& global_index,
+                                std::vector<std::vector<double>>& exact_values) {
   if (!std::filesystem::exists(path)) throw UsageError("--resume: there is no interrupted run to resume (" + path + ")");
   const ResultsReader r(path);
   if (!r.has("resume")) throw UsageError("--resume: " + path + " holds no interrupted run's state");
@@ -204,7 +206,7 @@ SuspendedRun read_suspended_run(const std::string& path, const Scenario& s, cons
   state.totals.rejected_steps = std::uint64_t(totals[2]);
   state.totals.wall_seconds = totals[3];
   for (int c = 0; c < kSampleStatusCount; ++c) state.totals.status_counts[std::size_t(c)] = std::uint64_t(totals[4 + std::size_t(c)]);
-  state.statistics = read_statistics_state(r, "resume");
+  state.statistics = read_statistics_state(r, "resume", &exact_values);
   return state;
 }
 
@@ -560,6 +562,7 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
   const auto global_index = [&](std::uint64_t row) { return options.only.empty() ? shard.first + row : options.only[row]; };
   // A resumed run continues an interrupted one: the same scenario, samples, seed and precision.
   std::optional<SuspendedRun> suspended;
+  std::vector<std::vector<double>> suspended_exact_values;  // moved into the statistics by their restore
   const std::string identity = run_identity(scenario, meta, options.only);
   // A journal left by a killed run (OUT.journal) holds the batches it finished after its partial
   // file's (if any): a resume replays them.
@@ -575,7 +578,7 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
     throw UsageError("--resume: the interrupted run (" + journal_path + ") had another scenario, seed, sample count, "
                      "--only selection, precision or backend; resume with the same scenario and options");
   if (options.resume && (!journal_identity || fs::exists(partial)))
-    suspended = read_suspended_run(partial, scenario, meta, n_total, global_index);
+    suspended = read_suspended_run(partial, scenario, meta, n_total, global_index, suspended_exact_values);
   std::unique_ptr<ResultsWriter> writer =
       suspended ? std::make_unique<ResultsWriter>(options.output, meta, ResultsWriter::Resume{})
                 : std::make_unique<ResultsWriter>(options.output, options.overwrite, meta);
@@ -611,7 +614,7 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
   std::uint64_t start_row = 0;
   if (suspended) {
     totals = suspended->totals;
-    statistics.restore(suspended->statistics);
+    statistics.restore(suspended->statistics, &suspended_exact_values);
     selector.set_taken(writer->n_trajectories());
     start_row = suspended->rows_done;
   }
@@ -660,7 +663,9 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
     wait_for_writing();
     wait_for_merging();
     totals.wall_seconds = wall_before + std::chrono::duration<double>(Clock::now() - start).count();
-    writer->suspend({rows_done, batch_size, totals, statistics.save()});
+    // The exact quantiles' values are written where they lie, not copied (run_statistics.hpp).
+    const std::vector<std::vector<double>>* exact_values = statistics.exact() ? &statistics.exact_values() : nullptr;
+    writer->suspend({rows_done, batch_size, totals, statistics.save_without_exact_values(), exact_values});
     journal->remove();  // OUT.partial holds everything it held
     throw Interrupted("interrupted after " + std::to_string(rows_done) + " of " + std::to_string(n_total) +
                       " samples; they are kept in " + ResultsWriter::suspended_path(options.output) +
@@ -822,8 +827,11 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
   totals.process_wall_seconds = std::chrono::duration<double>(Clock::now() - start).count();
   totals.wall_seconds = wall_before + totals.process_wall_seconds;
   // A shard keeps its statistics' state, which rbmc merge needs to merge them exactly.
-  const StatisticsState merge_state = options.shard_count > 0 ? statistics.save() : StatisticsState{};
-  writer->finish(totals, options.shard_count > 0 ? &merge_state : nullptr);
+  // Its exact quantiles' values are written where they lie, not copied.
+  const bool is_part = options.shard_count > 0;
+  const StatisticsState merge_state = is_part ? statistics.save_without_exact_values() : StatisticsState{};
+  writer->finish(totals, is_part ? &merge_state : nullptr,
+                 is_part && statistics.exact() ? &statistics.exact_values() : nullptr);
   journal->remove();
   // A fresh run with --overwrite replaced an interrupted one: its partial file is discarded.
   if (!options.resume) {

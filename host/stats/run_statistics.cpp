@@ -235,6 +235,16 @@ std::vector<double> saved_values(const StatisticsState& s, std::size_t column, s
   return v;
 }
 
+// Column c's exact values: moved from exact_values where the state was read by column (its values
+// then empty), else copied from the state's.
+std::vector<double> take_values(const StatisticsState& s, std::size_t column, std::size_t& at,
+                                std::vector<std::vector<double>>* exact_values) {
+  if (exact_values == nullptr) return saved_values(s, column, at);
+  if (exact_values->size() != s.value_counts.size() || (*exact_values)[column].size() != s.value_counts[column])
+    throw std::runtime_error("the saved quantile values are truncated");
+  return std::move((*exact_values)[column]);
+}
+
 // Column c's sketch in a saved state. A state saved before brackets (none) sketched every value.
 BracketedSketch::State saved_sketch(const StatisticsState& s, std::size_t column, std::size_t& at) {
   const std::size_t levels = QuantileSketch::kMaxLevels, from = column * levels;
@@ -280,14 +290,10 @@ void check_fits(const StatisticsState& s, std::size_t columns, bool exact, const
 }  // namespace
 
 StatisticsState RunStatistics::save() {
-  StatisticsState s = save_without_exact_values();
-  if (exact()) {
-    std::uint64_t n = 0;
-    for (const std::vector<double>& v : values_) n += v.size();
-    s.values.reserve(std::size_t(n));
-    for (const std::vector<double>& v : values_) s.values.insert(s.values.end(), v.begin(), v.end());
-  }
-  return s;
+  if (exact())
+    throw std::logic_error("RunStatistics::save copies sketches only: exact values are saved where they lie "
+                           "(save_without_exact_values and exact_values)");
+  return save_without_exact_values();
 }
 
 StatisticsState RunStatistics::save_without_exact_values() {
@@ -310,14 +316,17 @@ StatisticsState RunStatistics::save_without_exact_values() {
   return s;
 }
 
-void RunStatistics::absorb(const StatisticsState& s) {
+void RunStatistics::absorb(const StatisticsState& s, std::vector<std::vector<double>>* exact_values) {
   check_fits(s, moments_.size(), exact(), "the part's statistics");
   std::size_t at = 0;
   for (std::size_t c = 0; c < moments_.size(); ++c) {
     moments_[c] = merge(moments_[c], saved_moment(s, c));
     if (exact()) {
-      const std::vector<double> v = saved_values(s, c, at);
-      values_[c].insert(values_[c].end(), v.begin(), v.end());
+      std::vector<double> v = take_values(s, c, at, exact_values);
+      if (values_[c].empty())
+        values_[c] = std::move(v);
+      else
+        values_[c].insert(values_[c].end(), v.begin(), v.end());
     } else {
       BracketedSketch part(kQuantileProbabilities, bracketed_, sketch_k_, 0);
       part.restore(saved_sketch(s, c, at));
@@ -327,13 +336,13 @@ void RunStatistics::absorb(const StatisticsState& s) {
   quantile_samples_ += s.quantile_samples;
 }
 
-void RunStatistics::restore(const StatisticsState& s) {
+void RunStatistics::restore(const StatisticsState& s, std::vector<std::vector<double>>* exact_values) {
   check_fits(s, moments_.size(), exact(), "the saved statistics");
   std::size_t at = 0;
   for (std::size_t c = 0; c < moments_.size(); ++c) {
     moments_[c] = saved_moment(s, c);
     if (exact())
-      values_[c] = saved_values(s, c, at);
+      values_[c] = take_values(s, c, at, exact_values);
     else
       sketches_[c].restore(saved_sketch(s, c, at));
   }

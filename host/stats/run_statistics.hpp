@@ -128,19 +128,24 @@ class RunStatistics {
   // Before the estimates, once every batch is in.
   void settle_sketches();
 
-  // The sketches first take the values they hold back (bracketed_sketch.hpp): the state is the
-  // one they would have without.
+  // The sketches' state, copied (bounded by their k), to be written on another thread. The
+  // sketches first take the values they hold back (bracketed_sketch.hpp): the state is the one
+  // they would have without. Exact quantiles throw std::logic_error: their values may be most of
+  // the machine's memory and are never copied whole (save_without_exact_values, exact_values).
   StatisticsState save();
   // save() but the exact quantiles' values, which stay where exact_values() shows them (value_counts
   // says how many each column holds): a snapshot written from them while no batch is added copies
   // none (they may be most of the machine's memory: quantile_memory_mb).
   StatisticsState save_without_exact_values();
   const std::vector<std::vector<double>>& exact_values() const { return values_; }  // per column; empty when sketched
-  void restore(const StatisticsState& state);  // throws std::runtime_error when it does not fit
+  // Throws std::runtime_error when the state does not fit. With exact_values (the exact quantiles'
+  // values by column, as read_statistics_state reads them; state.values then empty), the columns
+  // are moved in: no second copy of what may be most of the machine's memory.
+  void restore(const StatisticsState& state, std::vector<std::vector<double>>* exact_values = nullptr);
   // Merges another part's statistics after this one's (rbmc merge): the moments by the pairwise
-  // update, the quantile values appended or the sketches merged. Throws std::runtime_error when
-  // it does not fit.
-  void absorb(const StatisticsState& state);
+  // update, the quantile values appended (exact_values as for restore) or the sketches merged.
+  // Throws std::runtime_error when it does not fit.
+  void absorb(const StatisticsState& state, std::vector<std::vector<double>>* exact_values = nullptr);
 
  private:
   // quantiles(column), its exact ones from the column sorted in x (any contents; grown as needed).

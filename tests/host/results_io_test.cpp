@@ -6,6 +6,7 @@
 #include "host/io/h5_write.hpp"
 #include "host/io/results_reader.hpp"
 #include "host/io/results_writer.hpp"
+#include "host/io/statistics_group.hpp"
 #include "rbmc/sample/sample_layout.hpp"
 #include "test_scenarios.hpp"
 
@@ -212,6 +213,38 @@ TEST(ResultsFile, AReplacedFileLeavesNothingBesideTheNewOne) {
   EXPECT_TRUE(fs::is_directory(fs::path(to) / "in-the-way"));
   EXPECT_FALSE(fs::exists(h5::replaced_path(to)));
   EXPECT_TRUE(fs::exists(dir.file("fourth.partial")));  // the finished file is kept where it was written
+}
+
+// The exact quantiles' values written from their columns where they lie (Ctrl-C's /resume, a
+// part's /shard_state) make the state a copy of them makes, empty columns included.
+TEST(ResultsFile, ExactValuesWrittenFromTheirColumnsMakeTheSameState) {
+  test::TempDir dir;
+  StatisticsState copied;
+  copied.moments = {1.0, 0.5, 0.25, -1.0, 2.0, 0.0, 2.0, 1.5, 0.5, 0.0, 3.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+  copied.values = {3.0, -1.0, 1e300, 4.0, -0.0};
+  copied.value_counts = {3, 0, 2};
+  copied.quantile_samples = 3;
+  StatisticsState in_place = copied;
+  in_place.values.clear();
+  const std::vector<std::vector<double>> columns = {{3.0, -1.0, 1e300}, {}, {4.0, -0.0}};
+  const std::string path = dir.file("state.h5");
+  {
+    h5::Handle file(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose, "creating " + path);
+    write_statistics_state(h5::create_group(file.get(), "copied").get(), copied);
+    write_statistics_state(h5::create_group(file.get(), "in_place").get(), in_place, &columns);
+    const std::vector<std::vector<double>> empty(3);  // no values yet: an empty dataset
+    StatisticsState none = in_place;
+    none.value_counts = {0, 0, 0};
+    write_statistics_state(h5::create_group(file.get(), "none").get(), none, &empty);
+  }
+  const ResultsReader r(path);
+  const StatisticsState a = read_statistics_state(r, "copied"), b = read_statistics_state(r, "in_place");
+  EXPECT_EQ(b.values, copied.values);
+  EXPECT_EQ(std::signbit(b.values.back()), true);
+  EXPECT_EQ(b.value_counts, a.value_counts);
+  EXPECT_EQ(b.moments, a.moments);
+  EXPECT_EQ(b.quantile_samples, a.quantile_samples);
+  EXPECT_TRUE(read_statistics_state(r, "none").values.empty());
 }
 
 TEST(ResultsFile, ReadingANonHdf5FileIsAnHdf5Error) {
