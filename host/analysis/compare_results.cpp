@@ -115,14 +115,36 @@ void compare_trajectories(const ResultsReader& a, const ResultsReader& b, double
   for (std::size_t i = 0; i < kept_a.size(); ++i)
     if (const auto it = row_b.find(kept_a[i]); it != row_b.end()) common.emplace_back(i, it->second);
   if (common.empty()) return;
-  const std::size_t n_times = a.doubles("trajectories/time").data.size();
+  // The output times both files hold (each file's own grid indexes its rows: another [output]
+  // interval or duration gives another count), matched to a part in 1e12 of the time.
+  const std::vector<double> times_a = a.doubles("trajectories/time").data, times_b = b.doubles("trajectories/time").data;
+  const std::size_t n_times_a = times_a.size(), n_times_b = times_b.size();
+  std::vector<std::pair<std::size_t, std::size_t>> times;  // (k in a, k in b)
+  for (std::size_t ka = 0, kb = 0; ka < n_times_a && kb < n_times_b;) {
+    const double ta = times_a[ka], tb = times_b[kb];
+    if (std::abs(ta - tb) <= 1e-12 * std::max({std::abs(ta), std::abs(tb), 1.0}))
+      times.emplace_back(ka++, kb++);
+    else if (ta < tb)
+      ++ka;
+    else
+      ++kb;
+  }
+  if (times.size() != n_times_a || n_times_a != n_times_b)
+    c.notes.push_back(times.empty()
+                          ? "trajectories: the files hold no output time in common (" + std::to_string(n_times_a) +
+                                " and " + std::to_string(n_times_b) + " times): not compared"
+                          : "trajectories: compared at the " + std::to_string(times.size()) +
+                                " output times both files hold (of " + std::to_string(n_times_a) + " and " +
+                                std::to_string(n_times_b) + ")");
+  if (times.empty()) return;
   for (const char* part : {"position", "orientation", "velocity", "angular_velocity"}) {
     const std::string name = std::string("trajectories/") + part;
     const std::vector<double> x = a.doubles(name).data, y = b.doubles(name).data;
-    const std::size_t dim = x.size() / std::max<std::size_t>(1, kept_a.size() * n_times);
+    const std::size_t dim = x.size() / std::max<std::size_t>(1, kept_a.size() * n_times_a);
+    if (y.size() != kept_b.size() * n_times_b * dim) throw Hdf5Error(name + " of " + c.path_b + " has another shape");
     const bool orientation = std::string(part) == "orientation";
     std::vector<double> norms;
-    for (std::size_t r = 0; r < kept_a.size() * n_times; ++r)
+    for (std::size_t r = 0; r < kept_a.size() * n_times_a; ++r)
       if (const double v = row_norm(x, r, dim); std::isfinite(v)) norms.push_back(v);
     const double typical = median_of(norms);
     ComponentComparison r;
@@ -131,8 +153,8 @@ void compare_trajectories(const ResultsReader& a, const ResultsReader& b, double
     r.resolution_limited = true;  // judged sample by sample only
     for (const auto& [i, j] : common) {
       bool differs = false;
-      for (std::size_t k = 0; k < n_times; ++k) {
-        const std::size_t ra = i * n_times + k, rb = j * n_times + k;
+      for (const auto& [ka, kb] : times) {
+        const std::size_t ra = i * n_times_a + ka, rb = j * n_times_b + kb;
         double sign = 1;
         if (orientation) {
           double dot = 0;

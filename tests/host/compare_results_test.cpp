@@ -478,6 +478,49 @@ TEST(CompareResults, KeptTrajectoriesAreCompared) {
   EXPECT_NE(printed.find("trajectories/angular_velocity ("), std::string::npos) << printed;
 }
 
+// Runs of one scenario at another [output] interval hold their trajectories at other times: each
+// file's rows are read on its own grid (b's were read on a's, a wrong FAIL, and past b's end where
+// b holds fewer times), compared at the times both hold, with a note; no time in common, none.
+TEST(CompareResults, TrajectoriesAtOtherOutputTimesAreComparedAtTheTimesBothHold) {
+  test::TempDir dir;
+  const std::string text = read_config("tumbling_box"), interval = "interval = 0.1";
+  ASSERT_NE(text.find(interval), std::string::npos);
+  std::string finer = text, apart = text;
+  finer.replace(finer.find(interval), interval.size(), "interval = 0.05");
+  apart.replace(apart.find(interval), interval.size(), "times = [0.01, 1.03]");
+  const std::string a = run_file(dir, "a.h5", text, 50), b = run_file(dir, "b.h5", finer, 50);
+  const Comparison none = compare_results(a, run_file(dir, "apart.h5", apart, 50), {});
+  EXPECT_TRUE(none.pass);  // the final states agree
+  for (const ComponentComparison& r : none.components) EXPECT_EQ(r.name.rfind("trajectories/", 0), std::string::npos);
+  EXPECT_TRUE(std::any_of(none.notes.begin(), none.notes.end(), [](const std::string& n) {
+    return n.find("no output time in common (151 and 2 times): not compared") != std::string::npos;
+  }));
+  for (const auto& [x, y] : {std::pair{a, b}, std::pair{b, a}}) {
+    const Comparison c = compare_results(x, y, {});
+    EXPECT_TRUE(c.pass) << x << " against " << y;
+    std::size_t compared = 0;
+    for (const ComponentComparison& r : c.components)
+      if (r.name.rfind("trajectories/", 0) == 0) compared += r.mismatched == 0 ? 1 : 0;
+    EXPECT_EQ(compared, 4u);
+    const std::string note = "trajectories: compared at the 151 output times both files hold";
+    EXPECT_TRUE(std::any_of(c.notes.begin(), c.notes.end(), [&](const std::string& n) { return n.rfind(note, 0) == 0; }));
+  }
+  // A planted difference at a time both hold is still found.
+  {
+    const hid_t file = H5Fopen(b.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    const hid_t ds = H5Dopen2(file, "trajectories/angular_velocity", H5P_DEFAULT);
+    const hid_t space = H5Dget_space(ds);
+    std::vector<double> data(std::size_t(H5Sget_simple_extent_npoints(space)));
+    H5Dread(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, data.data());
+    data[3 * 140] += 0.1;  // sample row 0, b's output time 140 (7 s, a's 70), ω_x
+    H5Dwrite(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, data.data());
+    H5Sclose(space);
+    H5Dclose(ds);
+    H5Fclose(file);
+  }
+  EXPECT_FALSE(compare_results(a, b, {}).pass);
+}
+
 // An interrupted run's partial file: info says INCOMPLETE and summarises the rows done (not the
 // not-run rows as zeros, nor "nan steps"); compare says incomplete and compares the rows done.
 TEST(CompareResults, PartialFilesSayIncompleteAndUseTheRowsDone) {
