@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "host/scenario/table_reader.hpp"  // near_miss
 #include "rbmc/sample/sample_layout.hpp"
 #include "rbmc/sample/sample_status.hpp"
 
@@ -213,7 +214,24 @@ std::string check_sample_selection(const Scenario& s, const std::string& name) {
   if (std::any_of(all.begin(), all.end(), [&](const SampleDataset& d) { return selects(name, d); })) return "";
   std::string valid;
   for (const SampleDataset& d : all) valid += (valid.empty() ? "" : ", ") + d.short_name();
-  return "'" + name + "' is not a per-sample dataset of this scenario (or a group of them); it writes: " + valid;
+  // The name meant: Python's spelling of it (final.position: rbmc.open's Dataset names the
+  // datasets with dots) or a misspelling, of a dataset or of a group of them.
+  const auto dotted = [](std::string n) {
+    std::replace(n.begin(), n.end(), '/', '.');
+    return n;
+  };
+  std::string meant;
+  for (const SampleDataset& d : all) {
+    const std::string path = d.short_name();
+    for (std::size_t end = path.find('/'); meant.empty(); end = path.find('/', end + 1)) {
+      const std::string candidate = path.substr(0, end);  // a group of it, then itself
+      if (dotted(candidate) == dotted(name) || near_miss(name, candidate)) meant = candidate;
+      if (end == std::string::npos) break;
+    }
+    if (!meant.empty()) break;
+  }
+  return "'" + name + "' is not a per-sample dataset of this scenario (or a group of them)" +
+         (meant.empty() ? "" : " (did you mean '" + meant + "'? the names are paths under /samples)") + "; it writes: " + valid;
 }
 
 const std::vector<TrajectoryPart>& trajectory_parts() {

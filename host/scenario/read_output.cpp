@@ -198,9 +198,14 @@ void read_statistics_quantities(TableReader& r, const toml::node& statistics, Ou
     const std::optional<std::string> name = e.value<std::string>();
     std::size_t i = 0;
     while (name && i < kStatisticsQuantities.size() && *name != kStatisticsQuantities[i].name) ++i;
-    if (!name || i == kStatisticsQuantities.size())
-      r.fail_at(e, "statistics", (name ? "unknown quantity '" + *name + "'" : std::string("must list quantity names as strings")) +
-                                     " (" + names + ")");
+    if (!name || i == kStatisticsQuantities.size()) {
+      std::string meant;
+      for (std::size_t j = 0; name && meant.empty() && j < kStatisticsQuantities.size(); ++j)
+        if (near_miss(*name, kStatisticsQuantities[j].name)) meant = std::string(" (did you mean '") + kStatisticsQuantities[j].name + "'?)";
+      r.fail_at(e, "statistics",
+                (name ? "unknown quantity '" + *name + "'" + meant : std::string("must list quantity names as strings")) +
+                    " (" + names + ")");
+    }
     if ((out.statistics_quantities >> i) & 1u) r.fail_at(e, "statistics", "names '" + *name + "' twice");
     out.statistics_quantities |= 1u << i;
   }

@@ -150,6 +150,13 @@ INSTANTIATE_TEST_SUITE_P(
                 "dispersions.body.mass.mu", "unknown key", 28},
         BadCase{"unknown integrator", "step = ", "integrator = \"euler\"\nstep = ", "run.integrator",
                 "unknown integrator", 0},
+        // [output]'s names: Python's spelling of a dataset (rbmc.open names them with dots) and
+        // a misspelt quantity name the name they miss.
+        BadCase{"python spelling of a dataset", "[body]", "[output]\nsamples = [\"final.position\"]\n[body]",
+                "output.samples", "(did you mean 'final/position'? the names are paths under /samples)", 0},
+        BadCase{"misspelt statistics quantity", "[body]",
+                "[output]\ninterval = 0.1\nstatistics = [\"angular_velocty\"]\n[body]", "output.statistics",
+                "unknown quantity 'angular_velocty' (did you mean 'angular_velocity'?)", 0},
         BadCase{"samples zero", "samples = 64", "samples = 0", "run.samples", "positive", 6},
         BadCase{"samples float", "samples = 64", "samples = 6.4", "run.samples", "must be an integer", 6}),
     [](const ::testing::TestParamInfo<BadCase>& info) {
