@@ -25,6 +25,18 @@ def _decoded(value):
     return value
 
 
+class _Statistics(dict):
+    """The statistics' Datasets by quantity; a quantity the file does not hold is a KeyError that
+    says why (an interrupted run's partial file holds none yet, ``[output] statistics`` keeps some)."""
+
+    def __init__(self, datasets, why_none):
+        super().__init__(datasets)
+        self._why_none = why_none
+
+    def __missing__(self, quantity):
+        raise KeyError(f"{quantity!r}: {self._why_none}")
+
+
 class Results:
     """One results file.
 
@@ -35,6 +47,10 @@ class Results:
     Dataset over ``time`` of ``mean``, ``sd``, ``min``, ``max``, ``quantiles`` and ``count``.
     ``trajectories``: a Dataset over (``sample``, ``time``) of the kept samples, or None.
     ``summary``: for a file ``rbmc.run`` just wrote, what the run reports (counts, timings).
+
+    An interrupted run's partial file (``OUT.partial``, ``complete`` False) holds ``rows_done``
+    samples: ``samples`` and ``to_dataframe()`` cover those only (the rows after them are not run),
+    and it holds no statistics until ``--resume`` completes the run.
 
     Datasets load lazily; ``close()`` (or ``with rbmc.open(...) as r:``) releases the file.
     """
@@ -52,6 +68,9 @@ class Results:
                                    if isinstance(f["samples"][name], h5py.Group) else None)
             self._quantities = sorted(k for k, v in f["statistics"].items()
                                       if isinstance(v, h5py.Group)) if "statistics" in f else []
+            # A partial file's rows done: a prefix of its rows (the rest read status 255, not run).
+            self.rows_done = (int(f["resume"].attrs["rows_done"]) if "resume" in f
+                              else int(self.attrs.get("n_samples", 0)))
             self._has_trajectories = "trajectories" in f and any(
                 isinstance(v, h5py.Dataset) and v.ndim == 3 for v in f["trajectories"].values())
             # Seconds per stage of the run, and the process's wall (attributes of /timings besides its
@@ -75,12 +94,22 @@ class Results:
                 if "sample" in ds.dims:
                     parts.append(self._prefixed(ds, name.replace("/", ".") + "."))
             self._samples = xr.merge(parts, combine_attrs="drop_conflicts")
+            if not self.complete:  # the rows not run would read as zeros
+                self._samples = self._samples.isel(sample=slice(0, self.rows_done))
         return self._samples
 
     @property
     def statistics(self):
         if self._statistics is None:
-            self._statistics = {q: self.group("statistics/" + q) for q in self._quantities}
+            if not self.complete:
+                why = (f"{self.path} is an interrupted run's partial file: its statistics are written when "
+                       "the run completes (rbmc.run(..., resume=True), or rbmc run ... --resume)")
+            else:
+                why = (f"{self.path} holds the statistics of {', '.join(self._quantities)} "
+                       "([output] statistics chooses which)"
+                       if self._quantities else f"{self.path} keeps no statistics (no [output] interval or times, "
+                       "or [output] statistics = false)")
+            self._statistics = _Statistics({q: self.group("statistics/" + q) for q in self._quantities}, why)
         return self._statistics
 
     @property
@@ -152,6 +181,9 @@ class Results:
 
     def __repr__(self):
         n = self.attrs.get("n_samples", "?")
+        if not self.complete:
+            return (f"<rbmc.Results {self.path!r}: INCOMPLETE, an interrupted run's partial file: "
+                    f"{self.rows_done} of {n} samples done>")
         return f"<rbmc.Results {self.path!r}: {n} samples, statistics of {len(self._quantities)} quantities>"
 
 

@@ -84,6 +84,9 @@ def test_statistics_of_named_quantities_only(tmp_path, box):
     for q in some.statistics:
         np.testing.assert_array_equal(some.statistics[q]["quantiles"].values, box.statistics[q]["quantiles"].values)
         np.testing.assert_array_equal(some.statistics[q]["mean"].values, box.statistics[q]["mean"].values)
+    # A quantity the file does not hold: a KeyError that says which it holds.
+    with pytest.raises(KeyError, match=r"holds the statistics of angular_velocity, kinetic_energy \(\[output\] statistics"):
+        some.statistics["position"]
 
 
 def test_a_data_frame_has_a_column_per_component(box):
@@ -202,6 +205,16 @@ def test_ctrl_c_keeps_the_finished_batches_and_resume_completes_the_run(tmp_path
         pytest.skip("the run finished before the interrupt: " + output)
     assert child.returncode == 130, output
     assert "resume=True" in output and not out.exists()
+    # The partial file, opened: its rows done only (the rows not run would read as zeros), and no
+    # statistics yet, said so.
+    partial = rbmc.open(str(out) + ".partial")
+    assert not partial.complete and 0 < partial.rows_done < 200000
+    assert "INCOMPLETE" in repr(partial) and f"{partial.rows_done} of 200000 samples done" in repr(partial)
+    assert partial.samples.sizes["sample"] == partial.rows_done == len(partial.to_dataframe(["final.position"]))
+    assert (partial.samples["status"].values != 255).all()
+    with pytest.raises(KeyError, match="partial file: its statistics are written when the run completes"):
+        partial.statistics["angular_velocity"]
+    partial.close()
     resumed = run_quietly(toml, output=out, samples=200000, threads=1, batch_size=2000, resume=True)
     whole = run_quietly(toml, output=tmp_path / "whole.h5", samples=200000, threads=1, batch_size=2000)
     # What the interrupted process finished, and this process's own wall for its stages' timings.
