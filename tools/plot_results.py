@@ -18,7 +18,9 @@ writes, as far as the file has what they need:
   PREFIX_events.png        each event: how many samples it occurred in, and when (first time)
   PREFIX_sweep.png         a grid design: the final angular rate and speed against each swept input
 
-PREFIX defaults to the results file's name without .h5. The layout read is docs/output-format.md.
+PREFIX defaults to the results file's name without .h5 (an interrupted run's OUT.partial: OUT
+without .h5, then _partial). A partial file's pictures are of its samples done only, and say so.
+The layout read is docs/output-format.md.
 """
 
 import argparse
@@ -47,10 +49,17 @@ def component_label(quantity, c, units):
     return r"$%s_%s$ (%s)" % (SYMBOLS[quantity], c, units)
 
 
+def rows_done(f):
+    """The rows that hold results: every row of a complete file, the first /resume rows_done of an
+    interrupted run's partial file (the rows after them were never run and read as fill values)."""
+    return int(f["resume"].attrs["rows_done"]) if "resume" in f else int(f["samples/status"].shape[0])
+
+
 def title_of(f):
     name = f.attrs.get("scenario_name", "rbmc")
-    return "%s: %d samples, %s, %s" % (name, int(f.attrs.get("n_samples", 0)), f.attrs.get("backend", "?"),
-                                      f.attrs.get("precision", "?"))
+    n = int(f.attrs.get("n_samples", 0))
+    samples = "%d samples" % n if "resume" not in f else "INCOMPLETE, %d of %d samples done" % (rows_done(f), n)
+    return "%s: %s, %s, %s" % (name, samples, f.attrs.get("backend", "?"), f.attrs.get("precision", "?"))
 
 
 def units_of(obj, default="?"):
@@ -123,11 +132,12 @@ def finite(x):
 
 def plot_histograms(f, path):
     final = f["samples/final"]
-    status = f["samples/status"][()]
+    n = rows_done(f)
+    status = f["samples/status"][:n]
     kept = [name for name in ("position", "velocity", "angular_velocity") if name in final]
     fig, axes = plt.subplots(len(kept) + 1, 3, figsize=(14, 3.2 * (len(kept) + 1)), squeeze=False)
     for r, name in enumerate(kept):
-        data = final[name][()]
+        data = final[name][:n]
         units = units_of(final[name])
         for c, comp in enumerate("xyz"):
             ax = axes[r, c]
@@ -139,7 +149,7 @@ def plot_histograms(f, path):
             ax.grid(alpha=0.3)
     last = axes[len(kept)]
     if "time" in final:
-        last[0].hist(finite(final["time"][()]), bins=60, color="tab:gray")
+        last[0].hist(finite(final["time"][:n]), bins=60, color="tab:gray")
         last[0].set_xlabel("final time (s): when each sample stopped")
         last[0].set_ylabel("samples")
     else:
@@ -151,7 +161,7 @@ def plot_histograms(f, path):
     last[1].set_title("status", fontsize=10)
     if "stopping_event" in final and "samples/events" in f:
         events = sorted(f["samples/events"].keys(), key=lambda e: int(f["samples/events"][e].attrs.get("index", 0)))
-        stop = final["stopping_event"][()]
+        stop = final["stopping_event"][:n]
         labels = ["none"] + events
         values = [int(np.sum(stop < 0))] + [int(np.sum(stop == i)) for i in range(len(events))]
         last[2].barh(labels, values, color="tab:olive")
@@ -196,10 +206,11 @@ def plot_trajectories(f, path, count):
 def plot_events(f, path):
     group = f["samples/events"]
     events = sorted(group.keys(), key=lambda e: int(group[e].attrs.get("index", 0)))
-    status = f["samples/status"][()]
+    n = rows_done(f)
+    status = f["samples/status"][:n]
     ran = np.sum(status != 255)
     fig, axes = plt.subplots(1, 2, figsize=(14, 4))
-    occurred = [np.sum(group[e]["count"][()] > 0) for e in events]
+    occurred = [np.sum(group[e]["count"][:n] > 0) for e in events]
     axes[0].barh(events, [100.0 * o / max(ran, 1) for o in occurred], color="tab:olive")
     for i, o in enumerate(occurred):
         axes[0].text(100.0 * o / max(ran, 1), i, " %d" % o, va="center", fontsize=8)
@@ -207,7 +218,7 @@ def plot_events(f, path):
     axes[0].set_xlim(0, 110)
     colours = plt.cm.tab10(np.arange(len(events)) % 10)
     for i, e in enumerate(events):
-        times = finite(group[e]["time"][()])
+        times = finite(group[e]["time"][:n])
         if times.size:
             terminal = group[e].attrs.get("terminal", "false")
             terminal = terminal.decode() if isinstance(terminal, bytes) else str(terminal)
@@ -229,10 +240,11 @@ def plot_sweep(f, path):
     """The final angular rate and speed against each swept input: median and 5-95 % per value."""
     grid = f["samples/grid"]
     final = f["samples/final"]
+    n = rows_done(f)
     # The responses that vary (a free spin's speed stays 0: no panel for it).
     responses = [(name, label) for name, label in
                  (("angular_velocity", r"final $|\omega|$ (rad/s)"), ("velocity", r"final $|v|$ (m/s)"))
-                 if name in final and np.nanmax(np.ptp(final[name][()], axis=0)) > 0]
+                 if name in final and np.nanmax(np.ptp(final[name][:n], axis=0)) > 0]
     if not responses:
         responses = [("angular_velocity", r"final $|\omega|$ (rad/s)")]
     axes_names = sorted(grid.keys(), key=lambda k: k)
@@ -240,7 +252,7 @@ def plot_sweep(f, path):
     fig, axes = plt.subplots(len(responses), len(axes_names), figsize=(5 * len(axes_names), 3.5 * len(responses)),
                              squeeze=False)
     for col, name in enumerate(axes_names):
-        x = grid[name][()]
+        x = grid[name][:n]
         if x.ndim == 2:  # a vector input: its component that varies most
             k = int(np.argmax(np.ptp(x, axis=0)))
             x = x[:, k]
@@ -249,7 +261,7 @@ def plot_sweep(f, path):
             xlabel = "%s (%s)" % (name, units_of(grid[name]))
         values = np.unique(x)
         for row, (response, label) in enumerate(responses):
-            y = np.linalg.norm(final[response][()], axis=1)
+            y = np.linalg.norm(final[response][:n], axis=1)
             ax = axes[row, col]
             ax.plot(x, y, ".", color="tab:gray", alpha=0.3, markersize=3)
             stats = [np.nanpercentile(y[x == v], [5, 50, 95]) for v in values]
@@ -275,7 +287,8 @@ def main(argv):
     parser.add_argument("-o", "--prefix", help="output path prefix (default: the results file without .h5)")
     parser.add_argument("--trajectories", type=int, default=8, help="retained trajectories to draw (default 8)")
     args = parser.parse_args(argv)
-    prefix = args.prefix or os.path.splitext(args.results)[0]
+    base = args.results[: -len(".partial")] if args.results.endswith(".partial") else args.results
+    prefix = args.prefix or os.path.splitext(base)[0] + ("_partial" if base != args.results else "")
     try:
         f = h5py.File(args.results, "r")
     except OSError as e:
@@ -286,6 +299,9 @@ def main(argv):
         if "statistics" in f:
             plot_bands(f, prefix + "_bands.png")
             written.append(prefix + "_bands.png")
+        elif "resume" in f:
+            print("plot_results: an interrupted run's partial file holds no /statistics until --resume completes "
+                  "the run: no bands; the other pictures are of its %d samples done" % rows_done(f), file=sys.stderr)
         else:
             print("plot_results: no /statistics (the scenario asks for none: no [output] interval or times, "
                   "or statistics = false): no bands", file=sys.stderr)

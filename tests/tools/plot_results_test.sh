@@ -59,6 +59,33 @@ printf 'statistics = ["attitude_angle", "angular_velocity"]\n' | cat with_output
 "$rbmc" run some.toml -o g.h5 --backend cpu >/dev/null
 "$source_dir/tools/plot_results.py" g.h5 -o g >/dev/null
 is_png g_bands.png
+# An interrupted run's partial file: pictures of its samples done only (the rows not run would
+# read as zeros), named apart from the finished file's, and no bands (it holds no statistics yet).
+sed -e 's/^samples = 300/samples = 400000/' -e 's/^step = 0.01/step = 0.001/' with_output.toml >long.toml
+RBMC_CPU_SIMD=off "$rbmc" run long.toml -o p.h5 --backend cpu --threads 1 --batch-size 2048 --no-progress 2>/dev/null &
+pid=$!
+for _ in $(seq 1200); do
+  [ -f p.h5.journal ] && [ "$(stat -c %s p.h5.journal)" -gt 4096 ] && break
+  sleep 0.05
+done
+kill -INT $pid
+wait $pid || true
+[ -f p.h5.partial ] || { echo "the long run left no partial file" >&2; exit 1; }
+"$source_dir/tools/plot_results.py" p.h5.partial >/dev/null 2>p.err
+is_png p_partial_histograms.png
+[ ! -e p_partial_bands.png ] || { echo "bands of a partial file" >&2; exit 1; }
+grep -q "partial file holds no /statistics" p.err
+/usr/bin/python3 - "$source_dir/tools" <<'PY'
+import sys
+import h5py
+sys.path.insert(0, sys.argv[1])
+import plot_results
+with h5py.File("p.h5.partial", "r") as f:
+    n = plot_results.rows_done(f)
+    assert 0 < n < 400000 and n == int(f["resume"].attrs["rows_done"]), n
+    assert (f["samples/status"][:n] != 255).all() and (f["samples/status"][n:] == 255).all()
+    assert "INCOMPLETE, %d of 400000 samples done" % n in plot_results.title_of(f)
+PY
 # A file that is not HDF5: a clear error and exit code 2.
 echo junk >junk.h5
 if "$source_dir/tools/plot_results.py" junk.h5 2>/dev/null; then echo "accepted junk" >&2; exit 1; fi
