@@ -352,12 +352,18 @@ void judge_distribution(const Pairing& f, const DatasetView& v, std::size_t k, c
     const double u = data[row * v.dim + k];
     return v.orientation && data[row * 4] < 0 ? -u : u;
   };
-  std::vector<double> column_a, column_b, finite_a;
+  std::vector<double> column_a, column_b, finite_a, finite_b;
   for (std::size_t i : f.done_a) column_a.push_back(value(v.x, i));
   for (std::size_t j : f.done_b) column_b.push_back(value(v.y, j));
   for (double u : column_a)
     if (std::isfinite(u)) finite_a.push_back(u);
+  for (double u : column_b)
+    if (std::isfinite(u)) finite_b.push_back(u);
   r.spread = sd_of(finite_a);
+  // Sorted once for the quantiles' tests and KS (each sorted its own copies: 12 sorts, 80 % of a
+  // compare's time).
+  std::sort(finite_a.begin(), finite_a.end());
+  std::sort(finite_b.begin(), finite_b.end());
   // Below ten tolerances of spread, the distribution is a constant to the runs' arithmetic: a
   // rank test would see only rounding. Such a quantity is judged sample by sample.
   r.resolution_limited = r.spread <= 10 * r.tolerance;
@@ -371,13 +377,12 @@ void judge_distribution(const Pairing& f, const DatasetView& v, std::size_t k, c
   r.mean = mean_equivalence(column_a, column_b, r.margin, options.alpha);
   for (int q = 0; q < 3; ++q)
     r.quantiles[q] =
-        quantile_equivalence(column_a, column_b, kQuantilesJudged[q], r.margin, options.rank_margin, options.alpha);
+        quantile_equivalence_sorted(finite_a, finite_b, kQuantilesJudged[q], r.margin, options.rank_margin, options.alpha);
   if (f.same_samples) {
     // Only the mismatched samples (a fraction f) can move the distribution: each quantile of b
     // lies between a's at p ± f (up to the tolerance), and the mean difference has the paired
     // standard error. Both bound the same differences, often far tighter than two independent
     // samples' would.
-    std::sort(finite_a.begin(), finite_a.end());
     const double fraction = double(r.mismatched) / double(f.common.size());
     for (int q = 0; q < 3; ++q) {
       const double p = kQuantilesJudged[q], at = quantile_of_sorted(finite_a, p);
@@ -395,7 +400,7 @@ void judge_distribution(const Pairing& f, const DatasetView& v, std::size_t k, c
   }
   r.equivalent = r.mean.equivalent;
   for (const EquivalenceResult& q : r.quantiles) r.equivalent = r.equivalent && q.equivalent;
-  r.ks = ks_two_sample(column_a, column_b);
+  r.ks = ks_two_sample_sorted(finite_a, finite_b);
 }
 
 // Stage 2: every component of every compared dataset.

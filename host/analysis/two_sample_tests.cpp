@@ -47,9 +47,13 @@ double median(std::vector<double> x) {
 TestResult ks_two_sample(std::vector<double> a, std::vector<double> b) {
   a = finite(std::move(a));
   b = finite(std::move(b));
-  if (a.empty() || b.empty()) return {NAN, NAN};
   std::sort(a.begin(), a.end());
   std::sort(b.begin(), b.end());
+  return ks_two_sample_sorted(a, b);
+}
+
+TestResult ks_two_sample_sorted(const std::vector<double>& a, const std::vector<double>& b) {
+  if (a.empty() || b.empty()) return {NAN, NAN};
   const double na = double(a.size()), nb = double(b.size());
   std::size_t i = 0, j = 0;
   double d = 0;
@@ -101,9 +105,9 @@ std::vector<double> holm_adjusted(const std::vector<double>& p) {
 
 namespace {
 
-// One sample's p-quantile and its distribution-free standard error (see the header).
-void quantile_and_se(std::vector<double> x, double p, double z, double& q, double& se) {
-  std::sort(x.begin(), x.end());
+// One sample's p-quantile and its distribution-free standard error (see the header), from its
+// values sorted.
+void quantile_and_se(const std::vector<double>& x, double p, double z, double& q, double& se) {
   q = quantile_of_sorted(x, p);
   const double n = double(x.size()), half = z * std::sqrt(n * p * (1 - p));
   const auto at_rank = [&](double r) { return x[std::size_t(std::clamp(r, 0.0, n - 1))]; };
@@ -141,6 +145,13 @@ EquivalenceResult paired_mean_equivalence(const std::vector<double>& d_in, doubl
 QuantileEquivalence quantile_equivalence(const std::vector<double>& a_in, const std::vector<double>& b_in, double p,
                                          double margin, double rank_margin, double alpha) {
   std::vector<double> a = finite(a_in), b = finite(b_in);
+  std::sort(a.begin(), a.end());
+  std::sort(b.begin(), b.end());
+  return quantile_equivalence_sorted(a, b, p, margin, rank_margin, alpha);
+}
+
+QuantileEquivalence quantile_equivalence_sorted(const std::vector<double>& a, const std::vector<double>& b, double p,
+                                                double margin, double rank_margin, double alpha) {
   QuantileEquivalence r;
   if (a.empty() || b.empty()) {
     r.difference = r.bound = r.rank_shift = r.rank_bound = NAN;
@@ -152,8 +163,7 @@ QuantileEquivalence quantile_equivalence(const std::vector<double>& a_in, const 
   quantile_and_se(a, p, z, qa, sa);
   quantile_and_se(b, p, z, qb, sb);
   static_cast<EquivalenceResult&>(r) = judge(qb - qa, std::sqrt(sa * sa + sb * sb), margin, z);
-  // F_a at b's quantile, ties counted half (a is sorted by quantile_and_se's copy: sort here).
-  std::sort(a.begin(), a.end());
+  // F_a at b's quantile, ties counted half.
   const double below = double(std::lower_bound(a.begin(), a.end(), qb) - a.begin()),
                at_or_below = double(std::upper_bound(a.begin(), a.end(), qb) - a.begin());
   const double na = double(a.size()), nb = double(b.size());

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "host/errors.hpp"
+#include "host/io/results_writer.hpp"  // ResultsWriter::suspended_path
 #include "host/run/run_driver.hpp"
 #include "host/scenario/scenario.hpp"
 
@@ -62,13 +63,24 @@ Validation validate_scenario(const Scenario& scenario, const ValidateOptions& op
   run.output = dir.file(scenario.name + "-cpu-double.h5");
   run.backend = BackendChoice::cpu;
   run.precision = Precision::float64;
-  v.reference_seconds = run_scenario(scenario, run).totals.wall_seconds;
+  // An interrupted run's message tells how to resume it, which validate cannot: its own says
+  // what is left (nothing, or with --keep the run's partial file).
+  const auto wall_seconds_of = [&](const std::string& which) {
+    try {
+      return run_scenario(scenario, run).totals.wall_seconds;
+    } catch (const Interrupted&) {
+      throw Interrupted("validate: interrupted during the " + which + " run; " +
+                        (options.keep.empty() ? std::string("nothing is kept")
+                                              : "its partial file is left in " + ResultsWriter::suspended_path(run.output)));
+    }
+  };
+  v.reference_seconds = wall_seconds_of("reference (" + v.reference + ")");
   const std::string reference_file = run.output;
   run.output = dir.file(scenario.name + "-" + (options.candidate == BackendChoice::cuda ? "cuda" : "cpu") + "-" +
                         precision_name(options.precision) + ".h5");
   run.backend = options.candidate;
   run.precision = options.precision;
-  v.candidate_seconds = run_scenario(scenario, run).totals.wall_seconds;
+  v.candidate_seconds = wall_seconds_of("candidate (" + v.candidate + ")");
   v.comparison = compare_results(reference_file, run.output, options.compare);
   if (!options.keep.empty()) {
     v.reference_file = reference_file;

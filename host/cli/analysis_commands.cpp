@@ -7,6 +7,7 @@
 #include "host/analysis/results_info.hpp"
 #include "host/analysis/validate_run.hpp"
 #include "host/cli/number_checks.hpp"
+#include "host/cli/stop_signals.hpp"
 #include "host/errors.hpp"
 
 namespace rbmc::cli {
@@ -105,6 +106,7 @@ void add_validate_command(CLI::App& app) {
   validate->add_flag_callback("--no-progress", [args] { args->options.progress = false; }, "No progress bar");
   add_verdict_options(validate, args->options.compare);
   validate->callback([args, validate] {
+    stop_cleanly_on_signals();
     ValidateOptions& o = args->options;
     if (validate->count("--samples")) o.samples = args->samples;
     if (validate->count("--seed")) o.seed = args->seed;

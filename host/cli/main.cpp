@@ -1,6 +1,5 @@
 // rbmc's command line: each error type maps to a message on stderr and its own exit code
 // (documented in README.md).
-#include <csignal>
 #include <string>
 
 #include <hdf5.h>
@@ -31,8 +30,6 @@ enum ExitCode : int {
   kCompareFail = 6,    // rbmc compare: FAIL
   kInterrupted = 130,  // SIGINT or SIGTERM
 };
-
-extern "C" void on_signal(int) { rbmc::interrupt_requested() = true; }
 
 // rbmc --version: what a bug report needs to name this build.
 std::string version_text() {
@@ -70,8 +67,7 @@ int fail(int code, const char* what) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::signal(SIGINT, on_signal);
-  std::signal(SIGTERM, on_signal);
+  // SIGINT and SIGTERM: installed by the commands that stop cleanly on them (stop_signals.hpp).
   CLI::App app("rbmc: GPU-batched Monte Carlo simulation of rigid-body dynamics", "rbmc");
   app.set_version_flag("--version", version_text);
   app.require_subcommand(1);

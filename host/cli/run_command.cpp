@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "host/cli/number_checks.hpp"
+#include "host/cli/stop_signals.hpp"
 #include "host/errors.hpp"
 #include "host/io/run_journal.hpp"
 #include "host/mpi/mpi_run.hpp"
@@ -144,6 +145,7 @@ void add_run_command(CLI::App& app) {
   run->add_flag("--timings", args->timings, "Print the wall time of each stage of the run (also in the file's /timings)");
   run->add_flag_callback("--no-progress", [args] { args->options.progress = false; }, "No progress bar");
   run->callback([args, run] {
+    stop_cleanly_on_signals();
     Scenario scenario = load_scenario(args->scenario);
     RunOptions& o = args->options;
     if (run->count("--samples")) o.samples = args->samples;
@@ -213,6 +215,7 @@ void add_merge_command(CLI::App& app) {
   merge->add_flag("--overwrite", args->overwrite, "Replace an existing merged file");
   merge->add_option("--threads", args->threads, "Threads for the quantiles and compression (0 = all cores)");
   merge->callback([args] {
+    stop_cleanly_on_signals();
     std::vector<std::string> shards = args->files;
     std::string output = args->output;
     if (output.empty()) {

@@ -7,6 +7,7 @@
 #include "host/io/output_lock.hpp"
 #include "host/io/results_reader.hpp"
 #include "host/io/results_writer.hpp"
+#include "host/run/run_driver.hpp"  // interrupt_requested, Interrupted
 #include "host/run/shard_blocks.hpp"
 #include "host/stats/run_statistics.hpp"
 
@@ -70,8 +71,11 @@ MergeSummary merge_shards(const std::vector<std::string>& paths, const std::stri
     }
     add_shard_totals(r, totals);
     ShardBlockReader blocks(scenario, shard, kept_before);
-    for (std::uint64_t at = 0; at < shard.rows; at += kShardBlockRows)
+    for (std::uint64_t at = 0; at < shard.rows; at += kShardBlockRows) {
+      // SIGINT or SIGTERM: the writer's temporary file goes with it; the parts are only read.
+      if (interrupt_requested()) throw Interrupted("merge: interrupted; nothing is written, and the parts are as they were");
       writer.write_batch(blocks.read(at, std::size_t(std::min(kShardBlockRows, shard.rows - at))), ignored);
+    }
     kept_before += shard.n_trajectories;
   }
   const QuantileAccuracy quantiles = writer.write_statistics(statistics);

@@ -272,7 +272,12 @@ void translate_errors(std::exception_ptr error) {
   } catch (const Hdf5Error& e) {
     raise_as("OutputError", py::make_tuple(e.what()));
   } catch (const Interrupted& e) {
-    raise_as("Interrupted", py::make_tuple(std::string(e.what()) + " (from Python: the same rbmc.run call with resume=True)"));
+    // A run's message says how to resume it; from Python that is the same call with resume=True
+    // (rbmc.validate's says what is left: it resumes nothing).
+    const std::string what = e.what();
+    raise_as("Interrupted", py::make_tuple(what.find("--resume") == std::string::npos
+                                               ? what
+                                               : what + " (from Python: the same rbmc.run call with resume=True)"));
   }
 }
 

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <csignal>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -333,6 +334,41 @@ TEST(Cli, InterruptKeepsAPartialFileThatResumeCompletes) {
     driver += out.number_attribute("timings", stage);
   EXPECT_LE(driver, process_wall);
   EXPECT_EQ(rbmc(dir, "run box.toml -o again.h5 --backend cpu --resume").code, 2);  // nothing to resume
+}
+
+// SIGINT and SIGTERM are caught only by the commands that stop cleanly on them (run, validate,
+// merge); compare, info and check keep the default action, so that Ctrl-C ends them at once.
+// Caught for every command, they were swallowed by a long compare, which ran on to its verdict
+// and exit 0. Read from /proc/PID/status (SigCgt: bit n - 1 for signal n) once the command has
+// opened its file.
+TEST(Cli, OnlyTheCommandsThatStopCleanlyCatchSignals) {
+  test::TempDir dir;
+  dir.write("box.toml", test::valid_scenario_text(60000, 0.05, 0.01));
+  ASSERT_EQ(rbmc(dir, "run box.toml -o a.h5 --backend cpu --no-progress").code, 0);
+  struct Seen {
+    unsigned long long caught = 0;
+    int code = -1;
+    bool read = false;
+  };
+  const auto signalled = [&](const std::string& command, const std::string& opened) {
+    run_script(dir, "\"$RBMC\" " + command + " >/dev/null 2>&1 & pid=$!; for i in $(seq 4000); do "
+                    "ls -l /proc/$pid/fd 2>/dev/null | grep -q '" + opened + "' && break; sleep 0.005; done; "
+                    "grep SigCgt /proc/$pid/status > caught.txt; kill -TERM $pid; wait $pid; echo $? > code.txt");
+    Seen seen;
+    seen.read = std::sscanf(slurp(dir.file("caught.txt")).c_str(), "SigCgt: %llx", &seen.caught) == 1;
+    seen.code = std::stoi(slurp(dir.file("code.txt")));
+    return seen;
+  };
+  constexpr unsigned long long kIntAndTerm = (1ull << (SIGINT - 1)) | (1ull << (SIGTERM - 1));
+  const Seen compare = signalled("compare a.h5 a.h5", "a.h5");
+  ASSERT_TRUE(compare.read) << "compare ended before it was looked at";
+  EXPECT_EQ(compare.caught & kIntAndTerm, 0u);
+  EXPECT_EQ(compare.code, 128 + SIGTERM);  // ended by the signal, not at its verdict
+  const Seen run = signalled("run box.toml -o b.h5 --backend cpu --threads 1 --samples 2000000 --no-progress", "b.h5");
+  ASSERT_TRUE(run.read) << "the run ended before it was looked at";
+  EXPECT_EQ(run.caught & kIntAndTerm, kIntAndTerm);
+  EXPECT_EQ(run.code, 130);  // stopped cleanly: its partial file kept
+  EXPECT_TRUE(fs::exists(dir.file("b.h5.partial")));
 }
 
 // An output that is one of the run's inputs (the scenario file, a table design's file) is refused

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <cstring>
 #include <random>
 #include <sstream>
 
@@ -65,6 +66,44 @@ TEST(TwoSampleTests, EquivalenceWithinAndBeyondTheMargin) {
   for (double& x : d) x = 1e-15 * normal(rng);
   EXPECT_TRUE(paired_mean_equivalence(d, 1e-9, 0.05).equivalent);
   EXPECT_FALSE(paired_mean_equivalence(std::vector<double>(1000, 1e-8), 1e-9, 0.05).equivalent);
+}
+
+// The tests on values sorted once (rbmc compare sorts each component's finite values once) give
+// the bits the tests on the raw values give, NaN and infinities dropped by both.
+TEST(TwoSampleTests, TheSortedFormsGiveTheSameBits) {
+  std::mt19937_64 rng(9);
+  std::normal_distribution<double> normal(0, 1);
+  std::vector<double> a(3001), b(2500);
+  for (double& x : a) x = normal(rng);
+  for (double& x : b) x = 1.1 * normal(rng) + 0.03;
+  a[17] = NAN;
+  b[3] = INFINITY;
+  b[4] = a[5];  // a tie across the samples
+  std::vector<double> sa, sb;
+  for (double x : a)
+    if (std::isfinite(x)) sa.push_back(x);
+  for (double x : b)
+    if (std::isfinite(x)) sb.push_back(x);
+  std::sort(sa.begin(), sa.end());
+  std::sort(sb.begin(), sb.end());
+  const auto bits = [](double x) {
+    std::uint64_t u;
+    std::memcpy(&u, &x, sizeof u);
+    return u;
+  };
+  const TestResult ks = ks_two_sample(a, b), ks_sorted = ks_two_sample_sorted(sa, sb);
+  EXPECT_EQ(bits(ks.statistic), bits(ks_sorted.statistic));
+  EXPECT_EQ(bits(ks.p_value), bits(ks_sorted.p_value));
+  EXPECT_GT(ks.statistic, 0.0);
+  for (double p : {0.05, 0.5, 0.95}) {
+    const QuantileEquivalence q = quantile_equivalence(a, b, p, 0.1, 0.02, 0.05),
+                              s = quantile_equivalence_sorted(sa, sb, p, 0.1, 0.02, 0.05);
+    EXPECT_EQ(bits(q.difference), bits(s.difference)) << p;
+    EXPECT_EQ(bits(q.bound), bits(s.bound)) << p;
+    EXPECT_EQ(bits(q.rank_shift), bits(s.rank_shift)) << p;
+    EXPECT_EQ(bits(q.rank_bound), bits(s.rank_bound)) << p;
+    EXPECT_EQ(q.equivalent, s.equivalent) << p;
+  }
 }
 
 // A separation that starts at 1e-12 and grows as e^{2t} until it saturates near 1 after about
@@ -623,6 +662,35 @@ TEST(ValidateScenario, EveryConfigInFloatAgainstDoubleOnTheCpu) {
     if (name != "spring_mounted_box")
       EXPECT_EQ(tumbles || name == "satellite_gravity_gradient", c.float_unresolved) << name;
     EXPECT_EQ(tumbles, !c.pass) << name;
+  }
+}
+
+// Interrupted (SIGINT or SIGTERM's flag), validate says what is left, not how to resume the run
+// (it resumes nothing): nothing in its own directory, which goes, or with keep the partial file.
+TEST(ValidateScenario, AnInterruptionSaysWhatIsLeft) {
+  test::TempDir dir;
+  ValidateOptions o;
+  o.scenario = std::string(RBMC_SOURCE_DIR) + "/configs/tossed_box.toml";
+  o.candidate = BackendChoice::cpu;
+  o.precision = Precision::float32;
+  o.samples = 200;
+  o.progress = false;
+  for (const std::string keep : {std::string(), dir.file("kept")}) {
+    o.keep = keep;
+    interrupt_requested() = true;
+    try {
+      validate_scenario(o);
+      ADD_FAILURE() << "not interrupted";
+    } catch (const Interrupted& e) {
+      const std::string what = e.what();
+      EXPECT_EQ(what.find("--resume"), std::string::npos) << what;
+      EXPECT_EQ(what.rfind("validate: interrupted during the reference (cpu double) run; ", 0), 0u) << what;
+      const std::string partial = dir.file("kept") + "/tossed_box-cpu-double.h5.partial";
+      EXPECT_NE(what.find(keep.empty() ? "nothing is kept" : "its partial file is left in " + partial), std::string::npos)
+          << what;
+      EXPECT_EQ(std::filesystem::exists(partial), !keep.empty());
+    }
+    interrupt_requested() = false;
   }
 }
 

@@ -4,6 +4,8 @@
 
 #include <cmath>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 
 #include <gtest/gtest.h>
 
@@ -120,6 +122,31 @@ TEST(MergeShards, PartsMergedEqualTheWholeRun) {
 // Parts that keep some quantities' statistics ([output] statistics, here with exact quantiles)
 // merge into the whole run's: the same order statistics, the moments to rounding, and no other
 // quantity's group.
+// SIGINT or SIGTERM (the flag their handler sets) stops a merge between blocks: no merged file,
+// no temporary beside it, an older file at the output kept, the parts untouched.
+TEST(MergeShards, AnInterruptedMergeWritesNothing) {
+  test::TempDir dir;
+  const Scenario s = parse_scenario(test::valid_scenario_text(300, 0.2, 0.01), "box.toml");
+  std::vector<std::string> parts;
+  for (std::uint64_t i = 0; i < 2; ++i) {
+    parts.push_back(dir.file("part" + std::to_string(i) + ".h5"));
+    run_scenario(s, options_for(parts.back(), i, 2));
+  }
+  const std::uintmax_t part_size = std::filesystem::file_size(parts[0]);
+  dir.write("merged.h5", "an older file");
+  interrupt_requested() = true;
+  EXPECT_THROW(merge_shards(parts, dir.file("merged.h5"), true, 1), Interrupted);
+  interrupt_requested() = false;
+  std::size_t files = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir.path())) files += e.is_regular_file() ? 1 : 0;
+  EXPECT_EQ(files, 3u);  // the parts and the older file: nothing beside them
+  std::ifstream older(dir.file("merged.h5"));
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(older), {}), "an older file");
+  EXPECT_EQ(std::filesystem::file_size(parts[0]), part_size);
+  merge_shards(parts, dir.file("merged.h5"), true, 1);  // and the merge goes through once asked again
+  EXPECT_EQ(ResultsReader(dir.file("merged.h5")).number_attribute("", "complete"), 1);
+}
+
 TEST(MergeShards, PartsKeepingSomeQuantitiesMergeIntoTheirStatistics) {
   test::TempDir dir;
   const std::string text = test::valid_scenario_text(300, 0.5, 0.01) +
