@@ -86,6 +86,41 @@ class Reader {
   std::size_t n_, at_ = 0;
 };
 
+// Reader's reads from a file, within a payload of n bytes from where the file is; an array may
+// be skipped, its place kept, to be read later where it belongs.
+class FileReader {
+ public:
+  FileReader(std::FILE* f, std::uint64_t n) : f_(f), n_(n) {}
+  template <class T>
+  bool get(T& v) {
+    if (at_ + sizeof(T) > n_ || std::fread(&v, sizeof(T), 1, f_) != 1) return false;
+    at_ += sizeof(T);
+    return true;
+  }
+  template <class T>
+  bool get_array(std::vector<T>& v) {
+    std::uint64_t count = 0;
+    if (!get(count) || count > (n_ - at_) / sizeof(T)) return false;
+    v.resize(std::size_t(count));
+    if (std::fread(v.data(), sizeof(T), v.size(), f_) != v.size()) return false;
+    at_ += count * sizeof(T);
+    return true;
+  }
+  // An array's element count and file offset, passed over.
+  template <class T>
+  bool skip_array(std::uint64_t& count, long& offset) {
+    if (!get(count) || count > (n_ - at_) / sizeof(T)) return false;
+    offset = std::ftell(f_);
+    at_ += count * sizeof(T);
+    return offset >= 0 && std::fseek(f_, long(count * sizeof(T)), SEEK_CUR) == 0;
+  }
+  bool done() const { return at_ == n_; }
+
+ private:
+  std::FILE* f_;
+  std::uint64_t n_, at_ = 0;
+};
+
 }  // namespace
 
 RunJournal::RunJournal(std::string path, const std::string& identity) : path_(std::move(path)), identity_(identity) {
@@ -237,7 +272,8 @@ void RunJournal::snapshot_statistics(std::uint64_t rows, const StatisticsState& 
                target.c_str(), std::strerror(saved_errno != 0 ? saved_errno : errno));
 }
 
-std::optional<StatisticsSnapshot> RunJournal::read_statistics_snapshot(const std::string& path, const std::string& identity) {
+std::optional<StatisticsSnapshot> RunJournal::read_statistics_snapshot(const std::string& path, const std::string& identity,
+                                                                       std::vector<std::vector<double>>* exact_values) {
   const std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(snapshot_path_for(path).c_str(), "rb"), std::fclose);
   std::FILE* f = file.get();
   if (f == nullptr) return std::nullopt;
@@ -250,18 +286,47 @@ std::optional<StatisticsSnapshot> RunJournal::read_statistics_snapshot(const std
   if (std::fread(text.data(), 1, text.size(), f) != text.size() || text != identity ||
       std::fread(&payload_length, sizeof payload_length, 1, f) != 1 || payload_length > (std::uint64_t(1) << 40))
     return std::nullopt;
-  std::vector<unsigned char> payload{};
-  payload.resize(std::size_t(payload_length));
-  if (std::fread(payload.data(), 1, payload.size(), f) != payload.size() || std::fread(&sum, sizeof sum, 1, f) != 1 ||
-      sum != checksum(payload.data(), payload.size()))
-    return std::nullopt;
-  Reader r(payload.data(), payload.size());
+  // The checksum first, streamed: the payload may be most of memory (exact quantiles' values).
+  const long payload_at = std::ftell(f);
+  if (payload_at < 0) return std::nullopt;
+  {
+    Checksum streamed;
+    std::vector<unsigned char> chunk(std::size_t(1) << 20);
+    for (std::uint64_t left = payload_length; left > 0;) {
+      const std::size_t n = std::size_t(std::min<std::uint64_t>(left, chunk.size()));
+      if (std::fread(chunk.data(), 1, n, f) != n) return std::nullopt;
+      streamed.add(chunk.data(), n);
+      left -= n;
+    }
+    if (std::fread(&sum, sizeof sum, 1, f) != 1 || sum != streamed.value()) return std::nullopt;
+  }
+  // Then the arrays, the values last, where they go.
+  if (std::fseek(f, payload_at, SEEK_SET) != 0) return std::nullopt;
+  FileReader r(f, payload_length);
   StatisticsSnapshot s;
-  if (!r.get(s.rows) || !r.get(s.state.quantile_samples) || !r.get_array(s.state.moments) || !r.get_array(s.state.values) ||
-      !r.get_array(s.state.value_counts) || !r.get_array(s.state.sketch_level_sizes) ||
-      !r.get_array(s.state.sketch_compactions) || !r.get_array(s.state.sketch_brackets) ||
-      !r.get_array(s.state.sketch_counts) || !r.done())
+  std::uint64_t n_values = 0;
+  long values_at = 0;
+  if (!r.get(s.rows) || !r.get(s.state.quantile_samples) || !r.get_array(s.state.moments) ||
+      !r.skip_array<double>(n_values, values_at) || !r.get_array(s.state.value_counts) ||
+      !r.get_array(s.state.sketch_level_sizes) || !r.get_array(s.state.sketch_compactions) ||
+      !r.get_array(s.state.sketch_brackets) || !r.get_array(s.state.sketch_counts) || !r.done() ||
+      std::fseek(f, values_at, SEEK_SET) != 0)
     return std::nullopt;
+  if (exact_values != nullptr && s.state.sketch_level_sizes.empty()) {
+    std::uint64_t total = 0;
+    for (std::uint64_t c : s.state.value_counts) total += c;
+    if (total != n_values) return std::nullopt;
+    exact_values->resize(s.state.value_counts.size());  // lent columns keep their room
+    for (std::size_t c = 0; c < s.state.value_counts.size(); ++c) {
+      std::vector<double>& column = (*exact_values)[c];
+      column.resize(std::size_t(s.state.value_counts[c]));
+      if (std::fread(column.data(), sizeof(double), column.size(), f) != column.size()) return std::nullopt;
+    }
+  } else {
+    s.state.values.resize(std::size_t(n_values));
+    if (std::fread(s.state.values.data(), sizeof(double), s.state.values.size(), f) != s.state.values.size())
+      return std::nullopt;
+  }
   return s;
 }
 

@@ -185,13 +185,15 @@ StatisticsState read_statistics_state(const ResultsReader& r, const std::string&
   state.moments = r.doubles(group + "/moments").data;
   for (double c : r.doubles(group + "/value_counts").data) state.value_counts.push_back(std::uint64_t(c));
   if (exact_values != nullptr && !r.has(group + "/sketch_level_sizes")) {
-    exact_values->assign(state.value_counts.size(), {});
+    exact_values->resize(state.value_counts.size());  // lent columns keep their room
     std::uint64_t at = 0;
     for (std::size_t c = 0; c < state.value_counts.size(); ++c) {
+      std::vector<double>& column = (*exact_values)[c];
+      column.clear();
       if (state.value_counts[c] == 0) continue;
-      (*exact_values)[c] = r.doubles(group + "/values", at, state.value_counts[c]).data;
-      if ((*exact_values)[c].size() != state.value_counts[c])
-        throw std::runtime_error(group + "'s quantile values are truncated");
+      const std::vector<double> read = r.doubles(group + "/values", at, state.value_counts[c]).data;
+      if (read.size() != state.value_counts[c]) throw std::runtime_error(group + "'s quantile values are truncated");
+      column.assign(read.begin(), read.end());  // into the column's room: one column's copy at a time
       at += state.value_counts[c];
     }
   } else {

@@ -32,8 +32,9 @@ void attach_statistics_dimensions(hid_t file, const std::vector<double>& times);
 void write_statistics_state(hid_t group, const StatisticsState& state,
                             const std::vector<std::vector<double>>* exact_values = nullptr);
 // With exact_values, an exact state's values are read column by column into it (value_counts
-// says how many each holds) and the state's `values` stays empty: RunStatistics::restore and
-// absorb take them so without a second copy. A sketched state's are read into `values` as ever.
+// says how many each holds; columns it holds already, RunStatistics::lend_exact_columns', keep
+// their room) and the state's `values` stays empty: RunStatistics::restore and absorb take them
+// so without a second copy. A sketched state's are read into `values` as ever.
 StatisticsState read_statistics_state(const ResultsReader& r, const std::string& group,
                                       std::vector<std::vector<double>>* exact_values = nullptr);
 

@@ -562,7 +562,7 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
   const auto global_index = [&](std::uint64_t row) { return options.only.empty() ? shard.first + row : options.only[row]; };
   // A resumed run continues an interrupted one: the same scenario, samples, seed and precision.
   std::optional<SuspendedRun> suspended;
-  std::vector<std::vector<double>> suspended_exact_values;  // moved into the statistics by their restore
+  std::vector<std::vector<double>> suspended_exact_values;  // the statistics' columns, lent to be read into
   const std::string identity = run_identity(scenario, meta, options.only);
   // A journal left by a killed run (OUT.journal) holds the batches it finished after its partial
   // file's (if any): a resume replays them.
@@ -577,14 +577,16 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
   if (journal_identity && strip_batch_size(*journal_identity) != strip_batch_size(identity))
     throw UsageError("--resume: the interrupted run (" + journal_path + ") had another scenario, seed, sample count, "
                      "--only selection, precision or backend; resume with the same scenario and options");
-  if (options.resume && (!journal_identity || fs::exists(partial)))
-    suspended = read_suspended_run(partial, scenario, meta, n_total, global_index, suspended_exact_values);
-  std::unique_ptr<ResultsWriter> writer =
-      suspended ? std::make_unique<ResultsWriter>(options.output, meta, ResultsWriter::Resume{})
-                : std::make_unique<ResultsWriter>(options.output, options.overwrite, meta);
   // A shard keeps every value, or a quantile sketch of the same k, as the whole run does (its
   // budget from the run's size), so that merged shards hold what one run holds.
   RunStatistics statistics(scenario, options.shard_count > 0 ? scenario.run.n_samples : n_total, threads);
+  if (options.resume && (!journal_identity || fs::exists(partial))) {
+    suspended_exact_values = statistics.lend_exact_columns();
+    suspended = read_suspended_run(partial, scenario, meta, n_total, global_index, suspended_exact_values);
+  }
+  std::unique_ptr<ResultsWriter> writer =
+      suspended ? std::make_unique<ResultsWriter>(options.output, meta, ResultsWriter::Resume{})
+                : std::make_unique<ResultsWriter>(options.output, options.overwrite, meta);
   TrajectorySelector selector(scenario);
   BatchIntegration how(scenario.integration(), scenario.shared_model());
   how.statistics = statistics.enabled();
@@ -677,7 +679,11 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
   // replaces the statistics; those after it are dropped and integrated again.
   std::uint64_t journal_bytes = 0;
   if (journal_identity) {
-    std::optional<StatisticsSnapshot> snapshot = RunJournal::read_statistics_snapshot(journal_path, *journal_identity);
+    // The statistics' columns, lent to be read into (RunStatistics::lend_exact_columns); given back
+    // by the restore. A snapshot not taken leaves the statistics without their room: they grow.
+    std::vector<std::vector<double>> snapshot_exact_values = statistics.lend_exact_columns();
+    std::optional<StatisticsSnapshot> snapshot =
+        RunJournal::read_statistics_snapshot(journal_path, *journal_identity, &snapshot_exact_values);
     if (snapshot) {
       // Usable only when the journal's whole records, from start_row on, end exactly where it does.
       std::uint64_t reach = start_row;
@@ -689,7 +695,10 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
         reached = reached || reach == snapshot->rows;
         return true;
       });
-      if (!reached) snapshot.reset();
+      if (!reached) {
+        snapshot.reset();
+        snapshot_exact_values = {};
+      }
     }
     StageTimings replay_seconds;
     // A replayed batch is drawn again where the run draws, so that its inputs in the file are the
@@ -710,7 +719,8 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
       batch.kept = record.kept;
       batch.trajectories = record.trajectories;
       count_batch(batch, n, record.redrawn, totals);
-      if (statistics.enabled() && record.first + record.n == snapshot->rows) statistics.restore(snapshot->state);
+      if (statistics.enabled() && record.first + record.n == snapshot->rows)
+        statistics.restore(snapshot->state, &snapshot_exact_values);
       selector.set_taken(writer->n_trajectories() + batch.kept.size());
       writer->write_batch(view_of(batch, record.first, n), replay_seconds);
       start_row += record.n;

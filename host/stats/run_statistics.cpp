@@ -296,6 +296,16 @@ StatisticsState RunStatistics::save() {
   return save_without_exact_values();
 }
 
+std::vector<std::vector<double>> RunStatistics::lend_exact_columns() {
+  if (!exact()) return {};
+  std::vector<std::vector<double>> lent(values_.size());
+  for (std::size_t c = 0; c < values_.size(); ++c) {
+    values_[c].clear();  // a restore replaces them: the room stays
+    lent[c] = std::move(values_[c]);
+  }
+  return lent;
+}
+
 StatisticsState RunStatistics::save_without_exact_values() {
   StatisticsState s;
   save_moments(moments_, s);
@@ -322,11 +332,9 @@ void RunStatistics::absorb(const StatisticsState& s, std::vector<std::vector<dou
   for (std::size_t c = 0; c < moments_.size(); ++c) {
     moments_[c] = merge(moments_[c], saved_moment(s, c));
     if (exact()) {
-      std::vector<double> v = take_values(s, c, at, exact_values);
-      if (values_[c].empty())
-        values_[c] = std::move(v);
-      else
-        values_[c].insert(values_[c].end(), v.begin(), v.end());
+      // Into the room reserved for the run's values; a part's column read apart goes once copied.
+      const std::vector<double> v = take_values(s, c, at, exact_values);
+      values_[c].insert(values_[c].end(), v.begin(), v.end());
     } else {
       BracketedSketch part(kQuantileProbabilities, bracketed_, sketch_k_, 0);
       part.restore(saved_sketch(s, c, at));
@@ -342,7 +350,7 @@ void RunStatistics::restore(const StatisticsState& s, std::vector<std::vector<do
   for (std::size_t c = 0; c < moments_.size(); ++c) {
     moments_[c] = saved_moment(s, c);
     if (exact())
-      values_[c] = take_values(s, c, at, exact_values);
+      values_[c] = take_values(s, c, at, exact_values);  // moved, with the room lend_exact_columns gave it
     else
       sketches_[c].restore(saved_sketch(s, c, at));
   }

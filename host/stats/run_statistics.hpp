@@ -142,6 +142,12 @@ class RunStatistics {
   // values by column, as read_statistics_state reads them; state.values then empty), the columns
   // are moved in: no second copy of what may be most of the machine's memory.
   void restore(const StatisticsState& state, std::vector<std::vector<double>>* exact_values = nullptr);
+  // The exact quantiles' columns, emptied, each with the room reserved for the run's values, for
+  // a reader to fill where they are (read_statistics_state, RunJournal::read_statistics_snapshot)
+  // before restore() takes them back: a restored column is then neither copied nor grown (grown,
+  // a column is copied whole, and the memory it leaves is not given back). Until then the
+  // statistics hold no columns. Empty when the quantiles are sketched.
+  std::vector<std::vector<double>> lend_exact_columns();
   // Merges another part's statistics after this one's (rbmc merge): the moments by the pairwise
   // update, the quantile values appended (exact_values as for restore) or the sketches merged.
   // Throws std::runtime_error when it does not fit.

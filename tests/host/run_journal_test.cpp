@@ -150,6 +150,14 @@ TEST(RunJournal, ExactValuesWrittenFromTheirColumnsMakeTheSameSnapshot) {
   ASSERT_TRUE(s.has_value());
   EXPECT_EQ(s->state.values, copied.values);
   EXPECT_EQ(s->state.value_counts, copied.value_counts);
+  // Read back by column, as a resume restores them: the state's values empty, the columns whole.
+  std::vector<std::vector<double>> read_columns;
+  const std::optional<StatisticsSnapshot> by_column = RunJournal::read_statistics_snapshot(dir.file("b"), "run A", &read_columns);
+  ASSERT_TRUE(by_column.has_value());
+  EXPECT_TRUE(by_column->state.values.empty());
+  EXPECT_EQ(read_columns, columns);
+  EXPECT_EQ(by_column->state.moments, copied.moments);
+  EXPECT_EQ(by_column->rows, 96u);
 }
 
 // The statistics snapshot beside the journal comes back exactly, replaces the last one whole, and
@@ -190,9 +198,13 @@ TEST(RunJournal, StatisticsSnapshotsComeBackExactlyOrNotAtAll) {
     f.seekp(std::streamoff(size - 20));
     f.put('\x55');  // a damaged value: the checksum fails
   }
+  std::vector<std::vector<double>> columns;
   EXPECT_FALSE(RunJournal::read_statistics_snapshot(path, "run A").has_value());
+  EXPECT_FALSE(RunJournal::read_statistics_snapshot(path, "run A", &columns).has_value());
   std::filesystem::resize_file(snapshot, size / 2);  // cut short
   EXPECT_FALSE(RunJournal::read_statistics_snapshot(path, "run A").has_value());
+  EXPECT_FALSE(RunJournal::read_statistics_snapshot(path, "run A", &columns).has_value());
+  EXPECT_TRUE(columns.empty());
   {
     RunJournal fresh(path, "run A");  // a fresh run with this output drops the old snapshot
   }

@@ -400,6 +400,43 @@ TEST(RunStatistics, ExactQuantilesEqualThoseOfTheSortedValues) {
   }
 }
 
+// A resume restores exact values into the columns lend_exact_columns gave out, filled where they
+// are: the restored columns keep the room reserved for the run's values, so that the batches
+// after it neither copy nor grow them (grown, a column is copied whole and its old memory is not
+// given back: a resume's peak was the values twice), and the run goes on as an uninterrupted one.
+TEST(RunStatistics, RestoredExactColumnsKeepTheirRoom) {
+  const Scenario scenario = parse_scenario(kThrown + "[output]\ninterval = 0.25\n", "t.toml");
+  const std::size_t columns = std::size_t(scenario.output_times.n) * quantity::count, n_rows = 500;
+  std::vector<double> values(columns * n_rows);
+  std::mt19937_64 rng(3);
+  std::normal_distribution<double> normal;
+  for (double& x : values) x = normal(rng);
+  RunStatistics run(scenario, 4 * n_rows), resumed(scenario, 4 * n_rows);
+  ASSERT_TRUE(run.exact());
+  std::vector<Moments> none;
+  run.add(none, values, n_rows);
+  const StatisticsState state = run.save_without_exact_values();
+  std::vector<std::vector<double>> lent = resumed.lend_exact_columns();
+  ASSERT_EQ(lent.size(), columns);
+  for (std::size_t c = 0; c < columns; ++c) {
+    EXPECT_GE(lent[c].capacity(), 4 * n_rows) << c;
+    lent[c].assign(run.exact_values()[c].begin(), run.exact_values()[c].end());  // as a reader fills them
+  }
+  resumed.restore(state, &lent);
+  for (std::size_t c = 0; c < columns; ++c) {
+    EXPECT_GE(resumed.exact_values()[c].capacity(), 4 * n_rows) << c;
+    EXPECT_EQ(resumed.exact_values()[c], run.exact_values()[c]) << c;
+  }
+  for (int batch = 0; batch < 3; ++batch) {
+    none.clear();
+    run.add(none, values, n_rows);
+    none.clear();
+    resumed.add(none, values, n_rows);
+  }
+  EXPECT_EQ(resumed.all_quantiles(), run.all_quantiles());
+  EXPECT_THROW(RunStatistics(scenario, 4 * n_rows).save(), std::logic_error);  // exact: never copied whole
+}
+
 TEST(RunStatistics, EqualTheValuesComputedFromEveryTrajectory) {
   test::TempDir dir;
   const std::string path = run(dir, "a.h5", "[output]\ninterval = 0.25\n", 400);
