@@ -102,8 +102,9 @@ class RunJournal {
   // The snapshot beside the journal at path, when there is a whole one of the run `identity`.
   // With exact_values, an exact state's values are read column by column into it (value_counts
   // says how many each holds; columns it holds already keep their room) and the state's `values`
-  // stays empty, as read_statistics_state does: RunStatistics::restore takes them without a second copy. The file is read twice, the
-  // checksum streamed first, so that memory holds the values once.
+  // stays empty, as read_statistics_state does: RunStatistics::restore takes them without a
+  // second copy. The file is read twice, the checksum streamed first, so that memory holds the
+  // values once.
   static std::optional<StatisticsSnapshot> read_statistics_snapshot(
       const std::string& path, const std::string& identity, std::vector<std::vector<double>>* exact_values = nullptr);
 

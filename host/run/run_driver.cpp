@@ -679,9 +679,13 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
   // replaces the statistics; those after it are dropped and integrated again.
   std::uint64_t journal_bytes = 0;
   if (journal_identity) {
-    // The statistics' columns, lent to be read into (RunStatistics::lend_exact_columns); given back
-    // by the restore. A snapshot not taken leaves the statistics without their room: they grow.
-    std::vector<std::vector<double>> snapshot_exact_values = statistics.lend_exact_columns();
+    // The snapshot's exact values are read into the statistics' own columns, lent
+    // (RunStatistics::lend_exact_columns) and given back by the restore, where the statistics are
+    // fresh: a snapshot not taken then leaves them as they were, empty, only without their room.
+    // Where a partial file's state was restored first, they hold values the snapshot may not
+    // replace: its values go into columns of their own.
+    std::vector<std::vector<double>> snapshot_exact_values;
+    if (!suspended) snapshot_exact_values = statistics.lend_exact_columns();
     std::optional<StatisticsSnapshot> snapshot =
         RunJournal::read_statistics_snapshot(journal_path, *journal_identity, &snapshot_exact_values);
     if (snapshot) {

@@ -735,6 +735,45 @@ TEST_P(StatisticsJournalled, AsSnapshotsBesideRecordsOfOutputsAlone) {
   }
 }
 
+// An interrupted run resumed, that resume killed (its journal beside the first one's partial
+// file), resumed again: the statistics are the partial file's, then the journal's snapshot's
+// where it has one that the records reach, else the partial file's alone with the records'
+// batches integrated again; exact quantiles bit for bit an uninterrupted run's either way (a
+// snapshot's values must not replace the partial file's unless the snapshot is taken).
+TEST(RunDriver, AResumeKilledAfterAnInterruptionResumesToTheUninterruptedStatistics) {
+  test::TempDir dir;
+  const Scenario s = parse_scenario(test::valid_scenario_text(1500, 0.5, 0.01) + "[output]\ninterval = 0.01\n", "box.toml");
+  run_scenario(s, cpu_options(dir.file("whole.h5"), 2, 256));
+  const ResultsReader whole(dir.file("whole.h5"));
+  ASSERT_NE(whole.string_attribute("statistics", "quantile_method").find("exact"), std::string::npos);
+  for (const char* interval : {"0", "1e9"}) {  // a snapshot after every batch, or none
+    const std::string out = dir.file(std::string("r") + interval + ".h5");
+    RunOptions o = cpu_options(out, 2, 256);
+    o.after_batch = [](std::uint64_t rows) {
+      if (rows == 512) interrupt_requested() = true;
+    };
+    EXPECT_THROW(run_scenario(s, o), Interrupted);
+    interrupt_requested() = false;
+    ::setenv("RBMC_JOURNAL_STATISTICS_INTERVAL", interval, 1);
+    RunOptions killed = cpu_options(out, 2, 0);
+    killed.resume = true;
+    killed.after_batch = [](std::uint64_t rows) {
+      if (rows == 1024) throw std::runtime_error("a crash");
+    };
+    EXPECT_THROW(run_scenario(s, killed), std::runtime_error);
+    ::unsetenv("RBMC_JOURNAL_STATISTICS_INTERVAL");
+    ASSERT_TRUE(fs::exists(out + ".partial")) << interval;
+    RunOptions resume = cpu_options(out, 2, 0);
+    resume.resume = true;
+    run_scenario(s, resume);
+    const ResultsReader r(out);
+    for (const std::string quantity : {"angular_velocity", "kinetic_energy", "attitude_angle", "position"})
+      for (const char* d : {"quantiles", "mean", "sd", "count"})
+        EXPECT_EQ(whole.doubles("statistics/" + quantity + "/" + d).data, r.doubles("statistics/" + quantity + "/" + d).data)
+            << quantity << "/" << d << " " << interval;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(
     RunDriver, StatisticsJournalled,
     ::testing::Values(JournalledStatistics{"Sketched", "quantile_memory_mb = 1\n", false},
