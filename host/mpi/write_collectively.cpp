@@ -140,7 +140,7 @@ CollectiveOutcome write_collectively(MPI_Comm comm, const std::vector<std::strin
     for (const ShardFile& s : all) {
       if (statistics.enabled()) {
         if (!s.reader->has("shard_state")) throw UsageError("merge: " + s.path + " holds no statistics state");
-        std::vector<std::vector<double>> exact_values;  // a part's exact values, moved or appended by column
+        std::vector<std::vector<double>> exact_values;  // a part's exact values by column, appended
         statistics.absorb(read_statistics_state(*s.reader, "shard_state", &exact_values), &exact_values);
       }
       add_shard_totals(*s.reader, outcome.totals);

@@ -66,7 +66,7 @@ MergeSummary merge_shards(const std::vector<std::string>& paths, const std::stri
     const ResultsReader& r = *shard.reader;
     if (statistics.enabled()) {
       if (!r.has("shard_state")) throw UsageError("merge: " + shard.path + " holds no statistics state");
-      std::vector<std::vector<double>> exact_values;  // a part's exact values, moved or appended by column
+      std::vector<std::vector<double>> exact_values;  // a part's exact values by column, appended
       statistics.absorb(read_statistics_state(r, "shard_state", &exact_values), &exact_values);
     }
     add_shard_totals(r, totals);
