@@ -60,40 +60,29 @@ std::uint64_t checksum(const unsigned char* data, std::size_t n) {
   return c.value();
 }
 
-class Reader {
- public:
-  Reader(const unsigned char* data, std::size_t n) : data_(data), n_(n) {}
-  template <class T>
-  bool get(T& v) {
-    if (at_ + sizeof(T) > n_) return false;
-    std::memcpy(&v, data_ + at_, sizeof(T));
-    at_ += sizeof(T);
+// Where a payload's bytes come from: memory (a record read whole) or a file (a snapshot, whose
+// values may be most of memory, read where they go).
+struct MemorySource {
+  const unsigned char* at;
+  bool read(void* to, std::size_t n) {
+    if (n > 0) std::memcpy(to, at, n);
+    at += n;
     return true;
   }
-  template <class T>
-  bool get_array(std::vector<T>& v) {
-    std::uint64_t count = 0;
-    if (!get(count) || count > (n_ - at_) / sizeof(T)) return false;
-    v.resize(std::size_t(count));
-    std::memcpy(v.data(), data_ + at_, std::size_t(count) * sizeof(T));
-    at_ += std::size_t(count) * sizeof(T);
-    return true;
-  }
-  bool done() const { return at_ == n_; }
-
- private:
-  const unsigned char* data_;
-  std::size_t n_, at_ = 0;
+};
+struct FileSource {
+  std::FILE* f;
+  bool read(void* to, std::size_t n) { return n == 0 || std::fread(to, 1, n, f) == n; }
 };
 
-// Reader's reads from a file, within a payload of n bytes from where the file is; an array may
-// be skipped, its place kept, to be read later where it belongs.
-class FileReader {
+// A payload's scalars and arrays (each its element count, then its elements), within its n bytes.
+template <class Source>
+class Reader {
  public:
-  FileReader(std::FILE* f, std::uint64_t n) : f_(f), n_(n) {}
+  Reader(Source source, std::uint64_t n) : source_(source), n_(n) {}
   template <class T>
   bool get(T& v) {
-    if (at_ + sizeof(T) > n_ || std::fread(&v, sizeof(T), 1, f_) != 1) return false;
+    if (at_ + sizeof(T) > n_ || !source_.read(&v, sizeof(T))) return false;
     at_ += sizeof(T);
     return true;
   }
@@ -102,22 +91,23 @@ class FileReader {
     std::uint64_t count = 0;
     if (!get(count) || count > (n_ - at_) / sizeof(T)) return false;
     v.resize(std::size_t(count));
-    if (std::fread(v.data(), sizeof(T), v.size(), f_) != v.size()) return false;
+    if (!source_.read(v.data(), std::size_t(count) * sizeof(T))) return false;
     at_ += count * sizeof(T);
     return true;
   }
-  // An array's element count and file offset, passed over.
+  // A file's array passed over, its element count and offset kept, to be read where it belongs.
   template <class T>
   bool skip_array(std::uint64_t& count, long& offset) {
+    static_assert(std::is_same_v<Source, FileSource>, "only a file's arrays are passed over");
     if (!get(count) || count > (n_ - at_) / sizeof(T)) return false;
-    offset = std::ftell(f_);
+    offset = std::ftell(source_.f);
     at_ += count * sizeof(T);
-    return offset >= 0 && std::fseek(f_, long(count * sizeof(T)), SEEK_CUR) == 0;
+    return offset >= 0 && std::fseek(source_.f, long(count * sizeof(T)), SEEK_CUR) == 0;
   }
   bool done() const { return at_ == n_; }
 
  private:
-  std::FILE* f_;
+  Source source_;
   std::uint64_t n_, at_ = 0;
 };
 
@@ -302,7 +292,7 @@ std::optional<StatisticsSnapshot> RunJournal::read_statistics_snapshot(const std
   }
   // Then the arrays, the values last, where they go.
   if (std::fseek(f, payload_at, SEEK_SET) != 0) return std::nullopt;
-  FileReader r(f, payload_length);
+  Reader<FileSource> r(FileSource{f}, payload_length);
   StatisticsSnapshot s;
   std::uint64_t n_values = 0;
   long values_at = 0;
@@ -368,7 +358,7 @@ std::uint64_t RunJournal::for_each_record(const std::string& path, const std::fu
     if (std::fread(payload.data(), 1, payload.size(), f) != payload.size() || std::fread(&sum, sizeof sum, 1, f) != 1 ||
         sum != checksum(payload.data(), payload.size()))
       break;  // cut short by the kill: dropped
-    Reader r(payload.data(), payload.size());
+    Reader<MemorySource> r(MemorySource{payload.data()}, payload.size());
     JournalBatch b;
     if (!r.get(b.first) || !r.get(b.n) || !r.get(b.redrawn) || !r.get_array(b.outputs) || !r.get_array(b.status) ||
         !r.get_array(b.kept) || !r.get_array(b.trajectories) || !r.done())
