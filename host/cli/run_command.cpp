@@ -43,6 +43,11 @@ void print_quantile_accuracy(const QuantileAccuracy& q) {
       std::printf("  quantiles    exact (every sample's values)\n");
       return;
     case QuantileAccuracy::Method::sketched:
+      // A part of a large run, or a run barely over its budget, may not have compacted yet.
+      if (q.max_rank_error_95 == 0) {
+        std::printf("  quantiles    sketched (k = %d): exact so far, every value still held\n", q.sketch_k);
+        return;
+      }
       std::printf("  quantiles    sketched (k = %d): ranks within %.2g of p (95 %%)", q.sketch_k, q.max_rank_error_95);
       if (q.max_rank_error_95 > kDefaultBound)
         std::printf(", above %g: a larger [output] quantile_memory_mb narrows them", kDefaultBound);

@@ -132,6 +132,16 @@ TEST(Cli, TheSummarySaysHowExactTheQuantilesAre) {
   EXPECT_NE(sketched.out.find("of p (95 %), above 0.001: a larger [output] quantile_memory_mb narrows them\n", at),
             std::string::npos)
       << sketched.out;
+
+  // A part of that run with fewer samples than its sketch's k has compacted nothing: its quantiles
+  // are exact, and the line says so rather than "ranks within 0".
+  const Outcome part = rbmc(dir, "run sketched.toml -o part.h5 --shard 0/10" + args);
+  ASSERT_EQ(part.code, 0) << part.err;
+  EXPECT_NE(part.out.find("  quantiles    sketched (k = 64): exact so far, every value still held\n"), std::string::npos)
+      << part.out;
+  for (const QuantityInfo& q : kStatisticsQuantities)
+    for (const double e : ResultsReader(dir.file("part.h5")).doubles(std::string("statistics/") + q.name + "/quantile_rank_error_95").data)
+      ASSERT_EQ(e, 0) << q.name;
 }
 
 TEST(Cli, FlagsOverrideTheScenario) {
