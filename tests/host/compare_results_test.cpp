@@ -544,6 +544,22 @@ TEST(CompareResults, TrajectoriesAtOtherOutputTimesAreComparedAtTheTimesBothHold
     const std::string note = "trajectories: compared at the 151 output times both files hold";
     EXPECT_TRUE(std::any_of(c.notes.begin(), c.notes.end(), [&](const std::string& n) { return n.rfind(note, 0) == 0; }));
   }
+  // --statistical judges distributions: the kept trajectories, other samples under the same
+  // indices in files of other seeds, get no row (a row said "same" with nothing judged), and a
+  // note says why.
+  {
+    std::string seeded = text;
+    ASSERT_NE(seeded.find("seed = 20261122"), std::string::npos);
+    seeded.replace(seeded.find("seed = 20261122"), 15, "seed = 99");
+    CompareOptions statistical;
+    statistical.statistical = true;
+    const Comparison s = compare_results(a, run_file(dir, "seeded.h5", seeded, 50), statistical);
+    for (const ComponentComparison& r : s.components) EXPECT_EQ(r.name.rfind("trajectories/", 0), std::string::npos);
+    EXPECT_TRUE(std::any_of(s.notes.begin(), s.notes.end(), [](const std::string& n) {
+      return n.rfind("trajectories: not compared with --statistical", 0) == 0;
+    }));
+    EXPECT_EQ(s.trajectories_compared, 0u);
+  }
   // A planted difference at a time both hold is still found.
   {
     const hid_t file = H5Fopen(b.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
