@@ -8,6 +8,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "host/analysis/kept_trajectory_pairs.hpp"
 #include "host/analysis/rounding_sensitivity.hpp"
 #include "host/io/results_reader.hpp"
 #include "host/io/results_writer.hpp"
@@ -103,33 +104,37 @@ std::string format(const char* f, double x) {
   return text;
 }
 
+// The median norm of a kept-trajectory dataset's rows (one sample at one output time) in file a,
+// the scale below which its tolerance does not shrink: over every row, or where there are more
+// than norm_rows, over blocks of samples evenly spread through the file that hold about that many.
+// Read block_samples samples at a time.
+double typical_trajectory_norm(const ResultsReader& a, const std::string& dataset, std::size_t n_kept,
+                               std::size_t n_times, std::size_t block_samples, std::size_t norm_rows) {
+  const std::size_t n_blocks = (n_kept + block_samples - 1) / block_samples,
+                    wanted = std::max<std::size_t>(1, norm_rows / std::max<std::size_t>(1, n_times * block_samples)),
+                    every = std::max<std::size_t>(1, (n_blocks + wanted - 1) / wanted);
+  std::vector<double> norms;
+  for (std::size_t k = 0; k < n_blocks; k += every) {
+    const std::vector<double> x = a.doubles(dataset, k * block_samples, block_samples).data;
+    const std::size_t rows = std::min(block_samples, n_kept - k * block_samples) * n_times;
+    const std::size_t dim = x.size() / std::max<std::size_t>(1, rows);
+    for (std::size_t r = 0; r < rows; ++r)
+      if (const double v = row_norm(x, r, dim); std::isfinite(v)) norms.push_back(v);
+  }
+  return median_of(std::move(norms));
+}
+
 // The retained trajectories of the samples both files keep, at every output time, sample by
-// sample (one row per dataset: the distributions over time are /statistics' business).
-void compare_trajectories(const ResultsReader& a, const ResultsReader& b, double rtol, double atol, Comparison& c,
-                          std::set<std::uint64_t>& mismatched, std::set<std::string>& mismatched_quantities) {
-  if (!a.has("trajectories/sample_index") || !b.has("trajectories/sample_index")) return;
-  const std::vector<std::uint64_t> kept_a = a.uint64s("trajectories/sample_index").data,
-                                   kept_b = b.uint64s("trajectories/sample_index").data;
-  std::unordered_map<std::uint64_t, std::size_t> row_b;
-  for (std::size_t j = 0; j < kept_b.size(); ++j) row_b[kept_b[j]] = j;
-  std::vector<std::pair<std::size_t, std::size_t>> common;
-  for (std::size_t i = 0; i < kept_a.size(); ++i)
-    if (const auto it = row_b.find(kept_a[i]); it != row_b.end()) common.emplace_back(i, it->second);
+// sample (one row per dataset: the distributions over time are /statistics' business), read a
+// block of samples at a time.
+void compare_trajectories(const ResultsReader& a, const ResultsReader& b, double rtol, double atol,
+                          const CompareOptions& options, Comparison& c, std::set<std::uint64_t>& mismatched,
+                          std::set<std::string>& mismatched_quantities) {
+  const KeptRowPairs common = kept_row_pairs(a, b);
   if (common.empty()) return;
-  // The output times both files hold (each file's own grid indexes its rows: another [output]
-  // interval or duration gives another count), matched to a part in 1e12 of the time.
   const std::vector<double> times_a = a.doubles("trajectories/time").data, times_b = b.doubles("trajectories/time").data;
   const std::size_t n_times_a = times_a.size(), n_times_b = times_b.size();
-  std::vector<std::pair<std::size_t, std::size_t>> times;  // (k in a, k in b)
-  for (std::size_t ka = 0, kb = 0; ka < n_times_a && kb < n_times_b;) {
-    const double ta = times_a[ka], tb = times_b[kb];
-    if (std::abs(ta - tb) <= 1e-12 * std::max({std::abs(ta), std::abs(tb), 1.0}))
-      times.emplace_back(ka++, kb++);
-    else if (ta < tb)
-      ++ka;
-    else
-      ++kb;
-  }
+  const auto times = common_output_times(times_a, times_b);
   if (times.size() != n_times_a || n_times_a != n_times_b)
     c.notes.push_back(times.empty()
                           ? "trajectories: the files hold no output time in common (" + std::to_string(n_times_a) +
@@ -138,47 +143,53 @@ void compare_trajectories(const ResultsReader& a, const ResultsReader& b, double
                                 " output times both files hold (of " + std::to_string(n_times_a) + " and " +
                                 std::to_string(n_times_b) + ")");
   if (times.empty()) return;
+  const std::size_t n_kept_a = a.uint64s("trajectories/sample_index").data.size();
   for (const char* part : {"position", "orientation", "velocity", "angular_velocity"}) {
     const std::string name = std::string("trajectories/") + part;
-    const std::vector<double> x = a.doubles(name).data, y = b.doubles(name).data;
-    const std::size_t dim = x.size() / std::max<std::size_t>(1, kept_a.size() * n_times_a);
-    if (y.size() != kept_b.size() * n_times_b * dim) throw Hdf5Error(name + " of " + c.path_b + " has another shape");
-    const bool orientation = std::string(part) == "orientation";
-    std::vector<double> norms;
-    for (std::size_t r = 0; r < kept_a.size() * n_times_a; ++r)
-      if (const double v = row_norm(x, r, dim); std::isfinite(v)) norms.push_back(v);
-    const double typical = median_of(norms);
+    const std::size_t dim = part == std::string("orientation") ? 4 : 3;
+    const bool orientation = dim == 4;
+    const std::size_t block_samples = std::max<std::size_t>(
+        1, options.trajectory_block_values / (std::max(n_times_a, n_times_b) * dim));
+    const double typical =
+        typical_trajectory_norm(a, name, n_kept_a, n_times_a, block_samples, options.trajectory_norm_rows);
     ComponentComparison r;
     r.name = name + " (" + std::to_string(common.size()) + " kept in both)";
     r.tolerance = atol + rtol * typical;
     r.resolution_limited = true;  // judged sample by sample only
-    for (const auto& [i, j] : common) {
-      bool differs = false;
-      for (const auto& [ka, kb] : times) {
-        const std::size_t ra = i * n_times_a + ka, rb = j * n_times_b + kb;
-        double sign = 1;
-        if (orientation) {
-          double dot = 0;
-          for (std::size_t e = 0; e < 4; ++e) dot += x[ra * 4 + e] * y[rb * 4 + e];
-          sign = dot < 0 ? -1 : 1;
+    for_each_kept_row_block(a, b, name, common, block_samples, [&](const KeptRowBlock& block) {
+      const std::vector<double>& x = block.a;
+      const std::vector<double>& y = block.b;
+      if (x.size() % (n_times_a * dim) != 0 || y.size() % (n_times_b * dim) != 0)
+        throw Hdf5Error(name + " of " + c.path_a + " or " + c.path_b + " has another shape");
+      for (std::size_t p = 0; p < block.n_pairs; ++p) {
+        const std::size_t i = block.pairs[p].a_row - block.a_first, j = block.pairs[p].b_row - block.b_first;
+        bool differs = false;
+        for (const auto& [ka, kb] : times) {
+          const std::size_t ra = i * n_times_a + ka, rb = j * n_times_b + kb;
+          double sign = 1;
+          if (orientation) {
+            double dot = 0;
+            for (std::size_t e = 0; e < 4; ++e) dot += x[ra * 4 + e] * y[rb * 4 + e];
+            sign = dot < 0 ? -1 : 1;
+          }
+          const double scale = std::max({row_norm(x, ra, dim), row_norm(y, rb, dim), typical});
+          for (std::size_t e = 0; e < dim; ++e) {
+            const double u = x[ra * dim + e], v = sign * y[rb * dim + e];
+            if (std::isnan(u) && std::isnan(v)) continue;
+            const double diff = std::isnan(u) || std::isnan(v) ? INFINITY : std::abs(u - v);
+            const double tol = atol + rtol * scale;
+            r.max_abs = std::max(r.max_abs, diff);
+            r.max_ratio = std::max(r.max_ratio, tol > 0 ? diff / tol : (diff > 0 ? INFINITY : 0));
+            differs = differs || !(diff <= tol);
+          }
         }
-        const double scale = std::max({row_norm(x, ra, dim), row_norm(y, rb, dim), typical});
-        for (std::size_t e = 0; e < dim; ++e) {
-          const double u = x[ra * dim + e], v = sign * y[rb * dim + e];
-          if (std::isnan(u) && std::isnan(v)) continue;
-          const double diff = std::isnan(u) || std::isnan(v) ? INFINITY : std::abs(u - v);
-          const double tol = atol + rtol * scale;
-          r.max_abs = std::max(r.max_abs, diff);
-          r.max_ratio = std::max(r.max_ratio, tol > 0 ? diff / tol : (diff > 0 ? INFINITY : 0));
-          differs = differs || !(diff <= tol);
+        if (differs) {
+          ++r.mismatched;
+          mismatched.insert(block.pairs[p].sample);
+          mismatched_quantities.insert(name);
         }
       }
-      if (differs) {
-        ++r.mismatched;
-        mismatched.insert(kept_a[i]);
-        mismatched_quantities.insert(name);
-      }
-    }
+    });
     c.components.push_back(r);
   }
 }
@@ -609,7 +620,7 @@ Comparison compare_results(const std::string& path_a, const std::string& path_b,
   // Trajectories are compared sample by sample: --statistical's files may hold other samples
   // under the same indices, whose rows once showed "same" without any test behind the word.
   if (!options.statistical)
-    compare_trajectories(a, b, t.rtol, t.atol, c, found.mismatched, found.mismatched_quantities);
+    compare_trajectories(a, b, t.rtol, t.atol, options, c, found.mismatched, found.mismatched_quantities);
   else if (a.has("trajectories/sample_index") && b.has("trajectories/sample_index"))
     c.notes.push_back("trajectories: not compared with --statistical (they are compared sample by sample; each "
                       "file's /statistics holds the distributions over time)");

@@ -28,6 +28,11 @@ struct CompareOptions {
   // Mismatched samples re-integrated (CPU, double) from inputs perturbed at rounding level, to
   // tell sensitive dependence (chaos) from a real difference; 0 turns the check off.
   std::size_t sensitivity_samples = 64;
+  // The kept trajectories are read about this many values of a dataset at a time (16 MiB of
+  // doubles), and their typical size is the median norm of a's rows, or, beyond this many rows, of
+  // blocks of samples evenly spread through the file. Tests make both small.
+  std::size_t trajectory_block_values = std::size_t(1) << 21;
+  std::size_t trajectory_norm_rows = std::size_t(1) << 22;
 };
 
 // What the two runs' arithmetic can resolve (derived from their precisions, integrators, step

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <unordered_map>
 
+#include "host/analysis/kept_trajectory_pairs.hpp"
 #include "host/sampling/sampling_plan.hpp"
 #include "host/scenario/scenario.hpp"
 #include "rbmc/sample/run_sample.hpp"
@@ -164,32 +165,35 @@ void trajectory_growth(const ResultsReader& a, const ResultsReader& b, const std
                        double& rate, std::uint64_t& compared) {
   rate = NAN;
   compared = 0;
-  if (!a.has("trajectories/sample_index") || !b.has("trajectories/sample_index")) return;
-  const std::vector<std::uint64_t> kept_a = a.uint64s("trajectories/sample_index").data,
-                                   kept_b = b.uint64s("trajectories/sample_index").data;
-  std::unordered_map<std::uint64_t, std::size_t> row_b;
-  for (std::size_t j = 0; j < kept_b.size(); ++j) row_b[kept_b[j]] = j;
-  const std::vector<double> t = a.doubles("trajectories/time").data;
-  const std::size_t n_times = t.size();
-  // The angular velocity's separation, relative to its size: the tumbling quantity.
-  const std::vector<double> wa = a.doubles("trajectories/angular_velocity").data,
-                            wb = b.doubles("trajectories/angular_velocity").data;
+  const KeptRowPairs pairs = kept_row_pairs(a, b, &samples);
+  if (pairs.empty()) return;
+  // At the output times both hold (another [output] interval gives b another grid).
+  const std::vector<double> times_a = a.doubles("trajectories/time").data, times_b = b.doubles("trajectories/time").data;
+  const auto times = common_output_times(times_a, times_b);
+  if (times.empty()) return;
+  std::vector<double> t;
+  for (const auto& [ka, kb] : times) t.push_back(times_a[ka]);
+  // The angular velocity's separation, relative to its size: the tumbling quantity. The samples'
+  // rows are read a block at a time, about 16 MiB of values from each file.
   std::vector<double> rates;
-  for (std::size_t i = 0; i < kept_a.size(); ++i) {
-    if (!std::binary_search(samples.begin(), samples.end(), kept_a[i])) continue;
-    const auto it = row_b.find(kept_a[i]);
-    if (it == row_b.end()) continue;
-    std::vector<double> d(n_times);
-    for (std::size_t k = 0; k < n_times; ++k) {
-      double s = 0;
-      for (std::size_t c = 0; c < 3; ++c) {
-        const double u = wa[(i * n_times + k) * 3 + c], v = wb[(it->second * n_times + k) * 3 + c];
-        s += (u - v) * (u - v);
+  const std::size_t block_rows =
+      std::max<std::size_t>(1, (std::size_t(1) << 21) / (3 * std::max(times_a.size(), times_b.size())));
+  for_each_kept_row_block(a, b, "trajectories/angular_velocity", pairs, block_rows, [&](const KeptRowBlock& block) {
+    for (std::size_t p = 0; p < block.n_pairs; ++p) {
+      const std::size_t i = block.pairs[p].a_row - block.a_first, j = block.pairs[p].b_row - block.b_first;
+      std::vector<double> d(times.size());
+      for (std::size_t k = 0; k < times.size(); ++k) {
+        double s = 0;
+        for (std::size_t c = 0; c < 3; ++c) {
+          const double u = block.a[(i * times_a.size() + times[k].first) * 3 + c],
+                       v = block.b[(j * times_b.size() + times[k].second) * 3 + c];
+          s += (u - v) * (u - v);
+        }
+        d[k] = std::sqrt(s);
       }
-      d[k] = std::sqrt(s);
+      rates.push_back(separation_growth_rate(t, d));
     }
-    rates.push_back(separation_growth_rate(t, d));
-  }
+  });
   compared = rates.size();
   if (!rates.empty()) rate = median_of(rates);
 }

@@ -1,6 +1,10 @@
 #include "host/io/results_reader.hpp"
 
 #include <algorithm>
+#include <type_traits>
+
+#include "host/io/deflated_chunk_reader.hpp"
+#include "host/util/parallel_for.hpp"
 
 namespace rbmc {
 
@@ -52,9 +56,10 @@ Array<T> ResultsReader::read(const std::string& dataset, hid_t memory_type, std:
   std::vector<hsize_t> dims(static_cast<std::size_t>(rank));
   h5::check_status(H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr), "dims of " + dataset);
   // Rows [first, first + count) of the first axis, clipped to the extent.
+  hsize_t begin = 0;
   if (rank > 0) {
     const hsize_t end = count ? std::min<hsize_t>(dims[0], first + *count) : dims[0];
-    const hsize_t begin = std::min<hsize_t>(first, end);
+    begin = std::min<hsize_t>(first, end);
     std::vector<hsize_t> start(dims.size(), 0), extent = dims;
     start[0] = begin;
     extent[0] = end - begin;
@@ -78,6 +83,11 @@ Array<T> ResultsReader::read(const std::string& dataset, hid_t memory_type, std:
     if (H5Tget_size(native_enum.get()) != sizeof(T)) throw Hdf5Error(dataset + " is an enum of another size");
     memory_type = native_enum.get();
   }
+  // Chunks deflated by HDF5's filters (the kept trajectories) inflate on every core.
+  if constexpr (std::is_same_v<T, double>)
+    if (n > 0 && rank > 0 &&
+        read_deflated_rows(ds.get(), dataset + " in " + path_, begin, dims[0], out.data.data(), default_thread_count()))
+      return out;
   if (n > 0) {
     h5::Handle memory(H5Screate_simple(rank, dims.data(), nullptr), H5Sclose, "H5Screate_simple");
     h5::check_status(H5Dread(ds.get(), memory_type, rank > 0 ? memory.get() : H5S_ALL, rank > 0 ? space.get() : H5S_ALL,

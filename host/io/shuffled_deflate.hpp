@@ -22,6 +22,14 @@ namespace rbmc {
 std::vector<unsigned char> shuffle_and_deflate(const unsigned char* data, std::size_t bytes, std::size_t element_size,
                                                int level);
 
+// The inverse, for reading such chunks without HDF5's filters (host/io/deflated_chunk_reader.hpp):
+// `in`, one stored chunk, inflated from the zlib format (its Adler-32 checked) to exactly `bytes`
+// bytes and unshuffled into `out`. `inflate` or `unshuffle` false: that filter was skipped for
+// this chunk (its filter mask). Throws Hdf5Error naming `what` where the stream is damaged or
+// holds another number of bytes.
+void inflate_and_unshuffle(const unsigned char* in, std::size_t in_bytes, bool inflate, bool unshuffle,
+                           std::size_t element_size, unsigned char* out, std::size_t bytes, const char* what);
+
 // How many of the shuffled chunk's planes (n bytes each, the least significant first) go out in a
 // noise block: 0 without libdeflate.
 std::size_t noise_plane_count(const unsigned char* shuffled, std::size_t n, std::size_t element_size, int level);

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <random>
 #include <sstream>
+#include <tuple>
 
 #include <gtest/gtest.h>
 
@@ -574,6 +575,105 @@ TEST(CompareResults, TrajectoriesAtOtherOutputTimesAreComparedAtTheTimesBothHold
     H5Fclose(file);
   }
   EXPECT_FALSE(compare_results(a, b, {}).pass);
+}
+
+// The kept trajectories are read a block of samples at a time: blocks of three samples, of seven, and
+// the default (every row at once here) give the same report, against a file keeping every sample
+// and one keeping every third (rows paired across gaps), and a planted difference is found in
+// each. With the typical size taken from a few of a's rows rather than all, the tolerance moves
+// but the difference is still found.
+TEST(CompareResults, TrajectoriesReadInBlocksGiveTheWholeReadsReport) {
+  test::TempDir dir;
+  std::string text = read_config("tumbling_box");
+  const std::string limit = "trajectories = { limit = 20 }";
+  ASSERT_NE(text.find(limit), std::string::npos);
+  text.replace(text.find(limit), limit.size(), "trajectories = \"all\"");  // every sample's
+  const std::string interval = "interval = 0.1";
+  ASSERT_NE(text.find(interval), std::string::npos);
+  text.replace(text.find(interval), interval.size(), "interval = 0.5");  // 31 times: one chunk's
+  const std::string a = run_file(dir, "a.h5", text, 60), b = dir.file("b.h5");
+  std::filesystem::copy_file(a, b);
+  {
+    const hid_t file = H5Fopen(b.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    const hid_t ds = H5Dopen2(file, "trajectories/velocity", H5P_DEFAULT);
+    const hid_t space = H5Dget_space(ds);
+    std::vector<double> data(std::size_t(H5Sget_simple_extent_npoints(space)));
+    H5Dread(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, data.data());
+    data[(std::size_t(42) * 31 + 20) * 3 + 1] += 1e-3;  // sample 42 at 10 s, v_y
+    H5Dwrite(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, data.data());
+    H5Sclose(space);
+    H5Dclose(ds);
+    H5Fclose(file);
+  }
+  RunOptions thirds;
+  thirds.output = dir.file("thirds.h5");
+  thirds.backend = BackendChoice::cpu;
+  thirds.progress = false;
+  thirds.samples = 60;
+  for (std::uint64_t k = 0; k < 60; k += 3) thirds.only.push_back(k);
+  run_scenario(parse_scenario(text, "thirds.toml"), thirds);
+  const auto trajectory_rows = [](const Comparison& c) {
+    std::vector<ComponentComparison> rows;
+    for (const ComponentComparison& r : c.components)
+      if (r.name.rfind("trajectories/", 0) == 0) rows.push_back(r);
+    return rows;
+  };
+  for (const auto& [x, y, planted] : {std::tuple{a, b, true}, std::tuple{b, thirds.output, true},
+                                      std::tuple{thirds.output, a, false}}) {
+    const Comparison whole = compare_results(x, y, {});
+    const auto expected = trajectory_rows(whole);
+    ASSERT_EQ(expected.size(), 4u);
+    EXPECT_EQ(expected[2].mismatched, planted ? 1u : 0u) << x << " against " << y;  // velocity
+    EXPECT_EQ(whole.mismatched_samples, planted ? std::vector<std::uint64_t>{42} : std::vector<std::uint64_t>{});
+    for (const std::size_t samples_a_block : {std::size_t(3), std::size_t(7)}) {
+      CompareOptions blocks;
+      blocks.trajectory_block_values = samples_a_block * 31 * 4;  // 31 times of 4 (3) values
+      const Comparison c = compare_results(x, y, blocks);
+      const auto got = trajectory_rows(c);
+      ASSERT_EQ(got.size(), 4u);
+      for (std::size_t q = 0; q < 4; ++q) {
+        EXPECT_EQ(got[q].mismatched, expected[q].mismatched) << got[q].name << ", blocks of " << samples_a_block;
+        EXPECT_EQ(got[q].max_abs, expected[q].max_abs) << got[q].name << ", blocks of " << samples_a_block;
+        EXPECT_EQ(got[q].max_ratio, expected[q].max_ratio) << got[q].name << ", blocks of " << samples_a_block;
+        EXPECT_EQ(got[q].tolerance, expected[q].tolerance) << got[q].name << ", blocks of " << samples_a_block;
+      }
+      EXPECT_EQ(c.mismatched_samples, whole.mismatched_samples);
+    }
+    CompareOptions few_norms;
+    few_norms.trajectory_block_values = 2 * 31 * 4;
+    few_norms.trajectory_norm_rows = 31;  // the first block of two samples alone
+    const auto sampled = trajectory_rows(compare_results(x, y, few_norms));
+    ASSERT_EQ(sampled.size(), 4u);
+    EXPECT_EQ(sampled[2].mismatched, planted ? 1u : 0u);
+    // |ω|, nearly conserved and dispersed by about 1 %: the median of two samples' rows is
+    // another number, and within a few % of every row's.
+    EXPECT_NE(sampled[3].tolerance, expected[3].tolerance);
+    EXPECT_NEAR(sampled[3].tolerance, expected[3].tolerance, 0.1 * expected[3].tolerance);
+  }
+}
+
+// The separation's growth rate in the kept trajectories is measured at the output times both files
+// hold: against a float run at a finer [output] interval it is the rate against the same run at a's
+// interval (the same steps, so the same values at the times both hold). It read b's rows with a's
+// count of times before, off b's rows and beyond its data.
+TEST(CompareResults, TrajectoryGrowthIsMeasuredAtTheTimesBothFilesHold) {
+  test::TempDir dir;
+  const std::string text = read_config("tumbling_box"), interval = "interval = 0.1";
+  ASSERT_NE(text.find(interval), std::string::npos);
+  std::string finer = text;
+  finer.replace(finer.find(interval), interval.size(), "interval = 0.05");
+  const std::string a = run_file(dir, "a.h5", text, 40), b = run_file(dir, "b.h5", text, 40, Precision::float32),
+                    b_finer = run_file(dir, "b_finer.h5", finer, 40, Precision::float32);
+  std::vector<std::uint64_t> samples;
+  for (std::uint64_t k = 0; k < 20; ++k) samples.push_back(k);  // the 20 kept
+  double rate = 0, rate_finer = 0;
+  std::uint64_t compared = 0, compared_finer = 0;
+  trajectory_growth(ResultsReader(a), ResultsReader(b), samples, rate, compared);
+  trajectory_growth(ResultsReader(a), ResultsReader(b_finer), samples, rate_finer, compared_finer);
+  EXPECT_EQ(compared, 20u);
+  EXPECT_EQ(compared_finer, 20u);
+  EXPECT_TRUE(std::isfinite(rate));
+  EXPECT_EQ(rate_finer, rate);
 }
 
 // An interrupted run's partial file: info says INCOMPLETE and summarises the rows done (not the
