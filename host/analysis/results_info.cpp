@@ -38,6 +38,7 @@ ResultsInfo read_results_info(const std::string& path) {
   info.mean_steps = number("mean_steps");
   info.total_steps = number("total_steps");
   info.wall_seconds = number("wall_seconds");
+  info.elapsed_seconds = number("elapsed_seconds");
   info.n_redrawn = r.has_attribute("", "n_redrawn_bodies") ? number("n_redrawn_bodies") : 0;
   info.shard_index = number("shard_index");
   info.shard_count = number("shard_count");
@@ -156,7 +157,10 @@ void print_results_info(const ResultsInfo& info, std::FILE* out) {
   if (std::isfinite(info.n_steps)) std::fprintf(out, ", %.0f steps per sample", info.n_steps);
   if (std::isfinite(info.mean_steps)) std::fprintf(out, ", %.4g steps per sample on average", info.mean_steps);
   if (std::isfinite(info.total_steps)) std::fprintf(out, ", %.0f steps in all", info.total_steps);
-  if (std::isfinite(info.wall_seconds))
+  if (std::isfinite(info.elapsed_seconds))
+    std::fprintf(out, "; %.3g s wall (the MPI run's; its parts' %.3g s summed)", info.elapsed_seconds,
+                 info.wall_seconds);
+  else if (std::isfinite(info.wall_seconds))
     std::fprintf(out, "; %.3g s wall%s", info.wall_seconds, info.n_parts > 0 ? " (the parts' sum)" : "");
   std::fprintf(out, "\n  status      ");
   for (const auto& [name, count] : info.status_counts)
@@ -206,7 +210,7 @@ void print_results_info_json(const ResultsInfo& info, std::FILE* out) {
   j.field("n_done", static_cast<unsigned long long>(info.n_done)).field("seed", info.seed).field("design", info.design);
   j.key("integration").begin_object().field("integrator", info.integrator).field("duration", info.duration);
   j.field("n_steps", info.n_steps).field("mean_steps", info.mean_steps).field("total_steps", info.total_steps);
-  j.field("wall_seconds", info.wall_seconds).end_object();
+  j.field("wall_seconds", info.wall_seconds).field("elapsed_seconds", info.elapsed_seconds).end_object();
   j.key("status").begin_object();
   for (const auto& [name, count] : info.status_counts) j.field(name, static_cast<unsigned long long>(count));
   j.end_object();

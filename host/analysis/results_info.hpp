@@ -18,6 +18,7 @@ struct ResultsInfo {
   std::string path, scenario_name, scenario_path, created, rbmc_version, backend, device, precision, design, integrator;
   double n_samples = 0, n_samples_in_run = 0, seed = 0, duration = 0;
   double n_steps = NAN, mean_steps = NAN, total_steps = NAN, wall_seconds = NAN, n_redrawn = 0;
+  double elapsed_seconds = NAN;  // an MPI run's, from its start to its file (wall_seconds sums its parts')
   // How the file came to be: a part of a run (--shard), parts joined (rbmc merge, MPI), a resumed run.
   double shard_index = NAN, shard_count = NAN, n_parts = 0, resumed_samples = 0;
   std::string joined_by;

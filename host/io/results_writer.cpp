@@ -685,6 +685,8 @@ void write_totals(hid_t root, const RunTotals& totals, const Scenario& s, std::u
     write_scalar_attribute<std::uint64_t>(root, "n_parts", H5T_NATIVE_UINT64, totals.n_parts);
     write_string_attribute(root, "joined_by", totals.joined_by);
   }
+  if (totals.elapsed_seconds > 0)
+    write_scalar_attribute<double>(root, "elapsed_seconds", H5T_NATIVE_DOUBLE, totals.elapsed_seconds);
   for (int c = 0; c < kSampleStatusCount; ++c)
     write_scalar_attribute<std::uint64_t>(root, std::string("n_status_") + status_name(static_cast<SampleStatus>(c)),
                                           H5T_NATIVE_UINT64, totals.status_counts[c]);

@@ -78,6 +78,9 @@ struct RunTotals {
   // was written from, by `joined_by` ("rbmc merge" or "MPI"); 0 and empty: one run's file.
   std::uint64_t resumed_samples = 0, n_parts = 0;
   std::string joined_by;
+  // An MPI run's seconds from its start to its file in place (a resumed run's since the resume),
+  // where wall_seconds sums its parts' walls; 0 for any other file.
+  double elapsed_seconds = 0;
   StageTimings stage_seconds;  // this process's time per stage (a resumed run: since the resume)
   // Of stage_seconds[statistics], the merges of compacted batches on a thread of their own while
   // the next batch is drawn and integrated (a GPU run's sketched quantiles): off the driver's path

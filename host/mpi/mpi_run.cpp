@@ -187,7 +187,7 @@ MpiRunOutcome run_under_mpi(Scenario scenario, RunOptions options) {
   for (std::uint64_t i = 0; i < parts; ++i) paths.push_back(mpi_part_path(options.output, i, parts));
   try {
     const CollectiveOutcome written =
-        write_collectively(MPI_COMM_WORLD, paths, mine, options.output, options.overwrite, options.threads);
+        write_collectively(MPI_COMM_WORLD, paths, mine, options.output, options.overwrite, options.threads, start);
     if (rank == 0) {
       for (const std::string& p : paths) fs::remove(p);
       const ResultsReader r(options.output);

@@ -42,7 +42,7 @@ void remove_stale_temporaries(const std::string& output) {
 
 CollectiveOutcome write_collectively(MPI_Comm comm, const std::vector<std::string>& part_paths,
                                      const std::vector<std::uint64_t>& mine, const std::string& output, bool overwrite,
-                                     unsigned threads) {
+                                     unsigned threads, std::chrono::steady_clock::time_point started) {
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
   h5::initialize();
@@ -149,6 +149,8 @@ CollectiveOutcome write_collectively(MPI_Comm comm, const std::vector<std::strin
     outcome.quantiles = writer.write_statistics(statistics);
     outcome.totals.n_parts = n_parts;
     outcome.totals.joined_by = "MPI";
+    outcome.totals.elapsed_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     writer.finish(outcome.totals);
   }
   return outcome;

@@ -10,6 +10,7 @@
 
 #include <mpi.h>
 
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -26,9 +27,10 @@ struct CollectiveOutcome {
 // Called by every rank of `comm` together. part_paths: all parts of the run in part order;
 // mine: the indices of this rank's parts. Throws on this rank's errors; the caller ends every
 // rank then (a rank cannot leave a collective write alone). The file appears at `output` only
-// complete; the parts are left for the caller to remove.
+// complete; the parts are left for the caller to remove. started: when the MPI run began, for the
+// file's elapsed_seconds.
 CollectiveOutcome write_collectively(MPI_Comm comm, const std::vector<std::string>& part_paths,
                                      const std::vector<std::uint64_t>& mine, const std::string& output, bool overwrite,
-                                     unsigned threads);
+                                     unsigned threads, std::chrono::steady_clock::time_point started);
 
 }  // namespace rbmc

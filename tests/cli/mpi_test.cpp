@@ -87,6 +87,14 @@ TEST(Mpi, RanksWriteTheFileOneProcessWrites) {
     const ResultsReader joined(dir.file(out));
     EXPECT_EQ(joined.number_attribute("", "n_parts"), ranks);
     EXPECT_EQ(joined.string_attribute("", "joined_by"), "MPI");
+    // The run's own wall time beside its parts' sum, which one rank's parts make alone: within
+    // the run's, which the run's summary printed. With 3 ranks the sum is theirs together.
+    const double elapsed = joined.number_attribute("", "elapsed_seconds"), sum = joined.number_attribute("", "wall_seconds");
+    EXPECT_GT(elapsed, 0);
+    EXPECT_LE(sum, ranks * elapsed);
+    ASSERT_EQ(script(dir, "\"$RBMC\" info " + out + " > info.txt"), 0);
+    EXPECT_NE(slurp(dir.file("info.txt")).find(" s wall (the MPI run's; its parts' "), std::string::npos)
+        << slurp(dir.file("info.txt"));
     for (const auto& e : fs::directory_iterator(dir.path()))
       EXPECT_EQ(e.path().filename().string().find(".part-"), std::string::npos) << e.path();
   }
