@@ -159,8 +159,9 @@ void compare_trajectories(const ResultsReader& a, const ResultsReader& b, double
     for_each_kept_row_block(a, b, name, common, block_samples, [&](const KeptRowBlock& block) {
       const std::vector<double>& x = block.a;
       const std::vector<double>& y = block.b;
-      if (x.size() % (n_times_a * dim) != 0 || y.size() % (n_times_b * dim) != 0)
-        throw Hdf5Error(name + " of " + c.path_a + " or " + c.path_b + " has another shape");
+      if (x.size() != block.a_rows * n_times_a * dim || y.size() != block.b_rows * n_times_b * dim)
+        throw Hdf5Error(name + " of " + c.path_a + " or " + c.path_b + " has another shape than its kept samples' " +
+                        "and output times'");
       for (std::size_t p = 0; p < block.n_pairs; ++p) {
         const std::size_t i = block.pairs[p].a_row - block.a_first, j = block.pairs[p].b_row - block.b_first;
         bool differs = false;

@@ -62,8 +62,10 @@ void for_each_kept_row_block(const ResultsReader& a, const ResultsReader& b, con
       a_last = std::max(a_last, pairs[k].a_row);
       b_last = std::max(b_last, pairs[k].b_row);
     }
-    block.a = a.doubles(dataset, block.a_first, a_last - block.a_first + 1).data;
-    block.b = b.doubles(dataset, block.b_first, b_last - block.b_first + 1).data;
+    block.a_rows = a_last - block.a_first + 1;
+    block.b_rows = b_last - block.b_first + 1;
+    block.a = a.doubles(dataset, block.a_first, block.a_rows).data;
+    block.b = b.doubles(dataset, block.b_first, block.b_rows).data;
     visit(block);
     begin = end;
   }

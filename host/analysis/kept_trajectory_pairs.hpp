@@ -37,7 +37,7 @@ std::vector<std::pair<std::size_t, std::size_t>> common_output_times(const std::
 struct KeptRowBlock {
   const KeptRowPair* pairs = nullptr;
   std::size_t n_pairs = 0;
-  std::size_t a_first = 0, b_first = 0;
+  std::size_t a_first = 0, a_rows = 0, b_first = 0, b_rows = 0;
   std::vector<double> a, b;
 };
 

@@ -179,6 +179,8 @@ void trajectory_growth(const ResultsReader& a, const ResultsReader& b, const std
   const std::size_t block_rows =
       std::max<std::size_t>(1, (std::size_t(1) << 21) / (3 * std::max(times_a.size(), times_b.size())));
   for_each_kept_row_block(a, b, "trajectories/angular_velocity", pairs, block_rows, [&](const KeptRowBlock& block) {
+    if (block.a.size() != block.a_rows * times_a.size() * 3 || block.b.size() != block.b_rows * times_b.size() * 3)
+      throw Hdf5Error("trajectories/angular_velocity has another shape than its kept samples' and output times'");
     for (std::size_t p = 0; p < block.n_pairs; ++p) {
       const std::size_t i = block.pairs[p].a_row - block.a_first, j = block.pairs[p].b_row - block.b_first;
       std::vector<double> d(times.size());
