@@ -8,7 +8,8 @@
 
 namespace rbmc {
 
-ResultsReader::ResultsReader(const std::string& path) : path_(path) {
+ResultsReader::ResultsReader(const std::string& path, unsigned inflate_threads)
+    : path_(path), inflate_threads_(inflate_threads > 0 ? inflate_threads : default_thread_count()) {
   h5::initialize();
   file_ = h5::Handle(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose, "opening " + path);
 }
@@ -86,7 +87,7 @@ Array<T> ResultsReader::read(const std::string& dataset, hid_t memory_type, std:
   // Chunks deflated by HDF5's filters (the kept trajectories) inflate on every core.
   if constexpr (std::is_same_v<T, double>)
     if (n > 0 && rank > 0 &&
-        read_deflated_rows(ds.get(), dataset + " in " + path_, begin, dims[0], out.data.data(), default_thread_count()))
+        read_deflated_rows(ds.get(), dataset + " in " + path_, begin, dims[0], out.data.data(), inflate_threads_))
       return out;
   if (n > 0) {
     h5::Handle memory(H5Screate_simple(rank, dims.data(), nullptr), H5Sclose, "H5Screate_simple");

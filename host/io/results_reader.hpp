@@ -18,7 +18,9 @@ struct Array {
 
 class ResultsReader {
  public:
-  explicit ResultsReader(const std::string& path);
+  // inflate_threads: the threads that inflate a read's deflated chunks (0: every core); an MPI
+  // rank's join passes its share of the node's cores.
+  explicit ResultsReader(const std::string& path, unsigned inflate_threads = 0);
 
   bool has(const std::string& object_path) const;
   // The filters a dataset's chunks pass through (shuffle and deflate for compressed ones; 0 for none).
@@ -49,6 +51,7 @@ class ResultsReader {
 
   std::string path_;
   h5::Handle file_;
+  unsigned inflate_threads_;
 };
 
 }  // namespace rbmc

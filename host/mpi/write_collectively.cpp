@@ -71,7 +71,7 @@ CollectiveOutcome write_collectively(MPI_Comm comm, const std::vector<std::strin
   const ShardFile first = open_shard(part_paths.front());
   const Scenario scenario = scenario_of_shards(*first.reader);
   std::vector<ShardFile> own;
-  for (const std::uint64_t i : mine) own.push_back(open_shard(part_paths[std::size_t(i)]));
+  for (const std::uint64_t i : mine) own.push_back(open_shard(part_paths[std::size_t(i)], threads));
   std::vector<std::uint64_t> kept_before(n_parts + 1, 0);  // prefix sums: each part's first kept row
   for (std::size_t i = 0; i < n_parts; ++i) kept_before[i + 1] = kept_before[i] + kept[i];
   const std::uint64_t limit = scenario.output.trajectories.limit;

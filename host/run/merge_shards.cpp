@@ -43,7 +43,7 @@ MergeSummary merge_shards(const std::vector<std::string>& paths, const std::stri
   if (fs::is_directory(output)) throw UsageError("-o " + output + " is a directory; name the merged file");
   check_output_is_not_special(output);
   check_output_is_not_a_part(output);
-  const std::vector<ShardFile> shards = open_shards(paths);
+  const std::vector<ShardFile> shards = open_shards(paths, threads);
   const ResultsReader& first = *shards.front().reader;
   const Scenario scenario = scenario_of_shards(first);
   const OutputLock lock(output);

@@ -23,11 +23,11 @@ std::string part_text(std::uint64_t index, std::uint64_t count) {
 
 }  // namespace
 
-ShardFile open_shard(const std::string& p) {
+ShardFile open_shard(const std::string& p, unsigned threads) {
   if (!std::filesystem::exists(p)) throw UsageError("merge: " + p + " does not exist");
   ShardFile s;
   s.path = p;
-  s.reader = std::make_unique<ResultsReader>(p);
+  s.reader = std::make_unique<ResultsReader>(p, threads);
   const ResultsReader& r = *s.reader;
   if (!r.has_attribute("", "shard_count"))
     throw UsageError("merge: " + p + " is not a shard (rbmc run --shard i/n writes one)");
@@ -41,10 +41,10 @@ ShardFile open_shard(const std::string& p) {
   return s;
 }
 
-std::vector<ShardFile> open_shards(const std::vector<std::string>& paths) {
+std::vector<ShardFile> open_shards(const std::vector<std::string>& paths, unsigned threads) {
   if (paths.empty()) throw UsageError("merge: give the shard files");
   std::vector<ShardFile> shards;
-  for (const std::string& p : paths) shards.push_back(open_shard(p));
+  for (const std::string& p : paths) shards.push_back(open_shard(p, threads));
   const ResultsReader& a = *shards.front().reader;
   for (const ShardFile& s : shards) {
     for (const auto& [attribute, what] : kSameAttributes)

@@ -26,12 +26,13 @@ struct ShardFile {
 };
 
 // Opens one part and reads where it lies in the run; throws UsageError unless it is a complete part.
-ShardFile open_shard(const std::string& path);
+// threads: those that inflate its deflated chunks (0: every core).
+ShardFile open_shard(const std::string& path, unsigned threads = 0);
 
 // Opens the parts and checks that they belong together (one scenario, seed, sample count,
 // precision, backend and version; every part 0..n-1 once; each complete): throws UsageError
 // naming the part and what is wrong. Sorted by part index.
-std::vector<ShardFile> open_shards(const std::vector<std::string>& paths);
+std::vector<ShardFile> open_shards(const std::vector<std::string>& paths, unsigned threads = 0);
 
 // The run's scenario as the parts ran it: the file's text with the seed and sample count used.
 Scenario scenario_of_shards(const ResultsReader& first_part);
