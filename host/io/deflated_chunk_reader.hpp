@@ -1,7 +1,7 @@
 // Reads datasets whose chunks pass through HDF5's shuffle and deflate filters (the kept
 // trajectories) by inflating their stored chunks on several threads. HDF5's own H5Dread inflates
-// a read's chunks one after another on the calling thread with zlib: 60 % of `rbmc compare`'s
-// time on tossed_box's trajectories (bench/RESULTS.md, 2026-12-06).
+// a read's chunks one after another on the calling thread with zlib: two thirds of `rbmc
+// compare`'s time on tossed_box's trajectories (bench/RESULTS.md, 2026-12-06, sixty-third session).
 #pragma once
 
 #include <hdf5.h>
