@@ -106,14 +106,15 @@ TEST(DeflatedChunkReader, ChunksStoredWithAFilterSkippedReadAsStored) {
     // Chunk 1 shuffled, not deflated; chunk 2 neither.
     for (const std::uint32_t skipped : {2u, 3u}) {
       const hsize_t chunk_first = skipped == 2u ? 10 : 20;
-      std::vector<unsigned char> raw(40 * sizeof(double)), stored(raw.size());
+      std::vector<unsigned char> raw(40 * sizeof(double));
       for (std::size_t i = 0; i < 40; ++i) {
         const double v = -value_at(std::size_t(chunk_first) * 4 + i);
         std::memcpy(&raw[i * 8], &v, 8);
       }
-      for (std::size_t i = 0; i < 40; ++i)
-        for (std::size_t j = 0; j < 8; ++j) stored[j * 40 + i] = skipped == 2u ? raw[i * 8 + j] : stored[j * 40 + i];
-      if (skipped == 3u) stored = raw;
+      std::vector<unsigned char> stored = raw;  // both filters skipped: as they are
+      if (skipped == 2u)                        // shuffled: byte j of value i at j · 40 + i
+        for (std::size_t i = 0; i < 40; ++i)
+          for (std::size_t j = 0; j < 8; ++j) stored[j * 40 + i] = raw[i * 8 + j];
       const hsize_t offset[2] = {chunk_first, 0};
       h5::check_status(H5Dwrite_chunk(ds.get(), H5P_DEFAULT, skipped, offset, stored.size(), stored.data()), "chunk");
     }
