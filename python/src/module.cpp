@@ -53,8 +53,7 @@ extern "C" void on_sigint(int) { interrupt_requested() = true; }
 // Ctrl-C during a run: Python's own handler cannot run while C++ holds the thread, so for the
 // run's length SIGINT sets rbmc's flag, as the command line's handler does. The run then keeps
 // its finished batches for resume=True and raises rbmc.Interrupted (a KeyboardInterrupt).
-// Signals reach only the main thread's handler: elsewhere nothing is installed. A SIGINT ignored
-// stays ignored.
+// Signals reach only the main thread's handler: elsewhere nothing is installed.
 class SigintStopsTheRun {
  public:
   SigintStopsTheRun() {
@@ -65,12 +64,6 @@ class SigintStopsTheRun {
     action.sa_handler = on_sigint;
     sigemptyset(&action.sa_mask);
     installed_ = ::sigaction(SIGINT, &action, &previous_) == 0;
-    // Ignored when Python started (a script's background job): it stays ignored, as Python's own
-    // Ctrl-C handling leaves it, and as the command line does.
-    if (installed_ && previous_.sa_handler == SIG_IGN) {
-      ::sigaction(SIGINT, &previous_, nullptr);
-      installed_ = false;
-    }
   }
   ~SigintStopsTheRun() {
     if (installed_) ::sigaction(SIGINT, &previous_, nullptr);

@@ -182,30 +182,6 @@ print("finished", flush=True)
 """
 
 
-def test_a_sigint_ignored_when_python_started_stays_ignored(tmp_path):
-    # A script's background job starts with SIGINT ignored: the run must not catch the Ctrl-C
-    # meant for the script's foreground. It finishes, exit 0.
-    toml = tmp_path / "long.toml"
-    toml.write_text(BOX_TOML.replace('trajectories = { every = 1 }', 'trajectories = { every = 1000 }'))
-    out = tmp_path / "long.h5"
-    child = subprocess.Popen([sys.executable, "-c", textwrap.dedent(CHILD.replace("200000", "20000")), str(toml),
-                              str(out)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                             env={**os.environ, "RBMC_CPU_SIMD": "off"},
-                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
-    journal = str(out) + ".journal"
-    deadline = time.monotonic() + 120
-    while child.poll() is None and time.monotonic() < deadline:
-        if os.path.exists(journal) and os.path.getsize(journal) > 4096:
-            break
-        time.sleep(0.05)
-    if child.poll() is not None:
-        pytest.skip("the run finished before the signal")
-    child.send_signal(signal.SIGINT)
-    output, _ = child.communicate(timeout=120)
-    assert child.returncode == 0 and output.splitlines()[-1:] == ["finished"], output
-    assert out.exists() and not os.path.exists(str(out) + ".partial")
-
-
 def test_ctrl_c_keeps_the_finished_batches_and_resume_completes_the_run(tmp_path):
     toml = tmp_path / "long.toml"
     toml.write_text(BOX_TOML.replace('trajectories = { every = 1 }', 'trajectories = { every = 1000 }'))
