@@ -13,12 +13,9 @@ namespace rbmc::cli {
 
 extern "C" inline void set_interrupt_requested(int) { interrupt_requested() = true; }
 
-// A signal ignored when rbmc started stays ignored, as POSIX shells and Python do: a script's
-// background job (`rbmc run ... &` without job control) is meant to outlive the Ctrl-C that stops
-// the script's foreground, and `nohup`-like launchers ignore what they shield a job from.
 inline void stop_cleanly_on_signals() {
-  for (const int signal : {SIGINT, SIGTERM})
-    if (std::signal(signal, set_interrupt_requested) == SIG_IGN) std::signal(signal, SIG_IGN);
+  std::signal(SIGINT, set_interrupt_requested);
+  std::signal(SIGTERM, set_interrupt_requested);
 }
 
 }  // namespace rbmc::cli
