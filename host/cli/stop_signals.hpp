@@ -13,6 +13,10 @@ namespace rbmc::cli {
 
 extern "C" inline void set_interrupt_requested(int) { interrupt_requested() = true; }
 
+// Installed even where SIGINT was ignored at start, as a script's `rbmc run ... &` starts (POSIX,
+// without job control): a Ctrl-C on the script then stops its runs cleanly, their finished work
+// kept for --resume, rather than leave them running on unseen. Leaving SIG_IGN in place was tried
+// and reverted (bench/RESULTS.md, sixty-third session); the CLI tests' interrupts rely on this.
 inline void stop_cleanly_on_signals() {
   std::signal(SIGINT, set_interrupt_requested);
   std::signal(SIGTERM, set_interrupt_requested);

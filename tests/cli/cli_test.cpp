@@ -347,7 +347,9 @@ TEST(Cli, InterruptKeepsAPartialFileThatResumeCompletes) {
 }
 
 // SIGINT and SIGTERM are caught only by the commands that stop cleanly on them (run, validate,
-// merge); compare, info and check keep the default action, so that Ctrl-C ends them at once.
+// merge), also in a script's background job, which the shell starts with SIGINT ignored (a Ctrl-C
+// on the script stops its runs cleanly); compare, info and check keep the default action, so
+// that Ctrl-C ends them at once.
 // Caught for every command, they were swallowed by a long compare, which ran on to its verdict
 // and exit 0. Read from /proc/PID/status (SigCgt: bit n - 1 for signal n) once the command has
 // opened its file.

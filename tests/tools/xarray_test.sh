@@ -27,10 +27,16 @@ trajectories = { every = 10 }
 TOML
 "$rbmc" run s.toml -o a.h5 --backend cpu --no-progress >/dev/null
 /usr/bin/python3 "$source_dir/tests/tools/xarray_test.py" a.h5 400 11 40
-# Interrupted (SIGINT half a second into a run of about 2 s), then resumed.
-"$rbmc" run s.toml -o b.h5 --samples 200000 --backend cpu --no-progress --batch-size 5000 >/dev/null 2>&1 &
+# Interrupted once it has journalled a batch or more, then resumed. The interrupted run takes the
+# one-sample path on one thread (about 1.5 s, the same bits): the SIMD lanes on two cores finish
+# its 200,000 samples in 0.4 s, before the half second this test once slept.
+RBMC_CPU_SIMD=off "$rbmc" run s.toml -o b.h5 --samples 200000 --backend cpu --threads 1 --no-progress \
+  --batch-size 5000 >/dev/null 2>&1 &
 pid=$!
-sleep 0.5
+for _ in $(seq 1200); do
+  [ -f b.h5.journal ] && [ "$(stat -c %s b.h5.journal)" -gt 4096 ] && break
+  sleep 0.05
+done
 kill -INT $pid
 wait $pid || true
 [ -e b.h5.partial ] || { echo "the run ended before the interrupt" >&2; exit 1; }
