@@ -156,6 +156,7 @@ void compare_trajectories(const ResultsReader& a, const ResultsReader& b, double
     r.name = name + " (" + std::to_string(common.size()) + " kept in both)";
     r.tolerance = atol + rtol * typical;
     r.resolution_limited = true;  // judged sample by sample only
+    r.per_sample_only = true;
     for_each_kept_row_block(a, b, name, common, block_samples, [&](const KeptRowBlock& block) {
       const std::vector<double>& x = block.a;
       const std::vector<double>& y = block.b;
@@ -659,9 +660,13 @@ void print_comparison(const Comparison& c, const CompareOptions& o, std::FILE* o
                           : r.equivalent                           ? "same"
                           : o.statistical                          ? "differs"
                                                                    : "same samples";
-    std::fprintf(out, "  %-*s %10.3g %9.3g %9llu | %10.3g %10.3g %10.3g %7.4f  %s\n", width, r.name.c_str(), r.max_abs,
-                 r.max_ratio, static_cast<unsigned long long>(r.mismatched), r.spread, r.margin, bound, r.ks.statistic,
-                 verdict);
+    if (r.per_sample_only)  // nothing measured as a distribution: no numbers that look measured
+      std::fprintf(out, "  %-*s %10.3g %9.3g %9llu | %10s %10s %10s %7s  %s\n", width, r.name.c_str(), r.max_abs,
+                   r.max_ratio, static_cast<unsigned long long>(r.mismatched), "-", "-", "-", "-", verdict);
+    else
+      std::fprintf(out, "  %-*s %10.3g %9.3g %9llu | %10.3g %10.3g %10.3g %7.4f  %s\n", width, r.name.c_str(), r.max_abs,
+                   r.max_ratio, static_cast<unsigned long long>(r.mismatched), r.spread, r.margin, bound, r.ks.statistic,
+                   verdict);
   }
   std::fprintf(out, "  status       %llu of %llu common samples end with another status\n",
                static_cast<unsigned long long>(c.status_mismatches), static_cast<unsigned long long>(c.n_common));

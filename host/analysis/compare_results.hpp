@@ -58,6 +58,7 @@ struct ComponentComparison {
   double tolerance = 0;             // the tolerance at the quantity's median magnitude
   double spread = 0;                // standard deviation over a's samples
   bool resolution_limited = false;  // spread below 10 tolerances: judged sample by sample only
+  bool per_sample_only = false;     // a kept trajectory: no spread, margin or tests (the report prints "-")
   double rms_difference = 0;        // over the common samples' finite pairs
   bool unresolved_by_coarser = false;  // float's error is >= 10 % of a spread double resolves
   double margin = 0;                // of the equivalence tests

@@ -516,6 +516,10 @@ TEST(CompareResults, KeptTrajectoriesAreCompared) {
   }
   EXPECT_GT(rows, 20u) << printed;
   EXPECT_NE(printed.find("trajectories/angular_velocity ("), std::string::npos) << printed;
+  // Judged sample by sample only: no spread, margin, bound or KS distance, which printed as zeros.
+  const std::size_t row = printed.find("trajectories/angular_velocity (");
+  const std::string trajectory_row = printed.substr(row, printed.find('\n', row) - row);
+  EXPECT_NE(trajectory_row.find("|          -          -          -       -  "), std::string::npos) << trajectory_row;
 }
 
 // Runs of one scenario at another [output] interval hold their trajectories at other times: each
