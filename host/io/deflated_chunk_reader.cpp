@@ -20,6 +20,17 @@ H5Z_filter_t filter_at(hid_t plist, unsigned index) {
   return H5Pget_filter2(plist, index, &flags, &n_values, nullptr, 0, nullptr, &config);
 }
 
+// An odometer over axes [0, n), the last the fastest, axis d from begin[d] to end[d] (exclusive):
+// `at` moved to the next index; false after the last.
+bool advance(std::vector<hsize_t>& at, const std::vector<hsize_t>& begin, const std::vector<hsize_t>& end,
+             std::size_t n) {
+  for (std::size_t d = n; d-- > 0;) {
+    if (++at[d] < end[d]) return true;
+    at[d] = begin[d];
+  }
+  return false;
+}
+
 }  // namespace
 
 bool read_deflated_rows(hid_t dataset, const std::string& name, hsize_t first, hsize_t count, double* out,
@@ -47,23 +58,16 @@ bool read_deflated_rows(hid_t dataset, const std::string& name, hsize_t first, h
   // The chunks the rows lie in: along the first axis those from first's to the last row's, along
   // the others every one. (n_axes) offsets each, in elements.
   std::vector<std::vector<hsize_t>> offsets;
-  std::vector<hsize_t> grid(axes), at(axes, 0);
-  for (std::size_t d = 0; d < axes; ++d) grid[d] = (dims[d] + chunk[d] - 1) / chunk[d];
-  const hsize_t first_chunk = first / chunk[0], end_chunk = (first + count - 1) / chunk[0] + 1;
-  at[0] = first_chunk;
-  for (bool more = true; more;) {
+  std::vector<hsize_t> grid_begin(axes, 0), grid_end(axes);
+  for (std::size_t d = 0; d < axes; ++d) grid_end[d] = (dims[d] + chunk[d] - 1) / chunk[d];
+  grid_begin[0] = first / chunk[0];
+  grid_end[0] = (first + count - 1) / chunk[0] + 1;
+  std::vector<hsize_t> at = grid_begin;
+  do {
     std::vector<hsize_t> offset(axes);
     for (std::size_t d = 0; d < axes; ++d) offset[d] = at[d] * chunk[d];
     offsets.push_back(offset);
-    more = false;
-    for (std::size_t d = axes; d-- > 0;) {
-      if (++at[d] < (d == 0 ? end_chunk : grid[d])) {
-        more = true;
-        break;
-      }
-      at[d] = d == 0 ? first_chunk : 0;
-    }
-  }
+  } while (advance(at, grid_begin, grid_end, axes));
   // Every chunk stored, or none read here: a chunk never written reads as the fill value.
   std::vector<hsize_t> stored_bytes(offsets.size());
   for (std::size_t c = 0; c < offsets.size(); ++c)
@@ -94,17 +98,18 @@ bool read_deflated_rows(hid_t dataset, const std::string& name, hsize_t first, h
       }
       inflate_and_unshuffle(stored.data(), stored.size(), (skipped & 2u) == 0, (skipped & 1u) == 0, element,
                             values.data(), values.size(), name.c_str());
-      // The chunk's values inside the extent and the rows asked for, copied a run along the last
-      // axis at a time (along the rows themselves for a dataset of one axis).
-      const hsize_t row_begin = std::max(first, offset[0]) - offset[0],
-                    row_end = std::min({first + count, offset[0] + chunk[0], dims[0]}) - offset[0];
-      std::vector<hsize_t> extent(axes), local(axes, 0);
-      for (std::size_t d = 0; d < axes; ++d) extent[d] = std::min(chunk[d], dims[d] - offset[d]);
+      // The chunk's values inside the extent and the rows asked for (local indices from
+      // local_begin to local_end), copied a run along the last axis at a time (along the rows
+      // themselves for a dataset of one axis).
+      std::vector<hsize_t> local_begin(axes, 0), local_end(axes);
+      for (std::size_t d = 0; d < axes; ++d) local_end[d] = std::min(chunk[d], dims[d] - offset[d]);
+      local_begin[0] = std::max(first, offset[0]) - offset[0];
+      local_end[0] = std::min(first + count, offset[0] + local_end[0]) - offset[0];
       const std::size_t last = axes - 1;
-      const std::size_t run_begin = axes == 1 ? std::size_t(row_begin) : 0,
-                        run = axes == 1 ? std::size_t(row_end - row_begin) : std::size_t(extent[last]);
-      local[0] = row_begin;
-      for (bool more = true; more;) {
+      const std::size_t run_begin = axes == 1 ? std::size_t(local_begin[0]) : 0,
+                        run = std::size_t(local_end[last] - (axes == 1 ? local_begin[0] : 0));
+      std::vector<hsize_t> local = local_begin;
+      do {
         std::size_t from = run_begin, to = std::size_t(offset[0] + local[0] - first) * out_stride[0];
         for (std::size_t d = 0; d < last; ++d) from += std::size_t(local[d]) * chunk_stride[d];
         for (std::size_t d = 1; d < last; ++d) to += std::size_t(offset[d] + local[d]) * out_stride[d];
@@ -118,15 +123,7 @@ bool read_deflated_rows(hid_t dataset, const std::string& name, hsize_t first, h
             out[to + i] = double(v);
           }
         }
-        more = false;
-        for (std::size_t d = last; d-- > 0;) {
-          if (++local[d] < (d == 0 ? row_end : extent[d])) {
-            more = true;
-            break;
-          }
-          local[d] = d == 0 ? row_begin : 0;
-        }
-      }
+      } while (advance(local, local_begin, local_end, last));
     }
   });
   return true;
