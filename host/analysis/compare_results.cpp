@@ -602,6 +602,8 @@ Comparison compare_results(const std::string& path_a, const std::string& path_b,
   c.path_a = path_a;
   c.path_b = path_b;
   const ResultsReader a(path_a), b(path_b);
+  require_results_file(a);
+  require_results_file(b);
   const auto complete = [](const ResultsReader& r) {
     return r.has_attribute("", "complete") && r.number_attribute("", "complete") == 1;
   };

@@ -17,6 +17,7 @@ namespace rbmc {
 
 ResultsInfo read_results_info(const std::string& path) {
   const ResultsReader r(path);
+  require_results_file(r);
   ResultsInfo info;
   info.path = path;
   const auto text = [&](const char* name) { return r.has_attribute("", name) ? r.string_attribute("", name) : std::string("?"); };

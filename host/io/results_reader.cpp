@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <type_traits>
 
+#include "host/errors.hpp"
 #include "host/io/deflated_chunk_reader.hpp"
 #include "host/util/parallel_for.hpp"
 
@@ -12,6 +13,12 @@ ResultsReader::ResultsReader(const std::string& path, unsigned inflate_threads)
     : path_(path), inflate_threads_(inflate_threads > 0 ? inflate_threads : default_thread_count()) {
   h5::initialize();
   file_ = h5::Handle(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose, "opening " + path);
+}
+
+void require_results_file(const ResultsReader& r) {
+  if (!r.has_attribute("", "rbmc_version"))
+    throw Hdf5Error(r.path() + " is not an rbmc results file: an HDF5 file without the rbmc_version attribute " +
+                    "that rbmc run writes at every results file's root");
 }
 
 bool ResultsReader::has(const std::string& object_path) const {

@@ -22,6 +22,7 @@ class ResultsReader {
   // rank's join passes its share of the node's cores.
   explicit ResultsReader(const std::string& path, unsigned inflate_threads = 0);
 
+  const std::string& path() const { return path_; }
   bool has(const std::string& object_path) const;
   // The filters a dataset's chunks pass through (shuffle and deflate for compressed ones; 0 for none).
   int filter_count(const std::string& dataset) const;
@@ -53,5 +54,11 @@ class ResultsReader {
   h5::Handle file_;
   unsigned inflate_threads_;
 };
+
+// Throws an Hdf5Error naming the file where rbmc did not write it: an HDF5 file without the
+// rbmc_version attribute every results file (and every partial one) holds at its root. rbmc info
+// and compare read results files only; their first missing attribute would name neither the file
+// nor what is wrong with it.
+void require_results_file(const ResultsReader& r);
 
 }  // namespace rbmc

@@ -512,11 +512,23 @@ bool Scenario::conserves_momentum() const {
 }
 
 Scenario load_scenario(const std::string& path) {
+  // A directory opens as an empty stream, and an empty scenario's first complaint is its missing
+  // [run] table; a results file given where the scenario goes fails as TOML at byte 1. Both say
+  // what was given instead.
+  const char* const scenario_is = "a scenario is a TOML file (configs/*.toml; docs/scenario.md)";
+  std::error_code e;
+  if (std::filesystem::is_directory(path, e))
+    throw ScenarioError(path, 0, 0, "", std::string("a directory, not a scenario file: ") + scenario_is);
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ScenarioError(path, 0, 0, "", "cannot open the scenario file (does it exist and is it readable?)");
   std::ostringstream text;
   text << in.rdbuf();
   if (in.bad()) throw ScenarioError(path, 0, 0, "", "error while reading the scenario file");
+  static constexpr char kHdf5Signature[] = "\x89HDF\r\n\x1a\n";  // at byte 0 of the files rbmc writes
+  if (text.str().compare(0, sizeof kHdf5Signature - 1, kHdf5Signature) == 0)
+    throw ScenarioError(path, 0, 0, "",
+                        std::string("an HDF5 file (a results file?), not a scenario: ") + scenario_is +
+                            "; rbmc info summarises a results file");
   return parse_scenario(text.str(), path);
 }
 

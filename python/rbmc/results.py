@@ -12,6 +12,7 @@ import numpy as np
 import xarray as xr
 
 from . import _rbmc
+from .errors import OutputError
 
 
 def _decoded(value):
@@ -62,6 +63,9 @@ class Results:
         self._samples = self._statistics = self._trajectories = None
         with h5py.File(self.path, "r") as f:
             self.attrs = {k: _decoded(v) for k, v in f.attrs.items()}
+            if "rbmc_version" not in self.attrs:  # as rbmc info and compare refuse it
+                raise OutputError(f"{self.path} is not an rbmc results file: an HDF5 file without the "
+                                  "rbmc_version attribute that rbmc run writes at every results file's root")
             self._sample_groups = []
             if "samples" in f:
                 f["samples"].visit(lambda name: self._sample_groups.append(name)

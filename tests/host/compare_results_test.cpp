@@ -9,6 +9,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <cstring>
 #include <random>
 #include <sstream>
@@ -20,6 +21,8 @@
 #include "host/analysis/rounding_sensitivity.hpp"
 #include "host/analysis/two_sample_tests.hpp"
 #include "host/analysis/validate_run.hpp"
+#include "host/errors.hpp"
+#include "host/io/h5_write.hpp"
 #include "host/run/run_driver.hpp"
 #include "host/sampling/sampling_plan.hpp"
 #include "rbmc/sample/run_sample.hpp"
@@ -730,6 +733,31 @@ TEST(ResultsInfo, AHugePartialFileIsSummarisedFromItsRowsDone) {
   text << in.rdbuf();
   EXPECT_NE(text.str().find("1000 of 1099511627776 samples done"), std::string::npos) << text.str();
   EXPECT_NE(text.str().find(" ok 1000\n"), std::string::npos) << text.str();
+}
+
+// An HDF5 file rbmc did not write is refused by info and compare, naming it and saying what it is
+// not; they once stopped at its first missing attribute ("opening attribute n_samples of /").
+TEST(ResultsInfo, AnHdf5FileRbmcDidNotWriteIsRefusedNamingIt) {
+  test::TempDir dir;
+  const std::string results = run_file(dir, "results.h5", scenario_with_mass("2.0"), 20);
+  const std::string other = dir.file("other.h5");
+  {
+    h5::Handle file(H5Fcreate(other.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose, "creating " + other);
+    h5::write_array(file.get(), "x", std::vector<double>{1, 2}, std::vector<hsize_t>{2});
+  }
+  const auto expect_refused = [&](const char* what, const std::function<void()>& read) {
+    try {
+      read();
+      ADD_FAILURE() << what << " read " << other;
+    } catch (const Hdf5Error& e) {
+      EXPECT_NE(std::string(e.what()).find(other + " is not an rbmc results file"), std::string::npos)
+          << what << ": " << e.what();
+    }
+  };
+  expect_refused("info", [&] { read_results_info(other); });
+  expect_refused("compare (second)", [&] { compare_results(results, other, {}); });
+  expect_refused("compare (first)", [&] { compare_results(other, results, {}); });
+  EXPECT_EQ(read_results_info(results).n_samples, 20);
 }
 
 // The acceptance without a GPU: CPU float against CPU double on every example config

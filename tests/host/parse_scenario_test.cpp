@@ -176,6 +176,29 @@ TEST(LoadScenario, MissingFileNamesThePath) {
   }
 }
 
+// A directory or a results file where the scenario goes is named for what it is: a directory read
+// as an empty scenario once said "key 'run': the table is required", a results file "malformed
+// TOML" at line 1.
+TEST(LoadScenario, ADirectoryOrAnHdf5FileIsNamedForWhatItIs) {
+  test::TempDir dir;
+  const auto message = [](const std::string& path) -> std::string {
+    try {
+      load_scenario(path);
+    } catch (const ScenarioError& e) {
+      EXPECT_EQ(e.file(), path);
+      return e.what();
+    }
+    ADD_FAILURE() << path << " loaded";
+    return "";
+  };
+  EXPECT_EQ(message(dir.file("")).find(dir.file("") + ": a directory, not a scenario file"), 0u);
+  // HDF5's signature starts every file rbmc writes; TOML's parser would stop at its first byte.
+  const std::string h5 = dir.write("results.h5", std::string("\x89HDF\r\n\x1a\n", 8) + std::string(64, '\0'));
+  EXPECT_EQ(message(h5).find(h5 + ": an HDF5 file (a results file?), not a scenario"), 0u);
+  // The signature alone decides: a text that merely starts like it is still TOML's to judge.
+  EXPECT_NE(message(dir.write("near.toml", "\x89HDF")).find("malformed TOML"), std::string::npos);
+}
+
 TEST(LoadScenario, KeepsTheFileTextVerbatim) {
   test::TempDir dir;
   const std::string text = test::valid_scenario_text();

@@ -162,6 +162,16 @@ def test_an_unwritable_or_missing_file_is_a_clear_error(tmp_path):
         run_quietly(box_dict(), output=tmp_path / "no" / "such" / "dir" / "x.h5", samples=4)
     with pytest.raises(FileNotFoundError):
         rbmc.open(tmp_path / "missing.h5")
+    # Another program's HDF5 file: refused as rbmc info and compare refuse it (it once opened as
+    # "? samples, statistics of 0 quantities").
+    with h5py.File(tmp_path / "other.h5", "w") as f:
+        f["x"] = [1.0, 2.0]
+    with pytest.raises(rbmc.OutputError, match="other.h5 is not an rbmc results file"):
+        rbmc.open(tmp_path / "other.h5")
+    with pytest.raises(rbmc.OutputError, match="other.h5 is not an rbmc results file"):
+        rbmc.compare(tmp_path / "other.h5", tmp_path / "other.h5")
+    with pytest.raises(rbmc.ScenarioError, match="an HDF5 file .*not a scenario"):
+        rbmc.check(tmp_path / "other.h5")
 
 
 CHILD = """
