@@ -11,7 +11,9 @@ writes, as far as the file has what they need:
   PREFIX_bands.png         percentile bands over time (1-99 %, 5-95 %, median, mean) of every
                            statistic the file keeps (attitude angle, position, velocity, angular
                            velocity and the energies, or those [output] statistics names), one
-                           panel per component, from /statistics
+                           panel per component, from /statistics; where samples stop early
+                           (a terminal event), the bands at the later times are over the samples
+                           still running, which the title and the line printed say
   PREFIX_histograms.png    histograms of the final position, velocity and angular velocity (one
                            panel and its own bins per component), the final time and the statuses
   PREFIX_trajectories.png  a few retained trajectories' position and angular velocity
@@ -89,9 +91,28 @@ def band_legend(fig):
     fig.legend(handles=handles, loc="lower center", ncol=4, frameon=False)
 
 
+def running_note(t, count):
+    """What the bands are over where samples stopped early (terminal events, step limits): only the
+    samples still running at each time, a population that changes along the axis. None where every
+    time holds as many samples as the first."""
+    if count.size == 0 or count.min() == count.max():
+        return None
+    # The first times' samples while none has stopped, the last time any runs, and where none does.
+    same = int(np.argmin(count == count[0])) - 1 if (count != count[0]).any() else len(t) - 1
+    parts = ["all %d up to %g s" % (count[0], t[same]) if same > 0 else "%d at %g s" % (count[0], t[0])]
+    alive = np.nonzero(count > 0)[0]
+    last = int(alive[-1]) if alive.size else -1
+    if last > same:
+        parts.append("%d at %g s" % (count[last], t[last]))
+    if last < len(t) - 1:
+        parts.append("none after %g s" % t[last] if last >= 0 else "none at any time")
+    return "the bands are over the samples still running: " + ", ".join(parts)
+
+
 def plot_bands(f, path):
     """The bands of the quantities /statistics keeps ([output] statistics may keep only some): a
-    row of three panels per vector quantity, and one row of the scalars kept."""
+    row of three panels per vector quantity, and one row of the scalars kept, over the whole time
+    axis. Returns running_note's note, which the title also carries."""
     s = f["statistics"]
     t = s["time"][()]
     vectors = [name for name in ("position", "velocity", "angular_velocity") if name in s]
@@ -117,13 +138,18 @@ def plot_bands(f, path):
         axes[n_rows - 1, c].set_xlabel("time (s)")
     for ax in axes.flat:
         ax.grid(alpha=0.3)
+        if len(t) > 1:
+            ax.set_xlim(t[0], t[-1])  # the times after every sample stopped stay on the axis, empty
     method = s.attrs.get("quantile_method", "")
     method = method.decode() if isinstance(method, bytes) else str(method)
-    fig.suptitle(title_of(f) + "\nquantiles: " + method.split(":")[0])
+    first = (vectors + [name for name, _, _ in scalars])[0]
+    note = running_note(t, s[first]["count"][()])
+    fig.suptitle(title_of(f) + "\nquantiles: " + method.split(":")[0] + ("" if note is None else "; " + note))
     band_legend(fig)
     fig.tight_layout(rect=(0, 0.03, 1, 1))
     fig.savefig(path, dpi=90)
     plt.close(fig)
+    return note
 
 
 def finite(x):
@@ -297,8 +323,8 @@ def main(argv):
     written = []
     with f:
         if "statistics" in f:
-            plot_bands(f, prefix + "_bands.png")
-            written.append(prefix + "_bands.png")
+            note = plot_bands(f, prefix + "_bands.png")
+            written.append(prefix + "_bands.png" + ("" if note is None else " (%s)" % note))
         elif "resume" in f:
             print("plot_results: an interrupted run's partial file holds no /statistics until --resume completes "
                   "the run: no bands; the other pictures are of its %d samples done" % rows_done(f), file=sys.stderr)

@@ -77,6 +77,10 @@ ResultsInfo read_results_info(const std::string& path) {
   info.statistics = r.has("statistics");
   for (const QuantityInfo& q : kStatisticsQuantities)
     if (r.has(std::string("statistics/") + q.name)) info.statistics_quantities.push_back(q.name);
+  if (!info.statistics_quantities.empty() && r.has("statistics/time")) {
+    info.statistics_times = r.doubles("statistics/time").data;
+    info.statistics_counts = r.uint64s("statistics/" + info.statistics_quantities.front() + "/count").data;
+  }
   // The final states over at most kTableRows rows: every stride-th beyond that.
   constexpr std::uint64_t kTableRows = std::uint64_t(1) << 22;
   info.stride = std::max<std::uint64_t>(1, (prefix + kTableRows - 1) / kTableRows);
@@ -176,6 +180,8 @@ void print_results_info(const ResultsInfo& info, std::FILE* out) {
     std::string names;
     for (const std::string& q : info.statistics_quantities) names += (names.empty() ? "" : ", ") + q;
     std::fprintf(out, "  statistics   of %s at each output time in /statistics\n", names.c_str());
+    const std::string running = running_samples_note(info.statistics_times, info.statistics_counts);
+    if (!running.empty()) std::fprintf(out, "               over the samples still running: %s\n", running.c_str());
   }
   if (info.final_state.empty()) {  // [output] samples kept none of the final state's datasets
     std::fprintf(out, "  final state  not kept in this file ([output] samples)\n");
@@ -225,6 +231,7 @@ void print_results_info_json(const ResultsInfo& info, std::FILE* out) {
   j.key("statistics_quantities").begin_array();
   for (const std::string& q : info.statistics_quantities) j.value(q);
   j.end_array();
+  j.field("statistics_running", running_samples_note(info.statistics_times, info.statistics_counts));
   j.key("final_state").begin_array();
   for (const ResultsInfo::Row& row : info.final_state) {
     j.begin_object().field("quantity", row.quantity).field("units", row.units);
@@ -234,6 +241,37 @@ void print_results_info_json(const ResultsInfo& info, std::FILE* out) {
   }
   j.end_array().end_object();
   j.finish();
+}
+
+namespace {
+
+// A time as %g prints it: "1.3", "0.05", "1e+03".
+std::string format_number(double x) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", x);
+  return text;
+}
+
+}  // namespace
+
+std::string running_samples_note(const std::vector<double>& times, const std::vector<std::uint64_t>& counts) {
+  const std::size_t n = std::min(times.size(), counts.size());
+  if (n == 0 || std::all_of(counts.begin(), counts.begin() + std::ptrdiff_t(n), [&](std::uint64_t c) { return c == counts[0]; }))
+    return "";
+  const auto at = [&](std::size_t k) { return std::to_string(counts[k]) + " at " + format_number(times[k]) + " s"; };
+  std::size_t same = 0;  // the last of the first times that hold as many as the first
+  while (same + 1 < n && counts[same + 1] == counts[0]) ++same;
+  std::string note = same > 0 ? "all " + std::to_string(counts[0]) + " up to " + format_number(times[same]) + " s" : at(0);
+  std::size_t last = n;  // the last time any sample runs
+  for (std::size_t k = n; k-- > 0;)
+    if (counts[k] > 0) {
+      last = k;
+      break;
+    }
+  if (last != n && last > same) note += ", " + at(last);
+  if (last == n) note += ", none at any time";
+  else if (last + 1 < n) note += ", none after " + format_number(times[last]) + " s";
+  return note;
 }
 
 void print_results_info(const std::string& path, std::FILE* out) { print_results_info(read_results_info(path), out); }

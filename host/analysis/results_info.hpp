@@ -24,6 +24,10 @@ struct ResultsInfo {
   std::string joined_by;
   bool complete = false, statistics = false;
   std::vector<std::string> statistics_quantities;  // the groups under /statistics, in the schema's order
+  // Each output time and the samples with a finite value there (the first kept quantity's count):
+  // fewer at the later times where samples stopped early (a terminal event). (T,) each.
+  std::vector<double> statistics_times;
+  std::vector<std::uint64_t> statistics_counts;
   std::uint64_t n_done = 0;  // rows with results (a partial file's rows done)
   std::vector<std::pair<std::string, std::uint64_t>> status_counts;
   double n_trajectories = NAN, n_output_times = NAN;
@@ -39,6 +43,10 @@ struct ResultsInfo {
 };
 
 ResultsInfo read_results_info(const std::string& path);
+// Where samples stopped early, what the statistics at each time are over: "all 300 up to 1.2 s, 1
+// at 1.3 s, none after 1.3 s" (the first times' count while none has stopped, the last time any
+// runs, and whether a later time has none). Empty where every time holds as many as the first.
+std::string running_samples_note(const std::vector<double>& times, const std::vector<std::uint64_t>& counts);
 void print_results_info(const ResultsInfo& info, std::FILE* out);
 void print_results_info_json(const ResultsInfo& info, std::FILE* out);  // rbmc info --json
 void print_results_info(const std::string& path, std::FILE* out);

@@ -760,6 +760,34 @@ TEST(ResultsInfo, AnHdf5FileRbmcDidNotWriteIsRefusedNamingIt) {
   EXPECT_EQ(read_results_info(results).n_samples, 20);
 }
 
+// Where samples stop early, the statistics at the later times are over the samples still running:
+// info says from when. The tossed box's samples stop as they land (a terminal event), between
+// 1.2 and 1.35 s for its dispersions, and none runs at its last output times (2 s).
+TEST(ResultsInfo, SaysWhenTheStatisticsLoseTheSamplesThatStopped) {
+  const std::vector<double> t{0, 0.5, 1, 1.5};
+  EXPECT_EQ(running_samples_note(t, {8, 8, 8, 8}), "");
+  EXPECT_EQ(running_samples_note(t, {8, 8, 3, 0}), "all 8 up to 0.5 s, 3 at 1 s, none after 1 s");
+  EXPECT_EQ(running_samples_note(t, {8, 8, 0, 0}), "all 8 up to 0.5 s, none after 0.5 s");
+  EXPECT_EQ(running_samples_note(t, {8, 7, 6, 5}), "8 at 0 s, 5 at 1.5 s");
+  EXPECT_EQ(running_samples_note(t, {8, 0, 0, 0}), "8 at 0 s, none after 0 s");
+  test::TempDir dir;
+  const std::string path = run_file(dir, "tossed.h5", read_config("tossed_box"), 64);
+  const ResultsInfo info = read_results_info(path);
+  ASSERT_EQ(info.statistics_times.size(), 41u);
+  ASSERT_EQ(info.statistics_counts.size(), 41u);
+  const std::string note = running_samples_note(info.statistics_times, info.statistics_counts);
+  EXPECT_EQ(note.rfind("all 64 up to 1.", 0), 0u) << note;
+  EXPECT_NE(note.find(", none after 1."), std::string::npos) << note;
+  const std::string text = dir.file("info.txt");
+  std::FILE* f = std::fopen(text.c_str(), "w");
+  print_results_info(info, f);
+  std::fclose(f);
+  std::ifstream in(text);
+  std::stringstream printed;
+  printed << in.rdbuf();
+  EXPECT_NE(printed.str().find("over the samples still running: " + note + "\n"), std::string::npos) << printed.str();
+}
+
 // The acceptance without a GPU: CPU float against CPU double on every example config
 // passes, or fails naming what float cannot resolve, never for want of samples or for rounding.
 TEST(ValidateScenario, EveryConfigInFloatAgainstDoubleOnTheCpu) {

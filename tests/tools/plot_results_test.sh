@@ -32,7 +32,8 @@ is_png() {
   [ "$(head -c 8 "$1" | od -An -tx1 | tr -d ' \n')" = "89504e470d0a1a0a" ] || { echo "$1 is not a PNG" >&2; return 1; }
   [ "$(stat -c %s "$1")" -gt 10000 ] || { echo "$1 is too small to hold a plot" >&2; return 1; }
 }
-"$source_dir/tools/plot_results.py" a.h5 -o a >/dev/null
+"$source_dir/tools/plot_results.py" a.h5 -o a >a.out
+! grep -q "samples still running" a.out || { echo "a note of stopped samples where none stopped" >&2; exit 1; }
 is_png a_bands.png
 is_png a_histograms.png
 is_png a_trajectories.png
@@ -43,7 +44,10 @@ grep -q "no /statistics" b.err
 [ ! -e a_events.png ] && [ ! -e a_sweep.png ] || { echo "event or sweep pictures without events or a grid" >&2; exit 1; }
 # Events (the tossed box lands) and a sweep (a grid over the spin): their own pictures.
 "$rbmc" run "$source_dir/configs/tossed_box.toml" --samples 300 -o c.h5 --backend cpu >/dev/null
-"$source_dir/tools/plot_results.py" c.h5 -o c >/dev/null
+"$source_dir/tools/plot_results.py" c.h5 -o c >c.out
+# Its samples stop as they land: the bands at the later times are over the few still falling.
+grep -q "c_bands.png (the bands are over the samples still running: all 300 up to .* s, none after .* s)" c.out ||
+  { echo "no note that the bands lose the samples that landed:" >&2; cat c.out >&2; exit 1; }
 is_png c_events.png
 is_png c_histograms.png
 "$rbmc" run "$source_dir/configs/spin_sweep.toml" -o d.h5 --backend cpu >/dev/null
