@@ -100,12 +100,11 @@ def running_note(t, count):
     # The first times' samples while none has stopped, the last time any runs, and where none does.
     same = int(np.argmin(count == count[0])) - 1 if (count != count[0]).any() else len(t) - 1
     parts = ["all %d up to %g s" % (count[0], t[same]) if same > 0 else "%d at %g s" % (count[0], t[0])]
-    alive = np.nonzero(count > 0)[0]
-    last = int(alive[-1]) if alive.size else -1
+    last = int(np.nonzero(count > 0)[0][-1])  # one runs somewhere: the counts differ
     if last > same:
         parts.append("%d at %g s" % (count[last], t[last]))
     if last < len(t) - 1:
-        parts.append("none after %g s" % t[last] if last >= 0 else "none at any time")
+        parts.append("none after %g s" % t[last])
     return "the bands are over the samples still running: " + ", ".join(parts)
 
 

@@ -262,15 +262,11 @@ std::string running_samples_note(const std::vector<double>& times, const std::ve
   std::size_t same = 0;  // the last of the first times that hold as many as the first
   while (same + 1 < n && counts[same + 1] == counts[0]) ++same;
   std::string note = same > 0 ? "all " + std::to_string(counts[0]) + " up to " + format_number(times[same]) + " s" : at(0);
-  std::size_t last = n;  // the last time any sample runs
-  for (std::size_t k = n; k-- > 0;)
-    if (counts[k] > 0) {
-      last = k;
-      break;
-    }
-  if (last != n && last > same) note += ", " + at(last);
-  if (last == n) note += ", none at any time";
-  else if (last + 1 < n) note += ", none after " + format_number(times[last]) + " s";
+  // The last time any sample runs: there is one, as the counts differ and none is below 0.
+  std::size_t last = n - 1;
+  while (counts[last] == 0) --last;
+  if (last > same) note += ", " + at(last);
+  if (last + 1 < n) note += ", none after " + format_number(times[last]) + " s";
   return note;
 }
 
