@@ -45,8 +45,18 @@ Validation validate_scenario(const ValidateOptions& options) {
 }
 
 Validation validate_scenario(const Scenario& scenario, const ValidateOptions& options) {
-  // No GPU: say so now, before the reference run's minutes.
-  (void)make_backend(options.candidate, options.precision, options.threads);
+  // No GPU: say so now, before the reference run's minutes, and what validates without one (the
+  // backend's own advice, --backend cpu, would judge the reference against itself).
+  const std::string without_gpu =
+      "; without a GPU, rbmc validate --backend cpu --precision float judges float against double on the CPU";
+  try {
+    (void)make_backend(options.candidate, options.precision, options.threads);
+  } catch (const NotBuiltWithCuda&) {
+    throw NotBuiltWithCuda("rbmc validate --backend cuda: this rbmc was built without CUDA (CMake found no nvcc)" +
+                           without_gpu);
+  } catch (const CudaError& e) {
+    throw CudaError(e.what() + without_gpu);
+  }
   Validation v;
   v.reference = "cpu double";
   v.candidate = std::string(options.candidate == BackendChoice::cuda ? "cuda " : "cpu ") + precision_name(options.precision);

@@ -260,6 +260,9 @@ TEST(Cli, ValidateSaysWhenThereIsNoGpuAndJudgesFloatOnTheCpu) {
   Outcome r = rbmc(dir, "validate box.toml");
   if (r.code != 0 && r.code != 6) {
     expect_no_cuda(r);
+    // What validates without a GPU (run's advice, --backend cpu, would be refused below).
+    EXPECT_NE(r.err.find("without a GPU, rbmc validate --backend cpu --precision float judges"), std::string::npos)
+        << r.err;
     EXPECT_TRUE(only_logs_in(dir, {"box.toml"}));
   }
   r = rbmc(dir, "validate box.toml --backend cpu --precision float --no-progress");
