@@ -122,9 +122,13 @@ Mat3<double> read_inertia(TableReader& body) {
   const toml::node* n = body.find("inertia");
   if (n == nullptr)
     body.fail_here("inertia", "is required (3x3 inertia tensor about the centre of mass, kg m^2), or give a shape");
+  const char* const full = "must be a 3x3 array of numbers [[Ixx, Ixy, Ixz], [Ixy, Iyy, Iyz], [Ixz, Iyz, Izz]]";
   const toml::array* rows = n->as_array();
-  if (rows == nullptr || rows->size() != 3)
-    body.fail_at(*n, "inertia", "must be a 3x3 array of numbers [[Ixx, Ixy, Ixz], [Ixy, Iyy, Iyz], [Ixz, Iyz, Izz]]");
+  if (rows == nullptr || rows->size() != 3) body.fail_at(*n, "inertia", full);
+  // Three numbers are most likely the principal moments: say how to write them (the row check
+  // below would say "must be an array of 3 numbers, not an integer" of the first).
+  if (std::all_of(rows->begin(), rows->end(), [](const toml::node& e) { return e.is_number(); }))
+    body.fail_at(*n, "inertia", std::string(full) + "; principal moments [a, b, c] are [[a, 0, 0], [0, b, 0], [0, 0, c]]");
   Mat3<double> m;
   for (int r = 0; r < 3; ++r) {
     const auto row = body.numbers(*rows->get(static_cast<std::size_t>(r)), "inertia", 3);

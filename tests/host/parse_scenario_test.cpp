@@ -126,6 +126,12 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"not positive definite", "[0.0, 0.0, 0.25]]", "[0.0, 0.0, -0.25]]", "body.inertia",
                 "positive definite", 14},
         BadCase{"triangle inequality", "[0.0, 0.0, 0.25]]", "[0.0, 0.0, 0.35]]", "body.inertia", "triangle", 14},
+        // Three numbers, the principal moments, where the tensor goes: how to write them.
+        BadCase{"principal moments as inertia", "inertia = [[0.10, 0.0, 0.0],\n           [0.0, 0.20, 0.0],\n           [0.0, 0.0, 0.25]]",
+                "inertia = [0.10, 0.20, 0.25]", "body.inertia",
+                "must be a 3x3 array of numbers [[Ixx, Ixy, Ixz], [Ixy, Iyy, Iyz], [Ixz, Iyz, Izz]]; principal moments "
+                "[a, b, c] are [[a, 0, 0], [0, b, 0], [0, 0, c]]",
+                14},
         BadCase{"asymmetric inertia", "inertia = [[0.10, 0.0, 0.0]", "inertia = [[0.10, 0.01, 0.0]", "body.inertia",
                 "symmetric", 14},
         BadCase{"missing required key", "mass = 2.0\n", "", "body.mass", "is required", 0},
