@@ -72,20 +72,20 @@ void write_design(hid_t root, const Scenario& s) {
           break;
         case DistributionKind::uniform:
           write_string_attribute(g.get(), "distribution", "uniform");
-          vector("low", d.a);
-          vector("high", d.b);
+          vector("min", d.a);
+          vector("max", d.b);
           break;
         case DistributionKind::truncated_normal:
           write_string_attribute(g.get(), "distribution", "truncated_normal");
           vector("mean", d.a);
           vector("sigma", d.b);
-          vector("low", d.lo);
-          vector("high", d.hi);
+          vector("min", d.lo);
+          vector("max", d.hi);
           break;
         case DistributionKind::lognormal:
           write_string_attribute(g.get(), "distribution", "lognormal");
           vector("median", d.a);
-          vector("sigma_ln", d.b);
+          vector("log_sigma", d.b);
           break;
         case DistributionKind::fixed:
           write_string_attribute(g.get(), "distribution", "fixed");

@@ -73,6 +73,15 @@ Dispersion read_dispersion(TableReader& d, const DispersedInputInfo& info, const
   out.where = {s.path, b.line, b.column};
   out.nominal = info.nominal;
   const std::string kind = d.optional_string("distribution").value_or("");
+  // Other names for the parameters, met before the missing key they stand for would be reported:
+  // other tools' spellings, and sigma_ln, low and high, the names results files' design groups
+  // used until they took the scenario's (design_group.cpp).
+  static constexpr std::pair<const char*, const char*> kOtherNames[] = {
+      {"low", "min"}, {"high", "max"}, {"lower", "min"}, {"upper", "max"}, {"sigma_ln", "log_sigma"},
+      {"sd", "sigma"}, {"std", "sigma"}, {"stddev", "sigma"}, {"mu", "mean"}};
+  for (const auto& [other, name] : kOtherNames)
+    if (const toml::node* n = d.table().get(other); n != nullptr && d.table().get(name) == nullptr)
+      d.fail_at(*n, other, std::string("unknown key (did you mean '") + name + "'?)");
   if (kind == "normal") {
     out.kind = DistributionKind::normal;
     const auto sigma = d.optional_scalar_or_vec("sigma", info.dim);

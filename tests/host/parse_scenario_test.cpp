@@ -152,6 +152,11 @@ INSTANTIATE_TEST_SUITE_P(
                 "unknown distribution", 28},
         BadCase{"negative sigma", "sigma = 0.05 }", "sigma = -0.05 }", "dispersions.body.mass.sigma",
                 "non-negative", 28},
+        // Other tools' names of a parameter (and those results files once wrote), named before
+        // the missing key they stand for ("needs min and max").
+        BadCase{"another name of a bound", "distribution = \"normal\", sigma = 0.05",
+                "distribution = \"uniform\", low = 1.9, high = 2.1", "dispersions.body.mass.low",
+                "unknown key (did you mean 'min'?)", 28},
         BadCase{"unknown distribution key", "sigma = 0.05 }", "sigma = 0.05, mu = 1 }",
                 "dispersions.body.mass.mu", "unknown key", 28},
         BadCase{"unknown integrator", "step = ", "integrator = \"euler\"\nstep = ", "run.integrator",

@@ -3,10 +3,13 @@
 
 #include <hdf5.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <sstream>
 #include <set>
 #include <stdexcept>
@@ -1532,8 +1535,8 @@ TEST(RunDriverOutput, DispersionsAndOverridesAreRecorded) {
   EXPECT_EQ(r.doubles("design/dispersions/body.mass/sigma").data, std::vector<double>{0.05});
   EXPECT_EQ(r.doubles("design/dispersions/body.mass/mean").data, r.doubles("design/dispersions/body.mass/nominal").data);
   EXPECT_EQ(r.string_attribute("design/dispersions/body.principal_moments", "distribution"), "uniform");
-  const std::vector<double> low = r.doubles("design/dispersions/body.principal_moments/low").data,
-                            high = r.doubles("design/dispersions/body.principal_moments/high").data,
+  const std::vector<double> low = r.doubles("design/dispersions/body.principal_moments/min").data,
+                            high = r.doubles("design/dispersions/body.principal_moments/max").data,
                             nominal = r.doubles("design/dispersions/body.principal_moments/nominal").data;
   ASSERT_EQ(low.size(), 3u);
   for (std::size_t c = 0; c < 3; ++c) {
@@ -1541,6 +1544,79 @@ TEST(RunDriverOutput, DispersionsAndOverridesAreRecorded) {
     EXPECT_NEAR(high[c] - nominal[c], 0.005, 1e-15);
   }
   EXPECT_EQ(r.doubles("design/dispersions/initial.angular_velocity/sigma").data, (std::vector<double>{0.05, 0.05, 0.05}));
+}
+
+// The design group names each distribution's parameters by the scenario's keys, so that a group
+// written back as a dispersion table is the same dispersion: every kind, its parameters resolved
+// (a uniform's half_width as its min and max, a default mean as the nominal value). The file once
+// named them low, high and sigma_ln, which a scenario refuses.
+TEST(RunDriverOutput, TheDesignGroupReadsBackAsTheScenariosDispersions) {
+  const std::string dispersions = R"([dispersions]
+body.mass = { distribution = "normal", sigma = 0.05 }
+body.principal_moments = { distribution = "uniform", half_width = [0.005, 0.01, 0.02] }
+initial.velocity = { distribution = "truncated_normal", sigma = 0.2, min = [0.5, -1, 1], max = [1.5, 1, 3] }
+gravity.acceleration = { distribution = "lognormal", median = [0.1, 0.2, 9.81], log_sigma = [0.01, 0.02, 0.03] }
+initial.position = { distribution = "fixed", value = [1, 2, 3] }
+body.center_of_mass = { distribution = "discrete", values = [[0, 0, 0], [0.01, 0, 0], [0, 0.02, 0]], weights = [1, 2, 5] }
+initial.attitude = { distribution = "random_axis", angle_sigma = 0.1 }
+initial.angular_velocity = { distribution = "uniform", min = -0.5, max = [0.5, 3.5, 0.5] }
+)";
+  std::string text = test::valid_scenario_text(10);
+  text = text.substr(0, text.find("[dispersions]")) + dispersions;
+  test::TempDir dir;
+  const Scenario s = parse_scenario(text, "box.toml");
+  run_scenario(s, cpu_options(dir.file("a.h5"), 1, 10));
+  const ResultsReader r(dir.file("a.h5"));
+  // Each group as an inline table, its datasets and number attributes as keys.
+  const auto number = [](double x) {
+    char t[32];
+    std::snprintf(t, sizeof t, "%.17g", x);
+    return std::string(t);
+  };
+  const auto array = [&](const std::vector<double>& v, std::size_t from, std::size_t n) {
+    if (n == 1) return number(v[from]);  // a scalar input's parameter (a TOML number)
+    std::string a = "[";
+    for (std::size_t i = 0; i < n; ++i) a += (i ? ", " : "") + number(v[from + i]);
+    return a + "]";
+  };
+  std::string written = "[dispersions]\n";
+  for (const std::string& path : r.children("design/dispersions")) {
+    const std::string group = "design/dispersions/" + path;
+    std::string entry = path + " = { distribution = \"" + r.string_attribute(group, "distribution") + "\"";
+    for (const std::string& name : r.children(group)) {
+      if (name == "nominal") continue;
+      const Array<double> a = r.doubles(group + "/" + name);
+      if (a.shape.size() == 2 && a.shape[1] > 1) {  // a discrete distribution's values, (k, dim)
+        std::string rows = "[";
+        for (std::size_t k = 0; k < a.shape[0]; ++k)
+          rows += (k ? ", " : "") + array(a.data, k * a.shape[1], a.shape[1]);
+        entry += ", " + name + " = " + rows + "]";
+      } else {
+        entry += ", " + name + " = " + array(a.data, 0, a.data.size());
+      }
+    }
+    for (const char* attribute : {"angle_sigma", "max_angle"})
+      if (r.has_attribute(group, attribute)) entry += std::string(", ") + attribute + " = " + number(r.number_attribute(group, attribute));
+    written += entry + " }\n";
+  }
+  const Scenario back = parse_scenario(text.substr(0, text.find("[dispersions]")) + written, "back.toml");
+  ASSERT_EQ(back.dispersions.size(), s.dispersions.size()) << written;
+  for (const Dispersion& d : s.dispersions) {
+    const auto same = std::find_if(back.dispersions.begin(), back.dispersions.end(),
+                                   [&](const Dispersion& e) { return e.info.key_path == d.info.key_path; });
+    ASSERT_NE(same, back.dispersions.end()) << d.info.key_path;
+    EXPECT_EQ(same->kind, d.kind) << d.info.key_path;
+    EXPECT_EQ(same->a, d.a) << d.info.key_path;
+    EXPECT_EQ(same->b, d.b) << d.info.key_path;
+    EXPECT_EQ(same->lo, d.lo) << d.info.key_path;
+    EXPECT_EQ(same->hi, d.hi) << d.info.key_path;
+    EXPECT_EQ(same->values, d.values) << d.info.key_path;
+    // The weights, written as the cumulative sum's steps (one rounding each) and summed and
+    // normalised again (two more a step): a few units of the last place of values up to 1.
+    ASSERT_EQ(same->cumulative.size(), d.cumulative.size()) << d.info.key_path;
+    for (std::size_t k = 0; k < d.cumulative.size(); ++k)
+      EXPECT_NEAR(same->cumulative[k], d.cumulative[k], 8 * std::numeric_limits<double>::epsilon()) << d.info.key_path;
+  }
 }
 
 }  // namespace
