@@ -77,6 +77,9 @@ void read_events(const toml::node& node, Scenario& s) {
       e.direction = CrossingDirection::rising;
       e.value = r.required_number("time", "s");
       if (!(e.value > 0)) r.fail_at(*r.table().get("time"), "time", "must be positive");
+      // As output times must: a time after the run's end would never come.
+      if (e.value > s.run.duration)
+        r.fail_at(*r.table().get("time"), "time", "must lie in (0, run.duration]: the run ends before it");
     } else if (type.empty()) {
       r.fail_here("type", "is required (point_crossing, attitude_angle, angular_rate_below, time_limit)");
     } else {

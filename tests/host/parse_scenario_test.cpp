@@ -497,6 +497,9 @@ TEST(ParseScenarioEvents, BadEventsNameTheKey) {
   EXPECT_EQ(key_of("[[events]]\nname = \"a\"\ntype = \"time_limit\"\ntime = 1.0\nterminal = \"yes\"\n"),
             "events[0].terminal");
   EXPECT_EQ(key_of("[[events]]\nname = \"a\"\ntype = \"angular_rate_below\"\nrate = -1.0\n"), "events[0].rate");
+  // A time limit after the run's end (2 s here) would never come; at the end it may.
+  EXPECT_EQ(key_of("[[events]]\nname = \"a\"\ntype = \"time_limit\"\ntime = 2.5\n"), "events[0].time");
+  EXPECT_EQ(key_of("[[events]]\nname = \"a\"\ntype = \"time_limit\"\ntime = 2.0\n"), "accepted");
   std::string five;
   for (int i = 0; i < 5; ++i) five += "[[events]]\nname = \"e" + std::to_string(i) + "\"\ntype = \"time_limit\"\ntime = 1.0\n";
   EXPECT_EQ(key_of(five), "events[4].name");
