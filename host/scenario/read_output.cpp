@@ -60,6 +60,10 @@ void read_events(const toml::node& node, Scenario& s) {
       e.direction = CrossingDirection::rising;
       e.value = r.required_number("angle", "rad: the angle from the reference that triggers it");
       if (!(e.value > 0)) r.fail_at(*r.table().get("angle"), "angle", "must be positive");
+      // The angle between two attitudes lies in [0, pi] (rbmc/math/rotation.hpp, angle_between):
+      // it never exceeds pi or more.
+      if (!(e.value < M_PI))
+        r.fail_at(*r.table().get("angle"), "angle", "must be below pi: the angle between two attitudes is at most pi");
       e.reference = s.initial.q_wb;
       if (const toml::node* n = r.find("reference")) {
         const auto q = r.numbers(*n, "reference", 4);

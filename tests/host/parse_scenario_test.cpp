@@ -497,7 +497,10 @@ TEST(ParseScenarioEvents, BadEventsNameTheKey) {
   EXPECT_EQ(key_of("[[events]]\nname = \"a\"\ntype = \"time_limit\"\ntime = 1.0\nterminal = \"yes\"\n"),
             "events[0].terminal");
   EXPECT_EQ(key_of("[[events]]\nname = \"a\"\ntype = \"angular_rate_below\"\nrate = -1.0\n"), "events[0].rate");
-  // A time limit after the run's end (2 s here) would never come; at the end it may.
+  // An attitude angle of pi or more is never exceeded; a time limit after the run's end (2 s
+  // here) would never come, at the end it may.
+  EXPECT_EQ(key_of("[[events]]\nname = \"a\"\ntype = \"attitude_angle\"\nangle = 3.1416\n"), "events[0].angle");
+  EXPECT_EQ(key_of("[[events]]\nname = \"a\"\ntype = \"attitude_angle\"\nangle = 3.1415\n"), "accepted");
   EXPECT_EQ(key_of("[[events]]\nname = \"a\"\ntype = \"time_limit\"\ntime = 2.5\n"), "events[0].time");
   EXPECT_EQ(key_of("[[events]]\nname = \"a\"\ntype = \"time_limit\"\ntime = 2.0\n"), "accepted");
   std::string five;
