@@ -373,6 +373,12 @@ void read_loads(const toml::node& node, Scenario& s) {
       loads.central_mu = r.required_number("mu", "gravitational parameter, m^3/s^2");
       if (!(loads.central_mu > 0)) r.fail_at(*r.table().get("mu"), "mu", "must be positive");
       loads.central_center_w = r.optional_vec3("center").value_or(Vec3<double>::Zero());
+      // Its attraction grows as 1/r^2 from the centre: a body that starts there has none defined
+      // (every sample's first step would be non-finite). [initial] is read before the loads.
+      const Vec3<double> c_w = s.initial.p_w + rotate(s.initial.q_wb, s.body.com_b);
+      if ((c_w - loads.central_center_w).norm() == 0)
+        r.fail_here("center", "is where the body's centre of mass starts (initial.position, body.center_of_mass): "
+                              "the attraction is infinite there; move the body or the centre");
     } else if (type.empty()) {
       r.fail_here("type", "is required (point_force, torque, damping, spring, central_gravity)");
     } else {

@@ -276,7 +276,11 @@ std::string with_loads(const std::string& loads) {
 }
 
 TEST(ParseScenarioLoads, EveryLoadTypeIsRead) {
+  // Off the central body's centre, which is the origin by default.
   const Scenario s = parse_scenario(with_loads(R"(
+[initial]
+position = [7.0e6, 0.0, 0.0]
+
 [[loads]]
 type = "point_force"
 point = [0.1, 0.0, 0.0]
@@ -339,6 +343,9 @@ TEST(ParseScenarioLoads, BadLoadsNameTheKey) {
   EXPECT_EQ(key_of("[[loads]]\ntype = \"damping\"\nlinear = 1.0\n[[loads]]\ntype = \"spring\"\nstiffness = 1.0\n"),
             "loads[1].anchor");
   EXPECT_EQ(key_of("[[loads]]\ntype = \"central_gravity\"\nmu = 0.0\n"), "loads[0].mu");
+  // A central body centred where the body's centre of mass starts (the origin, by default both).
+  EXPECT_EQ(key_of("[[loads]]\ntype = \"central_gravity\"\nmu = 1.0\n"), "loads[0].center");
+  EXPECT_EQ(key_of("[[loads]]\ntype = \"central_gravity\"\nmu = 1.0\ncenter = [0, 0, -1]\n"), "accepted");
   EXPECT_EQ(key_of("[[loads]]\ntype = \"torque\"\ntorque = [0, 0, 1]\nframe = \"body\"\ncolor = \"red\"\n"),
             "loads[0].color");
   EXPECT_EQ(key_of("loads = 3\n"), "body.loads");  // after [body], a key belongs to the body table
