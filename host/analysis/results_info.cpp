@@ -256,12 +256,13 @@ std::string format_number(double x) {
 
 std::string running_samples_note(const std::vector<double>& times, const std::vector<std::uint64_t>& counts) {
   const std::size_t n = std::min(times.size(), counts.size());
-  if (n == 0 || std::all_of(counts.begin(), counts.begin() + std::ptrdiff_t(n), [&](std::uint64_t c) { return c == counts[0]; }))
-    return "";
+  const auto as_first = [&](std::uint64_t c) { return c == counts[0]; };
+  if (n == 0 || std::all_of(counts.begin(), counts.begin() + std::ptrdiff_t(n), as_first)) return "";
   const auto at = [&](std::size_t k) { return std::to_string(counts[k]) + " at " + format_number(times[k]) + " s"; };
   std::size_t same = 0;  // the last of the first times that hold as many as the first
   while (same + 1 < n && counts[same + 1] == counts[0]) ++same;
-  std::string note = same > 0 ? "all " + std::to_string(counts[0]) + " up to " + format_number(times[same]) + " s" : at(0);
+  std::string note =
+      same > 0 ? "all " + std::to_string(counts[0]) + " up to " + format_number(times[same]) + " s" : at(0);
   // The last time any sample runs: there is one, as the counts differ and none is below 0.
   std::size_t last = n - 1;
   while (counts[last] == 0) --last;

@@ -128,7 +128,8 @@ Mat3<double> read_inertia(TableReader& body) {
   // Three numbers are most likely the principal moments: say how to write them (the row check
   // below would say "must be an array of 3 numbers, not an integer" of the first).
   if (std::all_of(rows->begin(), rows->end(), [](const toml::node& e) { return e.is_number(); }))
-    body.fail_at(*n, "inertia", std::string(full) + "; principal moments [a, b, c] are [[a, 0, 0], [0, b, 0], [0, 0, c]]");
+    body.fail_at(*n, "inertia",
+                 std::string(full) + "; principal moments [a, b, c] are [[a, 0, 0], [0, b, 0], [0, 0, c]]");
   Mat3<double> m;
   for (int r = 0; r < 3; ++r) {
     const auto row = body.numbers(*rows->get(static_cast<std::size_t>(r)), "inertia", 3);

@@ -127,7 +127,8 @@ INSTANTIATE_TEST_SUITE_P(
                 "positive definite", 14},
         BadCase{"triangle inequality", "[0.0, 0.0, 0.25]]", "[0.0, 0.0, 0.35]]", "body.inertia", "triangle", 14},
         // Three numbers, the principal moments, where the tensor goes: how to write them.
-        BadCase{"principal moments as inertia", "inertia = [[0.10, 0.0, 0.0],\n           [0.0, 0.20, 0.0],\n           [0.0, 0.0, 0.25]]",
+        BadCase{"principal moments as inertia",
+                "inertia = [[0.10, 0.0, 0.0],\n           [0.0, 0.20, 0.0],\n           [0.0, 0.0, 0.25]]",
                 "inertia = [0.10, 0.20, 0.25]", "body.inertia",
                 "must be a 3x3 array of numbers [[Ixx, Ixy, Ixz], [Ixy, Iyy, Iyz], [Ixz, Iyz, Izz]]; principal moments "
                 "[a, b, c] are [[a, 0, 0], [0, b, 0], [0, 0, c]]",

@@ -1596,7 +1596,8 @@ initial.angular_velocity = { distribution = "uniform", min = -0.5, max = [0.5, 3
       }
     }
     for (const char* attribute : {"angle_sigma", "max_angle"})
-      if (r.has_attribute(group, attribute)) entry += std::string(", ") + attribute + " = " + number(r.number_attribute(group, attribute));
+      if (r.has_attribute(group, attribute))
+        entry += std::string(", ") + attribute + " = " + number(r.number_attribute(group, attribute));
     written += entry + " }\n";
   }
   const Scenario back = parse_scenario(text.substr(0, text.find("[dispersions]")) + written, "back.toml");
