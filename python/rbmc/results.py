@@ -192,5 +192,6 @@ class Results:
 
 
 def open(path):  # noqa: A001 (rbmc.open, as the issue names it)
-    """Opens a results file (rbmc run's or rbmc.run's) as a :class:`Results`."""
+    """Opens a results file (rbmc run's or rbmc.run's) as a :class:`Results`. Raises
+    :class:`rbmc.OutputError` for an HDF5 file rbmc did not write."""
     return Results(path)
