@@ -61,7 +61,7 @@ void read_events(const toml::node& node, Scenario& s) {
       e.value = r.required_number("angle", "rad: the angle from the reference that triggers it");
       if (!(e.value > 0)) r.fail_at(*r.table().get("angle"), "angle", "must be positive");
       // The angle between two attitudes lies in [0, pi] (rbmc/math/rotation.hpp, angle_between):
-      // it never exceeds pi or more.
+      // a threshold of pi or more is never exceeded.
       if (!(e.value < M_PI))
         r.fail_at(*r.table().get("angle"), "angle", "must be below pi: the angle between two attitudes is at most pi");
       e.reference = s.initial.q_wb;
