@@ -29,8 +29,14 @@ ShardFile open_shard(const std::string& p, unsigned threads) {
   s.path = p;
   s.reader = std::make_unique<ResultsReader>(p, threads);
   const ResultsReader& r = *s.reader;
-  if (!r.has_attribute("", "shard_count"))
+  if (!r.has_attribute("", "shard_count")) {
+    // A merged file is the commonest file given by mistake (a second merge over the first's output).
+    if (r.has_attribute("", "n_parts"))
+      throw UsageError("merge: " + p + " is a merged file (joined from " +
+                       std::to_string(std::uint64_t(r.number_attribute("", "n_parts"))) +
+                       " parts), not a part: merging merged files is not supported; merge the parts themselves");
     throw UsageError("merge: " + p + " is not a shard (rbmc run --shard i/n writes one)");
+  }
   if (!r.has_attribute("", "complete") || r.number_attribute("", "complete") != 1)
     throw UsageError("merge: " + p + " is incomplete (an interrupted part: complete it with rbmc run --resume)");
   s.index = std::uint64_t(r.number_attribute("", "shard_index"));

@@ -226,6 +226,10 @@ TEST(MergeShards, RefusesPartsThatDoNotMakeOneRun) {
   EXPECT_NE(refusal({"p0.h5", "p1.h5", "old.h5"}).find(refused), std::string::npos);
   EXPECT_FALSE(fs::exists(dir.file("out.h5")));
   EXPECT_EQ(refusal({"p1.h5", "p0.h5", "p2.h5"}), "merged");
+  // The merged file given as a part (a second merge over the first's output) is named as such.
+  fs::rename(dir.file("out.h5"), dir.file("merged.h5"));
+  EXPECT_NE(refusal({"merged.h5", "p0.h5"}).find("merged.h5 is a merged file (joined from 3 parts), not a part"),
+            std::string::npos);
 }
 
 }  // namespace
