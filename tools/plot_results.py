@@ -43,12 +43,16 @@ COMPONENT_COLOURS = {"x": "tab:blue", "y": "tab:orange", "z": "tab:green"}
 SYMBOLS = {"position": "p", "velocity": "v", "angular_velocity": r"\omega"}
 TITLES = {"position": "position, world frame", "velocity": "velocity, world frame",
           "angular_velocity": "angular velocity, body frame"}
-STATUS_NAMES = ["ok", "non_finite", "max_steps", "min_step", "invalid_body", "terminal_event", "euler_singularity",
-                "inaccurate"]
 
 
 def component_label(quantity, c, units):
     return r"$%s_%s$ (%s)" % (SYMBOLS[quantity], c, units)
+
+
+def status_names(status):
+    """Each status code's name, as the file declares them: /samples/status is an HDF5 enum
+    (docs/output-format.md). A list here once named codes 2, 3 and 4 after other statuses."""
+    return {code: name for name, code in (h5py.check_enum_dtype(status.dtype) or {}).items()}
 
 
 def rows_done(f):
@@ -180,7 +184,8 @@ def plot_histograms(f, path):
     else:
         last[0].axis("off")
     codes, counts = np.unique(status, return_counts=True)
-    names = [STATUS_NAMES[c] if c < len(STATUS_NAMES) else ("not_run" if c == 255 else str(c)) for c in codes]
+    declared = status_names(f["samples/status"])
+    names = [declared.get(int(c), str(c)) for c in codes]
     last[1].barh(names, counts, color="tab:gray")
     last[1].set_xlabel("samples")
     last[1].set_title("status", fontsize=10)

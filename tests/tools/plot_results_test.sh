@@ -89,6 +89,13 @@ with h5py.File("p.h5.partial", "r") as f:
     assert 0 < n < 400000 and n == int(f["resume"].attrs["rows_done"]), n
     assert (f["samples/status"][:n] != 255).all() and (f["samples/status"][n:] == 255).all()
     assert "INCOMPLETE, %d of 400000 samples done" % n in plot_results.title_of(f)
+# The statuses' names are the file's own (docs/output-format.md's table), not a list of the
+# script's that once named codes 2, 3 and 4 after other statuses.
+with h5py.File("c.h5", "r") as f:
+    assert plot_results.status_names(f["samples/status"]) == {
+        0: "ok", 1: "non_finite_state", 2: "invalid_body", 3: "max_steps_reached", 4: "step_size_underflow",
+        5: "terminal_event", 6: "euler_singularity", 7: "inaccurate", 255: "not_run"}, \
+        plot_results.status_names(f["samples/status"])
 PY
 # A file that is not HDF5: a clear error and exit code 2.
 echo junk >junk.h5
