@@ -101,8 +101,9 @@ def running_note(t, count):
     time holds as many samples as the first."""
     if count.size == 0 or count.min() == count.max():
         return None
-    # The first times' samples while none has stopped, the last time any runs, and where none does.
-    same = int(np.argmin(count == count[0])) - 1 if (count != count[0]).any() else len(t) - 1
+    # The first times' samples while none has stopped (up to the first time that differs), the
+    # last time any runs, and where none does.
+    same = int(np.argmax(count != count[0])) - 1
     parts = ["all %d up to %g s" % (count[0], t[same]) if same > 0 else "%d at %g s" % (count[0], t[0])]
     last = int(np.nonzero(count > 0)[0][-1])  # one runs somewhere: the counts differ
     if last > same:

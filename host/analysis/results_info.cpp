@@ -263,7 +263,7 @@ std::string running_samples_note(const std::vector<double>& times, const std::ve
   while (same + 1 < n && counts[same + 1] == counts[0]) ++same;
   std::string note =
       same > 0 ? "all " + std::to_string(counts[0]) + " up to " + format_number(times[same]) + " s" : at(0);
-  // The last time any sample runs: there is one, as the counts differ and none is below 0.
+  // The last time any sample runs: there is one, as the counts differ (so one is above 0).
   std::size_t last = n - 1;
   while (counts[last] == 0) --last;
   if (last > same) note += ", " + at(last);

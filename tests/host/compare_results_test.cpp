@@ -149,6 +149,18 @@ std::string run_file(const test::TempDir& dir, const std::string& name, const st
   return o.output;
 }
 
+// What rbmc info prints of a file, as text.
+std::string printed_info(const test::TempDir& dir, const ResultsInfo& info) {
+  const std::string path = dir.file("info.txt");
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  print_results_info(info, f);
+  std::fclose(f);
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
 // Adds delta to one value of a dataset (its flat index), as a fault in one sample would.
 void plant_difference(const std::string& path, const char* dataset, std::size_t index, double delta) {
   const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
@@ -692,17 +704,11 @@ TEST(CompareResults, PartialFilesSayIncompleteAndUseTheRowsDone) {
   EXPECT_EQ(c.n_common, 100u);
   ASSERT_FALSE(c.notes.empty());
   EXPECT_NE(c.notes.front().find("incomplete"), std::string::npos);
-  const std::string info = dir.file("info.txt");
-  std::FILE* f = std::fopen(info.c_str(), "w");
-  print_results_info(partial, f);
-  std::fclose(f);
-  std::ifstream in(info);
-  std::stringstream s;
-  s << in.rdbuf();
-  EXPECT_NE(s.str().find("INCOMPLETE"), std::string::npos) << s.str();
-  EXPECT_NE(s.str().find("100 of 200 samples done"), std::string::npos) << s.str();
-  EXPECT_EQ(s.str().find("nan"), std::string::npos) << s.str();
-  EXPECT_NE(s.str().find(" ok 100\n"), std::string::npos) << s.str();
+  const std::string s = printed_info(dir, read_results_info(partial));
+  EXPECT_NE(s.find("INCOMPLETE"), std::string::npos) << s;
+  EXPECT_NE(s.find("100 of 200 samples done"), std::string::npos) << s;
+  EXPECT_EQ(s.find("nan"), std::string::npos) << s;
+  EXPECT_NE(s.find(" ok 100\n"), std::string::npos) << s;
   // Each row's minimum and quantiles over the rows done, not zeros from the rows not run (the
   // final time's standard deviation is 0: every sample ran to the end).
   for (const ResultsInfo::Row& row : read_results_info(partial).final_state) {
@@ -724,15 +730,9 @@ TEST(ResultsInfo, AHugePartialFileIsSummarisedFromItsRowsDone) {
   o.after_batch = [](std::uint64_t) { interrupt_requested() = true; };
   EXPECT_THROW(run_scenario(parse_scenario(scenario_with_mass("2.0"), "c.toml"), o), Interrupted);
   interrupt_requested() = false;
-  const std::string info = dir.file("info.txt");
-  std::FILE* f = std::fopen(info.c_str(), "w");
-  EXPECT_NO_THROW(print_results_info(dir.file("huge.h5.partial"), f));
-  std::fclose(f);
-  std::ifstream in(info);
-  std::stringstream text;
-  text << in.rdbuf();
-  EXPECT_NE(text.str().find("1000 of 1099511627776 samples done"), std::string::npos) << text.str();
-  EXPECT_NE(text.str().find(" ok 1000\n"), std::string::npos) << text.str();
+  const std::string text = printed_info(dir, read_results_info(dir.file("huge.h5.partial")));
+  EXPECT_NE(text.find("1000 of 1099511627776 samples done"), std::string::npos) << text;
+  EXPECT_NE(text.find(" ok 1000\n"), std::string::npos) << text;
 }
 
 // An HDF5 file rbmc did not write is refused by info and compare, naming it and saying what it is
@@ -778,14 +778,8 @@ TEST(ResultsInfo, SaysWhenTheStatisticsLoseTheSamplesThatStopped) {
   const std::string note = running_samples_note(info.statistics_times, info.statistics_counts);
   EXPECT_EQ(note.rfind("all 64 up to 1.", 0), 0u) << note;
   EXPECT_NE(note.find(", none after 1."), std::string::npos) << note;
-  const std::string text = dir.file("info.txt");
-  std::FILE* f = std::fopen(text.c_str(), "w");
-  print_results_info(info, f);
-  std::fclose(f);
-  std::ifstream in(text);
-  std::stringstream printed;
-  printed << in.rdbuf();
-  EXPECT_NE(printed.str().find("over the samples still running: " + note + "\n"), std::string::npos) << printed.str();
+  const std::string printed = printed_info(dir, info);
+  EXPECT_NE(printed.find("over the samples still running: " + note + "\n"), std::string::npos) << printed;
 }
 
 // The acceptance without a GPU: CPU float against CPU double on every example config
