@@ -9,10 +9,12 @@
 #include <vector>
 
 #include "host/cli/number_checks.hpp"
+#include "host/run/disk_space.hpp"
 #include "host/sampling/sampling_plan.hpp"
 #include "host/scenario/output_schema.hpp"
 #include "host/scenario/scenario.hpp"
 #include "host/stats/run_statistics.hpp"
+#include "host/util/decimal_bytes.hpp"
 #include "host/util/parallel_for.hpp"
 
 namespace rbmc::cli {
@@ -66,16 +68,6 @@ void print_planned_quantiles(const Scenario& s) {
   }
 }
 
-// A byte count in decimal units, as the docs give file sizes: "4.42 MB".
-std::string decimal_bytes(double bytes) {
-  static const char* const kUnits[] = {"bytes", "kB", "MB", "GB", "TB", "PB"};
-  int unit = 0;
-  for (; bytes >= 1000 && unit < 5; ++unit) bytes /= 1000;
-  char buf[32];
-  std::snprintf(buf, sizeof buf, unit == 0 ? "%.0f %s" : "%.3g %s", bytes, kUnits[unit]);
-  return buf;
-}
-
 // What the file will hold before compression ([output] samples, storage and trajectories), at the
 // run's N: what to weigh before a large run (docs/scenario.md, "What these save"). HDF5 adds its
 // chunks' padding (up to a chunk of rows a dataset: +15 % for bench/scenarios/free_body.toml's
@@ -87,14 +79,19 @@ void print_planned_file(const Scenario& s) {
   std::printf("  file         %zu of %zu per-sample datasets in %s: %zu bytes a sample, about %s for %llu samples\n",
               sample_datasets(s).size(), all_sample_datasets(s).size(), float32 ? "float32" : "float64", per_sample,
               decimal_bytes(double(per_sample) * double(n)).c_str(), static_cast<unsigned long long>(n));
-  if (s.output_times.n == 0 || s.output.trajectories.kind == TrajectoryRetention::Kind::none) return;
-  bool exact = true;
-  const std::uint64_t kept = planned_trajectories(s.output.trajectories, n, exact);
-  const double bytes = double(kept) * double(s.output_times.n) * kTrajectoryColumns * (float32 ? 4 : 8);
-  std::printf("               trajectories of %s%llu samples (%s) at %d output times: %s%s before compression\n",
-              exact ? "" : "at most ", static_cast<unsigned long long>(kept),
-              retention_text(s.output.trajectories).c_str(), s.output_times.n, exact ? "" : "at most ",
-              decimal_bytes(bytes).c_str());
+  if (s.output_times.n > 0 && s.output.trajectories.kind != TrajectoryRetention::Kind::none) {
+    bool exact = true;
+    const std::uint64_t kept = planned_trajectories(s.output.trajectories, n, exact);
+    const double bytes = double(kept) * double(s.output_times.n) * kTrajectoryColumns * (float32 ? 4 : 8);
+    std::printf("               trajectories of %s%llu samples (%s) at %d output times: %s%s before compression\n",
+                exact ? "" : "at most ", static_cast<unsigned long long>(kept),
+                retention_text(s.output.trajectories).c_str(), s.output_times.n, exact ? "" : "at most ",
+                decimal_bytes(bytes).c_str());
+  }
+  // What `rbmc run` checks against the free space where the file goes (host/run/disk_space.hpp).
+  const DiskNeed need = disk_need(s, n, true, true);
+  std::printf("               on disk while it runs: at least %s, with its journal's %s (--no-journal leaves it out)\n",
+              decimal_bytes(double(need.total())).c_str(), decimal_bytes(double(need.journal)).c_str());
 }
 
 void print_resolved(const Scenario& s, std::uint64_t preview) {

@@ -147,6 +147,9 @@ void add_run_command(CLI::App& app) {
                 "Complete the interrupted run kept in OUTPUT.partial (same scenario and options)");
   run->add_flag_callback("--no-journal", [args] { args->options.journal = false; },
                          "Do not journal finished batches (faster; a kill -9 then loses all but a SIGINT-saved partial file)");
+  run->add_flag_callback("--no-space-check", [args] { args->options.space_check = false; },
+                         "Start a run even where its file and journal cannot fit in the free space (to stop it and "
+                         "resume it with more room)");
   run->add_flag("--timings", args->timings, "Print the wall time of each stage of the run (also in the file's /timings)");
   run->add_flag_callback("--no-progress", [args] { args->options.progress = false; }, "No progress bar");
   run->callback([args, run] {

@@ -14,6 +14,7 @@
 #include "host/io/results_reader.hpp"
 #include "host/io/run_journal.hpp"
 #include "host/mpi/write_collectively.hpp"
+#include "host/run/disk_space.hpp"
 
 namespace rbmc {
 
@@ -128,6 +129,10 @@ MpiRunOutcome run_under_mpi(Scenario scenario, RunOptions options) {
         if (parts_left_by(options.output) > 0 && !options.overwrite)
           throw UsageError("the parts of an interrupted MPI run of " + options.output + " lie beside it: complete it with "
                            "--resume (under any number of ranks), or pass --overwrite to start afresh");
+        // The parts beside OUT hold every row, and then OUT does too, until the parts go.
+        DiskNeed need = disk_need(scenario, options.samples.value_or(scenario.run.n_samples), options.journal, true);
+        need.joined = need.file;
+        if (options.space_check) check_disk_space(options.output, need);
       }
     } catch (...) {
       setup_code = exit_code_of(std::current_exception());

@@ -1,5 +1,6 @@
 #include "host/run/run_driver.hpp"
 #include "host/run/batch_sizing.hpp"
+#include "host/run/disk_space.hpp"
 #include "host/run/progress_report.hpp"
 
 #include <unistd.h>
@@ -534,6 +535,13 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
   if (shard.count == 0)
     throw UsageError("--shard " + std::to_string(options.shard_index) + "/" + std::to_string(options.shard_count) +
                      ": the run has only " + std::to_string(scenario.run.n_samples) + " samples, so this part is empty");
+  // The rows of the file: every sample, or the ones asked for by global index.
+  const std::uint64_t n_total = options.only.empty() ? shard.count : options.only.size();
+  // A run that cannot fit on its disk stops here (a resumed one once its partial file says how
+  // many rows it holds already).
+  if (options.space_check && !options.resume)
+    check_disk_space(options.output, disk_need(scenario, n_total, options.journal,
+                                               options.shard_count == 0 && options.only.empty()));
   const auto start = Clock::now();
 
   const SamplingPlan plan(scenario);
@@ -553,8 +561,6 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
   if (!options.only.empty()) meta.overrides += std::string(meta.overrides.empty() ? "" : " ") + "--only (" +
                                                std::to_string(options.only.size()) + " samples)";
   meta.scenario = &scenario;
-  // The rows of the file: every sample, or the ones asked for by global index.
-  const std::uint64_t n_total = options.only.empty() ? shard.count : options.only.size();
   meta.n_samples = n_total;
   meta.shard_index = options.shard_index;
   meta.shard_count = options.shard_count;
@@ -584,6 +590,10 @@ RunSummary run_scenario(Scenario scenario, const RunOptions& options) {
     suspended_exact_values = statistics.lend_exact_columns();
     suspended = read_suspended_run(partial, scenario, meta, n_total, global_index, suspended_exact_values);
   }
+  // The rows still to write (a journal's records, replayed, are not in a file yet); the journal's
+  // own need is not counted, its records so far being on disk already.
+  if (options.space_check && options.resume)
+    check_disk_space(options.output, disk_need(scenario, n_total - (suspended ? suspended->rows_done : 0), false, false));
   std::unique_ptr<ResultsWriter> writer =
       suspended ? std::make_unique<ResultsWriter>(options.output, meta, ResultsWriter::Resume{})
                 : std::make_unique<ResultsWriter>(options.output, options.overwrite, meta);

@@ -35,6 +35,10 @@ struct RunOptions {
   // Journal every finished batch (RunJournal) so that a kill -9 loses only the batches in flight;
   // off: a kill loses everything since the last SIGINT-saved partial file.
   bool journal = true;
+  // Refuse, before any work, a run whose file and journal cannot fit in the free space where the
+  // output goes (host/run/disk_space.hpp). Off: start it anyway (to stop it and resume it with
+  // more room, or on a file system that compresses what it stores).
+  bool space_check = true;
   // Called after each batch is integrated (its write may still be in flight), with the rows done
   // so far (for embedding: progress, or a request to stop through interrupt_requested()).
   std::function<void(std::uint64_t rows_done)> after_batch;

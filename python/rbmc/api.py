@@ -44,7 +44,8 @@ def _non_negative(name, value):
 
 
 def run(scenario, *, output=None, samples=None, seed=None, backend="auto", precision="double", threads=0,
-        batch_size=0, overwrite=False, resume=False, journal=True, progress=True, only=None, shard=None):
+        batch_size=0, overwrite=False, resume=False, journal=True, space_check=True, progress=True, only=None,
+        shard=None):
     """Runs a scenario and returns its results file opened (:class:`rbmc.Results`, whose
     ``summary`` holds what ``rbmc run`` prints: counts by status, wall time, stage timings).
 
@@ -65,8 +66,10 @@ def run(scenario, *, output=None, samples=None, seed=None, backend="auto", preci
         ``"double"`` or ``"float"``: the integration's arithmetic.
     threads
         CPU threads, 0 for every core. ``batch_size``: samples per batch, 0 for the backend's choice.
-    overwrite, resume, journal, progress, only, shard
+    overwrite, resume, journal, space_check, progress, only, shard
         As ``rbmc run``'s ``--overwrite``, ``--resume``, ``--no-journal`` (journal=False),
+        ``--no-space-check`` (space_check=False: a run whose file and journal cannot fit in the free
+        space where it goes is otherwise refused with :class:`rbmc.OutputError`),
         ``--no-progress`` (progress=False), ``--only`` ("17,42,1000-1010" or a list of indices) and
         ``--shard`` ("i/n" or a pair (i, n)).
 
@@ -77,7 +80,8 @@ def run(scenario, *, output=None, samples=None, seed=None, backend="auto", preci
         shard = "{}/{}".format(*shard)
     summary = _rbmc.run(_scenario(scenario), _optional_path(output), _whole_number("samples", samples, 1),
                         _whole_number("seed", seed, 0), backend, precision, _whole_number("threads", threads, 0),
-                        _whole_number("batch_size", batch_size, 0), overwrite, resume, journal, progress, only, shard)
+                        _whole_number("batch_size", batch_size, 0), overwrite, resume, journal, space_check, progress,
+                        only, shard)
     return Results(summary["output"], summary)
 
 

@@ -132,8 +132,8 @@ std::vector<std::uint64_t> sample_selection(const py::handle& only, std::uint64_
 
 py::dict run(const py::handle& scenario_given, std::optional<std::string> output, std::optional<std::uint64_t> samples,
              std::optional<std::uint64_t> seed, const std::string& backend, const std::string& precision,
-             unsigned threads, std::size_t batch_size, bool overwrite, bool resume, bool journal, bool progress,
-             const py::object& only, std::optional<std::string> shard) {
+             unsigned threads, std::size_t batch_size, bool overwrite, bool resume, bool journal, bool space_check,
+             bool progress, const py::object& only, std::optional<std::string> shard) {
   Scenario scenario = scenario_from_python(scenario_given);
   RunOptions o;
   o.samples = samples;
@@ -145,6 +145,7 @@ py::dict run(const py::handle& scenario_given, std::optional<std::string> output
   o.overwrite = overwrite;
   o.resume = resume;
   o.journal = journal;
+  o.space_check = space_check;
   o.progress = progress;
   o.output = output.value_or(scenario.name + ".h5");
   if (!only.is_none()) o.only = sample_selection(only, samples.value_or(scenario.run.n_samples));
@@ -304,7 +305,7 @@ PYBIND11_MODULE(_rbmc, m) {
   m.attr("status_names") = status_names;
   m.def("run", &run, py::arg("scenario"), py::arg("output"), py::arg("samples"), py::arg("seed"), py::arg("backend"),
         py::arg("precision"), py::arg("threads"), py::arg("batch_size"), py::arg("overwrite"), py::arg("resume"),
-        py::arg("journal"), py::arg("progress"), py::arg("only"), py::arg("shard"));
+        py::arg("journal"), py::arg("space_check"), py::arg("progress"), py::arg("only"), py::arg("shard"));
   m.def("check", &check, py::arg("scenario"));
   m.def("compare", &compare, py::arg("a"), py::arg("b"), py::arg("options"));
   m.def("validate", &validate, py::arg("scenario"), py::arg("samples"), py::arg("seed"), py::arg("backend"),

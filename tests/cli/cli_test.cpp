@@ -300,6 +300,35 @@ TEST(Cli, FullDiskLeavesNoFileAndKeepsTheFinishedBatches) {
   EXPECT_TRUE(only_logs_in(dir, {"box.toml", "out.h5"}));
 }
 
+// A run whose file cannot fit on its disk (10¹² samples: hundreds of terabytes of per-sample
+// datasets) is refused before any work, exit 5, saying how much it needs and how much is free; it
+// leaves nothing, not even a lock. (The file-size limit keeps a build without the check from
+// filling the disk: it would fail later, with another message and a journal left.)
+TEST(Cli, ARunThatCannotFitOnItsDiskIsRefusedBeforeAnyWork) {
+  test::TempDir dir;
+  dir.write("box.toml", test::valid_scenario_text(1000));
+  const std::string args = "run box.toml -o out.h5 --backend cpu --no-progress --samples 1000000000000";
+  const auto start = std::chrono::steady_clock::now();
+  const Outcome r = rbmc(dir, args, "trap '' XFSZ; ulimit -f 4096;");
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(r.code, 5) << r.err;
+  EXPECT_NE(r.err.find("rbmc: error: out.h5: this run writes at least"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("for 1000000000000 samples; its journal's"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("and that file system has"), std::string::npos) << r.err;
+  EXPECT_TRUE(only_logs_in(dir, {"box.toml"}));
+  EXPECT_LT(seconds, 30.0) << "refused only after " << seconds << " s";
+  // Without its journal the run needs less, and says so.
+  const Outcome no_journal = rbmc(dir, args + " --no-journal", "trap '' XFSZ; ulimit -f 4096;");
+  EXPECT_EQ(no_journal.code, 5) << no_journal.err;
+  EXPECT_EQ(no_journal.err.find("journal"), std::string::npos) << no_journal.err;
+  // --no-space-check starts it (to be stopped and resumed with more room): here it meets the
+  // file-size limit instead.
+  const Outcome started = rbmc(dir, args + " --no-space-check", "trap '' XFSZ; ulimit -f 4096;");
+  EXPECT_EQ(started.code, 5) << started.err;
+  EXPECT_NE(started.err.find("File too large"), std::string::npos) << started.err;
+  EXPECT_TRUE(fs::exists(dir.file("out.h5.journal")));
+}
+
 // SIGINT during a run: exit code 130, and no file that looks complete (none at all).
 // The runs that a signal (or a disk limit, or a second process) must meet mid-way take the
 // one-sample path (RBMC_CPU_SIMD=off), whose speed their lengths were chosen for: the free body's

@@ -228,5 +228,23 @@ TEST(Mpi, AFailingRankEndsEveryRank) {
   EXPECT_FALSE(fs::exists(dir.file("out.h5")));
 }
 
+// An MPI run whose parts and file cannot fit on the disk stops every rank before any work (rank
+// 0's check, exit 5), counting the rows twice: its parts', then the file's.
+TEST(Mpi, ARunThatCannotFitOnItsDiskStopsEveryRankBeforeAnyWork) {
+  if (std::string(kMpiexec).empty()) GTEST_SKIP() << "built without MPI";
+  test::TempDir dir;
+  dir.write("box.toml", test::valid_scenario_text(1000));
+  // (The file-size limit, 256 MiB, keeps a build without the check from filling the disk; Open
+  // MPI's own files need more than the few MiB the single-process test allows.)
+  const int code = script(dir, "trap '' XFSZ; ulimit -f 262144; $MPIRUN -n 2 \"$RBMC\" run box.toml -o out.h5 --backend cpu "
+                               "--threads 1 --samples 1000000000000 >log.txt 2>&1");
+  const std::string log = slurp(dir.file("log.txt"));
+  EXPECT_EQ(code, 5) << log;
+  EXPECT_NE(log.find("this run writes at least"), std::string::npos) << log;
+  EXPECT_NE(log.find("for the file the ranks join them into"), std::string::npos) << log;
+  for (const auto& e : fs::directory_iterator(dir.path()))
+    EXPECT_TRUE(e.path().filename() == "box.toml" || e.path().filename() == "log.txt") << e.path();
+}
+
 }  // namespace
 }  // namespace rbmc

@@ -172,6 +172,10 @@ def test_an_unwritable_or_missing_file_is_a_clear_error(tmp_path):
         rbmc.compare(tmp_path / "other.h5", tmp_path / "other.h5")
     with pytest.raises(rbmc.ScenarioError, match="an HDF5 file .*not a scenario"):
         rbmc.check(tmp_path / "other.h5")
+    # A run its disk cannot hold (10^12 samples: hundreds of terabytes) is refused before any work.
+    with pytest.raises(rbmc.OutputError, match="big.h5: this run writes at least .* free"):
+        run_quietly(box_dict(), output=tmp_path / "big.h5", samples=10**12)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["other.h5"]
 
 
 CHILD = """
