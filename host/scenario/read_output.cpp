@@ -264,6 +264,10 @@ void read_output(TableReader& r, Scenario& s) {
     if (!(dt > 0)) r.fail_at(*interval, "interval", "must be positive");
     // A bound on the memory one sample's states at the output times take (13 + 12 doubles each).
     if (s.run.duration / dt > 1e5) r.fail_at(*interval, "interval", "gives more than 100000 output times");
+    // Longer than the run, it keeps t = 0 alone: a slip of units or of the duration, most likely.
+    if (dt > s.run.duration * (1 + 1e-12))
+      r.fail_at(*interval, "interval",
+                "must not exceed run.duration: the only output time would be 0 (give times = [0.0] for that)");
     o.interval = dt;
     o.n = int(std::floor(s.run.duration / dt * (1 + 1e-12))) + 1;  // 0, Δt, ..., up to the duration
   } else if (times != nullptr) {

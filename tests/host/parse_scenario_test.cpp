@@ -573,6 +573,8 @@ TEST(ParseScenarioOutput, IntervalOrTimes) {
   const auto key_of = [](const std::string& output) { return error_key_of(with_run("") + "[output]\n" + output); };
   EXPECT_EQ(key_of(""), "output.interval");
   EXPECT_EQ(key_of("interval = 0.0\n"), "output.interval");
+  EXPECT_EQ(key_of("interval = 2.5\n"), "output.interval");  // the run lasts 2 s: t = 0 alone
+  EXPECT_EQ(parse_scenario(with_run("") + "[output]\ninterval = 2.0\n", "o.toml").output_times.n, 2);  // 0 and 2
   EXPECT_EQ(key_of("interval = 0.5\ntimes = [1.0]\n"), "output.times");
   EXPECT_EQ(key_of("times = [0.5, 0.4]\n"), "output.times");
   EXPECT_EQ(key_of("times = [3.0]\n"), "output.times");
