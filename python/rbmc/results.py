@@ -70,6 +70,10 @@ class Results:
             if "samples" in f:
                 f["samples"].visit(lambda name: self._sample_groups.append(name)
                                    if isinstance(f["samples"][name], h5py.Group) else None)
+            # The events' names by their index (the scenario's order), which final/stopping_event counts in.
+            events = f["samples/events"] if "samples/events" in f else {}
+            self._event_names = {int(g.attrs["index"]): name for name, g in events.items()
+                                 if isinstance(g, h5py.Group) and "index" in g.attrs}
             self._quantities = sorted(k for k, v in f["statistics"].items()
                                       if isinstance(v, h5py.Group)) if "statistics" in f else []
             # A partial file's rows done: a prefix of its rows (the rest read status 255, not run).
@@ -146,7 +150,8 @@ class Results:
     def to_dataframe(self, variables=None):
         """The per-sample datasets as a pandas DataFrame indexed by ``sample``: one column per
         component (``final.position.x``, ``body.inertia.xy``), ``status`` as a categorical of
-        names; ``variables`` picks some."""
+        names, and ``final.stopping_event`` as one of the terminal events' names (``"none"`` for a
+        sample no event stopped); ``variables`` picks some."""
         import pandas as pd
 
         ds = self.samples if variables is None else self.samples[list(variables)]
@@ -158,6 +163,10 @@ class Results:
                 names = list(_rbmc.status_names)
                 columns[name] = pd.Categorical.from_codes(
                     [int(c) if c < len(names) else len(names) for c in values], names + ["not_run"])
+            elif name == "final.stopping_event" and self._event_names:  # -1: none
+                names = [self._event_names.get(i, f"event {i}") for i in range(max(self._event_names) + 1)]
+                columns[name] = pd.Categorical.from_codes(
+                    [int(i) if 0 <= i < len(names) else len(names) for i in values], names + ["none"])
             elif not rest:
                 columns[name] = values
             elif rest == ["row", "column"]:

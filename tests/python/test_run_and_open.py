@@ -98,6 +98,24 @@ def test_a_data_frame_has_a_column_per_component(box):
     assert list(box.to_dataframe(["params.body.mass"]).columns) == ["params.body.mass"]
 
 
+def test_a_data_frame_names_the_event_that_stopped_each_sample(tmp_path):
+    # Samples thrown up faster than 0.3 m/s rise 0.3 m within the second and stop there; the
+    # recorded-only event listed first makes the stopping one's index 1.
+    scenario = box_dict()
+    scenario["initial"]["velocity"] = [0.0, 0.0, 0.0]
+    scenario["dispersions"]["initial.velocity"] = {"distribution": "normal", "sigma": [0.0, 0.0, 0.5]}
+    scenario["events"] = [{"name": "turned", "type": "attitude_angle", "angle": 3.0},
+                          {"name": "risen", "type": "point_crossing", "axis": "z", "value": 0.3, "terminal": True}]
+    r = run_quietly(scenario, output=tmp_path / "events.h5")
+    frame = r.to_dataframe(["status", "final.stopping_event", "initial.velocity"])
+    assert list(frame["final.stopping_event"].cat.categories) == ["turned", "risen", "none"]
+    risen = (frame["initial.velocity.z"] > 0.3).to_numpy()
+    assert 0 < risen.sum() < len(frame)
+    np.testing.assert_array_equal(frame["final.stopping_event"] == "risen", risen)
+    np.testing.assert_array_equal(frame["final.stopping_event"] == "none", ~risen)
+    np.testing.assert_array_equal(frame["status"] == "terminal_event", risen)
+
+
 def test_overrides_and_selections_reach_the_file(box_toml, tmp_path):
     r = run_quietly(box_toml, output=tmp_path / "o.h5", samples=10, seed=3, only=[2, 5, 7])
     assert r.attrs["seed"] == 3 and r.attrs["n_samples_in_run"] == 10
