@@ -15,6 +15,53 @@
 
 namespace rbmc {
 
+namespace {
+
+// The events of /samples/events over the first `prefix` rows: in how many samples each occurred,
+// how many it stopped, and when it first occurred there (over every stride-th row, as the final
+// state's table). An event whose datasets [output] samples left out is not listed.
+void read_events(const ResultsReader& r, std::uint64_t prefix, std::uint64_t stride, ResultsInfo& info) {
+  if (!r.has("samples/events")) return;
+  constexpr std::uint64_t kBlock = std::uint64_t(1) << 20;
+  const bool stops = r.has("samples/final/stopping_event");
+  for (const std::string& name : r.children("samples/events")) {
+    const std::string group = "samples/events/" + name;
+    if (!r.has_attribute(group, "index") || !r.has(group + "/count")) continue;
+    ResultsInfo::Event e;
+    e.name = name;
+    e.index = int(r.number_attribute(group, "index"));
+    e.terminal = r.has_attribute(group, "terminal") && r.string_attribute(group, "terminal") == "true";
+    if (stops) e.stopped = 0;
+    const bool timed = r.has(group + "/time");
+    std::vector<double> first_times;
+    for (std::uint64_t first = 0; first < prefix; first += kBlock) {
+      const std::uint64_t n = std::min(kBlock, prefix - first);
+      const std::vector<std::uint8_t> status = r.uint8s("samples/status", first, n).data;
+      const std::vector<double> count = r.doubles(group + "/count", first, n).data;
+      const std::vector<double> time = timed ? r.doubles(group + "/time", first, n).data : std::vector<double>();
+      const std::vector<double> stopping =
+          stops ? r.doubles("samples/final/stopping_event", first, n).data : std::vector<double>();
+      for (std::uint64_t i = 0; i < n; ++i) {
+        if (status[i] == kStatusNotRun || !(count[i] > 0)) continue;
+        ++e.occurred;
+        if (stops && stopping[i] == e.index) ++*e.stopped;
+        if (timed && (first + i) % stride == 0 && std::isfinite(time[i])) first_times.push_back(time[i]);
+      }
+    }
+    if (!first_times.empty()) {
+      std::sort(first_times.begin(), first_times.end());
+      e.first_min = first_times.front();
+      e.first_median = quantile_of_sorted(first_times, 0.5);
+      e.first_max = first_times.back();
+    }
+    info.events.push_back(e);
+  }
+  std::sort(info.events.begin(), info.events.end(),
+            [](const ResultsInfo::Event& a, const ResultsInfo::Event& b) { return a.index < b.index; });
+}
+
+}  // namespace
+
 ResultsInfo read_results_info(const std::string& path) {
   const ResultsReader r(path);
   require_results_file(r);
@@ -123,6 +170,7 @@ ResultsInfo read_results_info(const std::string& path) {
       info.final_state.push_back(out);
     }
   }
+  read_events(r, prefix, stride, info);
   return info;
 }
 
@@ -183,6 +231,16 @@ void print_results_info(const ResultsInfo& info, std::FILE* out) {
     const std::string running = running_samples_note(info.statistics_times, info.statistics_counts);
     if (!running.empty()) std::fprintf(out, "               over the samples still running: %s\n", running.c_str());
   }
+  for (std::size_t k = 0; k < info.events.size(); ++k) {
+    const ResultsInfo::Event& e = info.events[k];
+    std::fprintf(out, "  %s %s%s: in %llu of %llu samples", k == 0 ? "events      " : "            ", e.name.c_str(),
+                 e.terminal ? " (terminal)" : "", static_cast<unsigned long long>(e.occurred),
+                 static_cast<unsigned long long>(info.n_done));
+    if (e.terminal && e.stopped) std::fprintf(out, ", stopping %llu", static_cast<unsigned long long>(*e.stopped));
+    if (std::isfinite(e.first_median))
+      std::fprintf(out, "; first at %.6g to %.6g s, median %.6g s", e.first_min, e.first_max, e.first_median);
+    std::fprintf(out, "\n");
+  }
   if (info.final_state.empty()) {  // [output] samples kept none of the final state's datasets
     std::fprintf(out, "  final state  not kept in this file ([output] samples)\n");
     return;
@@ -232,6 +290,15 @@ void print_results_info_json(const ResultsInfo& info, std::FILE* out) {
   for (const std::string& q : info.statistics_quantities) j.value(q);
   j.end_array();
   j.field("statistics_running", running_samples_note(info.statistics_times, info.statistics_counts));
+  j.key("events").begin_array();
+  for (const ResultsInfo::Event& e : info.events) {
+    j.begin_object().field("name", e.name).field("index", double(e.index)).field("terminal", e.terminal);
+    j.field("occurred", static_cast<unsigned long long>(e.occurred));
+    if (e.stopped) j.field("stopped", static_cast<unsigned long long>(*e.stopped));
+    j.field("first_min", e.first_min).field("first_median", e.first_median).field("first_max", e.first_max);
+    j.end_object();
+  }
+  j.end_array();
   j.key("final_state").begin_array();
   for (const ResultsInfo::Row& row : info.final_state) {
     j.begin_object().field("quantity", row.quantity).field("units", row.units);

@@ -40,6 +40,15 @@ struct ResultsInfo {
     double mean = NAN, sd = NAN, min = NAN, p05 = NAN, median = NAN, p95 = NAN, max = NAN;
   };
   std::vector<Row> final_state;
+  struct Event {  // one [[events]] entry, from /samples/events/<name>, over the samples with results
+    std::string name;
+    int index = 0;  // its place in the scenario, which samples/final/stopping_event counts in
+    bool terminal = false;
+    std::uint64_t occurred = 0;                                    // samples in which it occurred
+    std::optional<std::uint64_t> stopped;                          // samples it stopped (with final/stopping_event)
+    double first_min = NAN, first_median = NAN, first_max = NAN;  // s: its first occurrence's time there
+  };
+  std::vector<Event> events;  // in the scenario's order
 };
 
 ResultsInfo read_results_info(const std::string& path);

@@ -783,6 +783,79 @@ TEST(ResultsInfo, SaysWhenTheStatisticsLoseTheSamplesThatStopped) {
   EXPECT_NE(printed.find("over the samples still running: " + note + "\n"), std::string::npos) << printed;
 }
 
+// rbmc info lists the events in the scenario's order (the file's groups are alphabetical): in how
+// many samples each occurred, how many the terminal one stopped, and when it first occurred. A body
+// moving uniformly up at v (no gravity, its centre of mass at the origin) rises 0.3 m at 0.3 / v:
+// the samples faster than 0.3 m/s stop there, and those faster than 0.6 m/s before the time limit
+// of 0.5 s. The locator finds the crossing to 1e-12 of the duration on an interpolant exact for
+// uniform motion: within 1e-10 s.
+TEST(ResultsInfo, ListsTheEventsWithTheSamplesTheyStopped) {
+  test::TempDir dir;
+  const std::string text = R"([scenario]
+name = "events"
+[run]
+samples = 200
+seed = 3
+duration = 1.0
+step = 0.01
+[body]
+mass = 1.0
+inertia = [[0.1, 0, 0], [0, 0.2, 0], [0, 0, 0.3]]
+[initial]
+angular_velocity = [0.1, 3.0, 0.1]
+[dispersions]
+initial.velocity = { distribution = "normal", sigma = [0.0, 0.0, 0.5] }
+[[events]]
+name = "risen"
+type = "point_crossing"
+axis = "z"
+value = 0.3
+terminal = true
+[[events]]
+name = "halfway"
+type = "time_limit"
+time = 0.5
+)";
+  const std::string path = run_file(dir, "events.h5", text, 200);
+  const std::vector<double> velocity = ResultsReader(path).doubles("samples/initial/velocity").data;  // (N, 3)
+  std::vector<double> rise_times;
+  std::uint64_t before_the_limit = 0;
+  for (std::size_t i = 0; i < 200; ++i) {
+    const double v = velocity[3 * i + 2];
+    if (v > 0.3) rise_times.push_back(0.3 / v);
+    if (v > 0.6) ++before_the_limit;
+  }
+  std::sort(rise_times.begin(), rise_times.end());
+  ASSERT_GT(rise_times.size(), 20u);
+  ASSERT_GT(before_the_limit, 5u);
+  const ResultsInfo info = read_results_info(path);
+  ASSERT_EQ(info.events.size(), 2u);
+  const ResultsInfo::Event &risen = info.events[0], &halfway = info.events[1];
+  EXPECT_EQ(risen.name, "risen");
+  EXPECT_TRUE(risen.terminal);
+  EXPECT_EQ(risen.occurred, rise_times.size());
+  EXPECT_EQ(risen.stopped, rise_times.size());
+  EXPECT_NEAR(risen.first_min, rise_times.front(), 1e-10);
+  EXPECT_NEAR(risen.first_max, rise_times.back(), 1e-10);
+  const std::size_t middle = (rise_times.size() - 1) / 2;
+  EXPECT_GE(risen.first_median, rise_times[middle] - 1e-10);
+  EXPECT_LE(risen.first_median, rise_times[rise_times.size() / 2] + 1e-10);
+  EXPECT_EQ(halfway.name, "halfway");
+  EXPECT_FALSE(halfway.terminal);
+  EXPECT_EQ(halfway.occurred, 200 - before_the_limit);
+  EXPECT_EQ(halfway.stopped, 0u);
+  EXPECT_NEAR(halfway.first_min, 0.5, 1e-10);
+  EXPECT_NEAR(halfway.first_max, 0.5, 1e-10);
+  const std::string printed = printed_info(dir, info);
+  const std::string first = "  events       risen (terminal): in " + std::to_string(rise_times.size()) +
+                            " of 200 samples, stopping " + std::to_string(rise_times.size()) + "; first at ";
+  EXPECT_NE(printed.find(first), std::string::npos) << printed;
+  EXPECT_NE(printed.find("\n               halfway: in " + std::to_string(200 - before_the_limit) +
+                         " of 200 samples; first at 0.5 to 0.5 s, median 0.5 s\n"),
+            std::string::npos)
+      << printed;
+}
+
 // The issue's acceptance without a GPU: CPU float against CPU double on every example config
 // passes, or fails naming what float cannot resolve, never for want of samples or for rounding.
 TEST(ValidateScenario, EveryConfigInFloatAgainstDoubleOnTheCpu) {
