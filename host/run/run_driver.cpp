@@ -2,6 +2,7 @@
 #include "host/run/batch_sizing.hpp"
 #include "host/run/disk_space.hpp"
 #include "host/run/progress_report.hpp"
+#include "host/run/trajectory_selector.hpp"
 
 #include <unistd.h>
 
@@ -98,70 +99,6 @@ std::vector<Quaternion<double>> nominal_attitudes(const Scenario& s) {
   }
   return q;
 }
-
-// Chooses the samples whose trajectories the file keeps ([output] trajectories), batch by batch
-// in global index order, so that `limit` keeps the first ones.
-class TrajectorySelector {
- public:
-  explicit TrajectorySelector(const Scenario& s)
-      : rule_(s.output.trajectories), active_(s.output_times.n > 0 && rule_.kind != TrajectoryRetention::Kind::none) {}
-  bool active() const { return active_; }
-  void set_taken(std::uint64_t n) { taken_ = n; }  // a resumed run: trajectories kept before
-  // The most trajectories a batch of n can keep (the rule's limit over the whole run bounds it).
-  std::uint64_t most_kept(std::uint64_t n) const { return active_ ? (rule_.limit > 0 ? std::min(rule_.limit, n) : n) : 0; }
-
-  // The rows of a batch of n whose trajectories the file keeps, ascending, by the samples' global
-  // indices and their outcomes; counted towards the rule's limit.
-  std::vector<std::uint32_t> select(const std::uint64_t* index, const double* outputs, const std::uint8_t* status,
-                                    std::size_t n) {
-    std::vector<std::uint32_t> rows = rows_kept(index, outputs, status, n);
-    taken_ += rows.size();
-    return rows;
-  }
-
-  // The rows select() will choose, known before the batch is integrated where the rule names its
-  // samples by index alone (all, every, samples): into rows, and true. False where it looks at
-  // their outcomes (status, event, final).
-  bool rows_by_index(const std::uint64_t* index, std::size_t n, std::vector<std::uint32_t>& rows) const {
-    using Kind = TrajectoryRetention::Kind;
-    if (rule_.kind == Kind::status || rule_.kind == Kind::event || rule_.kind == Kind::final) return false;
-    rows = rows_kept(index, nullptr, nullptr, n);
-    return true;
-  }
-
- private:
-  // outputs and status are read only by the rules on outcomes.
-  std::vector<std::uint32_t> rows_kept(const std::uint64_t* index, const double* outputs, const std::uint8_t* status,
-                                       std::size_t n) const {
-    using Kind = TrajectoryRetention::Kind;
-    std::vector<std::uint32_t> rows;
-    for (std::size_t i = 0; i < n; ++i) {
-      if (rule_.limit > 0 && taken_ + rows.size() >= rule_.limit) break;
-      bool keep = true;
-      switch (rule_.kind) {
-        case Kind::all: break;
-        case Kind::none: keep = false; break;
-        case Kind::every: keep = index[i] % rule_.every == 0; break;
-        case Kind::list: keep = std::binary_search(rule_.samples.begin(), rule_.samples.end(), index[i]); break;
-        case Kind::status: keep = status[i] == std::uint8_t(rule_.status); break;
-        case Kind::event:
-          keep = outputs[std::size_t(output_column::count + kEventColumns * rule_.event + event_column::count) * n + i] > 0;
-          break;
-        case Kind::final: {
-          const double v = outputs[std::size_t(rule_.final_column) * n + i];
-          keep = v >= rule_.min && v <= rule_.max;
-          break;
-        }
-      }
-      if (keep) rows.push_back(std::uint32_t(i));
-    }
-    return rows;
-  }
-
-  TrajectoryRetention rule_;
-  bool active_;
-  std::uint64_t taken_ = 0;
-};
 
 // Why an interrupted run drawn by another build cannot be resumed: its finished samples' draws
 // and the rest's would differ in their last bits.
@@ -420,60 +357,6 @@ void check_output_is_not_an_input(const Scenario& scenario, const std::string& o
       throw UsageError("-o " + output + " is the table design's file " + scenario.design.table_file +
                        ": the results would replace it; choose another -o");
   }
-}
-
-std::vector<std::uint64_t> parse_sample_selection(const std::string& text, std::uint64_t n_samples) {
-  std::vector<std::uint64_t> out;
-  std::size_t start = 0;
-  const auto number = [&](const std::string& item, const std::string& s) -> std::uint64_t {
-    if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos || s.size() > 19)
-      throw UsageError("--only: '" + item + "' is not a sample index or a range a-b");
-    const std::uint64_t v = std::stoull(s);
-    if (v >= n_samples)
-      throw UsageError("--only: sample " + s + " is beyond the run's " + std::to_string(n_samples) + " samples");
-    return v;
-  };
-  while (start <= text.size()) {
-    const std::size_t comma = text.find(',', start);
-    const std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    const std::size_t dash = item.find('-');
-    if (dash == std::string::npos) {
-      out.push_back(number(item, item));
-    } else {
-      const std::uint64_t a = number(item, item.substr(0, dash)), b = number(item, item.substr(dash + 1));
-      if (b < a) throw UsageError("--only: the range '" + item + "' runs backwards");
-      if (b - a > 100000000) throw UsageError("--only: the range '" + item + "' is too large");
-      for (std::uint64_t k = a; k <= b; ++k) out.push_back(k);
-    }
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
-  return out;
-}
-
-ShardRange shard_range(std::uint64_t index, std::uint64_t count, std::uint64_t n_samples) {
-  // ⌊i N / n⌋ without overflow for N ≤ 2^40 and n ≤ 2^20.
-  const auto boundary = [&](std::uint64_t i) {
-    return (n_samples / count) * i + (n_samples % count) * i / count;
-  };
-  return {boundary(index), boundary(index + 1) - boundary(index)};
-}
-
-std::pair<std::uint64_t, std::uint64_t> parse_shard(const std::string& text) {
-  const std::size_t slash = text.find('/');
-  const auto number = [&](const std::string& s) -> std::uint64_t {
-    if (s.empty() || s.size() > 7 || s.find_first_not_of("0123456789") != std::string::npos)
-      throw UsageError("--shard " + text + ": give i/n, the i-th (from 0) of n parts, e.g. --shard 0/4");
-    return std::stoull(s);
-  };
-  if (slash == std::string::npos) number("");
-  const std::uint64_t i = number(text.substr(0, slash)), n = number(text.substr(slash + 1));
-  if (n == 0 || n > (1u << 20)) throw UsageError("--shard " + text + ": n must be from 1 to 1048576");
-  if (i >= n) throw UsageError("--shard " + text + ": i counts from 0 and must be below n (the last part is " +
-                               std::to_string(n - 1) + "/" + std::to_string(n) + ")");
-  return {i, n};
 }
 
 RunSummary run_scenario(Scenario scenario, const RunOptions& options) {

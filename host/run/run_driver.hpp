@@ -13,6 +13,7 @@
 
 #include "host/backend/backend.hpp"
 #include "host/io/results_writer.hpp"
+#include "host/run/run_selection.hpp"
 #include "host/scenario/scenario.hpp"
 
 namespace rbmc {
@@ -48,22 +49,9 @@ struct RunOptions {
   std::function<std::unique_ptr<Backend>()> make_backend;
 };
 
-// The rows [first, first + count) of shard i of n of a run of n_samples: contiguous parts whose
-// sizes differ by at most one.
-struct ShardRange {
-  std::uint64_t first = 0, count = 0;
-};
-ShardRange shard_range(std::uint64_t index, std::uint64_t count, std::uint64_t n_samples);
-// "i/n" → (i, n), or UsageError.
-std::pair<std::uint64_t, std::uint64_t> parse_shard(const std::string& text);
-
 // The files a run reads (the scenario, a table design's file): an output at one of them would
 // replace it, --overwrite or not. Throws UsageError naming it.
 void check_output_is_not_an_input(const Scenario& scenario, const std::string& output);
-
-// "17,42,1000-1010": indices and inclusive ranges, returned ascending without repeats. Throws
-// UsageError naming the bad item, or an index not below n_samples.
-std::vector<std::uint64_t> parse_sample_selection(const std::string& text, std::uint64_t n_samples);
 
 struct RunSummary {
   std::string backend, device, precision, output;
