@@ -17,12 +17,14 @@ namespace rbmc {
 
 namespace {
 
+// Rows read at a time: a file of 2^40 declared rows is summarised in the memory of its rows done.
+constexpr std::uint64_t kBlock = std::uint64_t(1) << 20;
+
 // The events of /samples/events over the first `prefix` rows: in how many samples each occurred,
 // how many it stopped, and when it first occurred there (over every stride-th row, as the final
 // state's table). An event whose datasets [output] samples left out is not listed.
 void read_events(const ResultsReader& r, std::uint64_t prefix, std::uint64_t stride, ResultsInfo& info) {
   if (!r.has("samples/events")) return;
-  constexpr std::uint64_t kBlock = std::uint64_t(1) << 20;
   const bool stops = r.has("samples/final/stopping_event");
   for (const std::string& name : r.children("samples/events")) {
     const std::string group = "samples/events/" + name;
@@ -96,13 +98,11 @@ ResultsInfo read_results_info(const std::string& path) {
   }
   if (r.has_attribute("", "resumed_samples")) info.resumed_samples = number("resumed_samples");
   // The rows that hold results: all of a complete file, the prefix done of a partial one (its
-  // rows are written in order; the later ones are not_run). Read in blocks: a file of 2^40
-  // declared rows is summarised in the memory of its rows done.
+  // rows are written in order; the later ones are not_run), read in blocks.
   const bool partial = r.has("resume");
   const std::uint64_t declared = std::uint64_t(r.number_attribute("", "n_samples"));
   const std::uint64_t prefix =
       partial ? std::min<std::uint64_t>(declared, std::uint64_t(r.number_attribute("resume", "rows_done"))) : declared;
-  constexpr std::uint64_t kBlock = std::uint64_t(1) << 20;
   std::array<std::uint64_t, 256> counts{};
   const auto block = [&](std::uint64_t first) { return std::min(kBlock, prefix - first); };
   for (std::uint64_t first = 0; first < prefix; first += kBlock)
@@ -238,7 +238,8 @@ void print_results_info(const ResultsInfo& info, std::FILE* out) {
                  static_cast<unsigned long long>(info.n_done));
     if (e.terminal && e.stopped) std::fprintf(out, ", stopping %llu", static_cast<unsigned long long>(*e.stopped));
     if (std::isfinite(e.first_median))
-      std::fprintf(out, "; first at %.6g to %.6g s, median %.6g s", e.first_min, e.first_max, e.first_median);
+      std::fprintf(out, "; first at %.6g to %.6g s, median %.6g s%s", e.first_min, e.first_max, e.first_median,
+                   info.stride > 1 ? (" (every " + std::to_string(info.stride) + "th sample)").c_str() : "");
     std::fprintf(out, "\n");
   }
   if (info.final_state.empty()) {  // [output] samples kept none of the final state's datasets
