@@ -19,6 +19,7 @@
 #include "host/analysis/results_info.hpp"
 #include "host/analysis/validate_run.hpp"
 #include "host/errors.hpp"
+#include "host/run/disk_space.hpp"
 #include "host/run/run_driver.hpp"
 #include "host/scenario/scenario.hpp"
 #include "python/src/scenario_from_python.hpp"
@@ -177,6 +178,11 @@ py::dict check(const py::handle& scenario_given) {
   d["dispersed"] = dispersed;
   d["design_inputs"] = given;
   d["text"] = s.text;
+  // What the run writes at least before its file is in place (rbmc run refuses a disk with less free).
+  const DiskNeed need = disk_need(s, s.run.n_samples, true, true);
+  d["bytes_per_sample"] = need.bytes_per_sample;
+  d["disk_bytes"] = need.total();
+  d["journal_bytes"] = need.journal;
   return d;
 }
 

@@ -28,11 +28,22 @@ def test_a_dict_runs_the_samples_its_toml_file_runs(box_toml, tmp_path):
     assert rbmc.check(box_dict())["text"] == from_dict.scenario
 
 
-def test_check_reports_what_a_run_would_do(box_toml):
+def test_check_reports_what_a_run_would_do(box_toml, tmp_path):
     c = rbmc.check(box_dict())
     assert (c["name"], c["samples"], c["seed"], c["integrator"], c["steps"]) == ("py_box", 64, 7, "rk4", 100)
     assert sorted(c["dispersed"]) == ["body.mass", "initial.angular_velocity"]
     assert rbmc.check(box_toml)["dispersed"] == c["dispersed"]
+    # What its run writes at least: the per-sample datasets a run's file holds, row by row, and
+    # the journal's copy of each sample's 25 outputs and status, and of its kept trajectory (every
+    # sample's: 11 output times of the 13-value state, and its row).
+    with h5py.File(run_quietly(box_dict(), output=tmp_path / "box.h5").path, "r") as f:
+        rows = []
+        f["samples"].visititems(lambda name, obj: rows.append(obj.dtype.itemsize * int(np.prod(obj.shape[1:])))
+                                if isinstance(obj, h5py.Dataset) and obj.shape[:1] == (64,)
+                                and not name.endswith("sample") else None)
+    assert c["bytes_per_sample"] == sum(rows)
+    assert c["journal_bytes"] == 64 * (25 * 8 + 1) + 64 * (11 * 13 * 8 + 4)
+    assert c["disk_bytes"] == 64 * c["bytes_per_sample"] + c["journal_bytes"]
     # Without [scenario] name, a dict is called "scenario" (a file: its stem).
     d = box_dict()
     del d["scenario"]
