@@ -221,8 +221,8 @@ void print_results_info(const ResultsInfo& info, std::FILE* out) {
   std::fprintf(out, "\n");
   if (info.n_redrawn > 0) std::fprintf(out, "  redrawn      %.0f bodies (validity policy)\n", info.n_redrawn);
   if (std::isfinite(info.n_output_times))
-    std::fprintf(out, "  trajectories %.0f retained (%s) at %.0f output times%s\n", info.n_trajectories,
-                 info.retained.c_str(), info.n_output_times,
+    std::fprintf(out, "  trajectories %.0f retained (%s) at %.0f output time%s%s\n", info.n_trajectories,
+                 info.retained.c_str(), info.n_output_times, info.n_output_times == 1 ? "" : "s",
                  info.trajectory_compression == OutputSettings::Compression::none ? ", stored uncompressed" : "");
   if (info.statistics) {
     std::string names;

@@ -96,8 +96,9 @@ void print_planned_file(const Scenario& s) {
 
 void print_resolved(const Scenario& s, std::uint64_t preview) {
   std::printf("rbmc check: %s (%s): valid\n", s.name.c_str(), s.path.c_str());
-  std::printf("  run          %llu samples, seed %llu, %s", static_cast<unsigned long long>(s.run.n_samples),
-              static_cast<unsigned long long>(s.run.seed), integrator_name(s.run.integrator));
+  std::printf("  run          %llu sample%s, seed %llu, %s", static_cast<unsigned long long>(s.run.n_samples),
+              s.run.n_samples == 1 ? "" : "s", static_cast<unsigned long long>(s.run.seed),
+              integrator_name(s.run.integrator));
   if (s.run.integrator == IntegratorKind::dopri5)
     std::printf(" (rtol %.3g, atol %.3g) over %.6g s\n", s.run.rtol, s.run.atol, s.run.duration);
   else
@@ -117,7 +118,8 @@ void print_resolved(const Scenario& s, std::uint64_t preview) {
   const char* constraint = s.constraint.kind == ConstraintKind::pivot    ? "pivot"
                            : s.constraint.kind == ConstraintKind::planar ? "planar"
                                                                          : "none";
-  std::printf("  constraint   %s; %d events; %d output times\n", constraint, s.events.n, s.output_times.n);
+  std::printf("  constraint   %s; %d event%s; %d output time%s\n", constraint, s.events.n, s.events.n == 1 ? "" : "s",
+              s.output_times.n, s.output_times.n == 1 ? "" : "s");
   if (s.output_times.n > 0)
     std::printf("  statistics   %s\n",
                 s.output.statistics ? ("of " + quantity_names(s.output.statistics_quantities) + " at each output time").c_str()
