@@ -10,6 +10,7 @@
 
 #include "host/cli/number_checks.hpp"
 #include "host/run/disk_space.hpp"
+#include "host/sampling/designs.hpp"
 #include "host/sampling/sampling_plan.hpp"
 #include "host/scenario/output_schema.hpp"
 #include "host/scenario/scenario.hpp"
@@ -132,7 +133,8 @@ void print_resolved(const Scenario& s, std::uint64_t preview) {
     for (const GridAxis& a : s.design.axes) std::printf(" %s (%zu values)", a.info.key_path.c_str(), a.values.size());
     std::printf("\n");
   } else {
-    std::printf("  design       %s\n", s.design.name());
+    const std::string note = s.design.kind == Design::Kind::sobol ? sobol_balance_note(s.run.n_samples) : "";
+    std::printf("  design       %s%s\n", s.design.name(), note.empty() ? "" : (": " + note).c_str());
   }
   for (const CorrelationGroup& c : s.correlations) {
     std::printf("  correlated  ");

@@ -15,6 +15,7 @@
 #include "host/mpi/mpi_run.hpp"
 #include "host/run/merge_shards.hpp"
 #include "host/run/run_driver.hpp"
+#include "host/sampling/designs.hpp"
 #include "host/util/parallel_for.hpp"
 #include "host/scenario/scenario.hpp"
 
@@ -200,6 +201,10 @@ void add_run_command(CLI::App& app) {
       throw CudaError(e.what() + kept_hint());
     }
     print_summary(scenario, summary);
+    if (scenario.design.kind == Design::Kind::sobol && o.shard_count == 0 && o.only.empty()) {
+      const std::string note = sobol_balance_note(summary.n_samples);
+      if (!note.empty()) std::printf("  note         %s\n", note.c_str());
+    }
     if (args->timings) print_timings(summary);
   });
 }

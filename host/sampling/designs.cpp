@@ -15,4 +15,12 @@ SobolPoints::SobolPoints(int dimensions) : dimensions_(dimensions), directions_(
   }
 }
 
+std::string sobol_balance_note(std::uint64_t n) {
+  if (n == 0 || (n & (n - 1)) == 0) return "";
+  std::uint64_t below = 1;
+  while (below * 2 < n) below *= 2;
+  return std::to_string(n) + " samples are not a power of two, at which Sobol points stay balanced (" +
+         std::to_string(below) + " or " + std::to_string(below * 2) + " would be)";
+}
+
 }  // namespace rbmc

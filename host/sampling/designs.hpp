@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "rbmc/random/design_points.hpp"
@@ -25,5 +26,10 @@ class SobolPoints {
   int dimensions_;
   std::vector<std::uint32_t> directions_;  // (dimensions, 32)
 };
+
+// Sobol points stay balanced (every dyadic box holds its share of them, which is what makes their
+// means converge faster than Monte Carlo's) at a power-of-two count: empty for such an n, else a
+// note naming the powers of two either side (docs/scenario.md, "Sobol").
+std::string sobol_balance_note(std::uint64_t n);
 
 }  // namespace rbmc

@@ -300,6 +300,28 @@ TEST(Cli, FullDiskLeavesNoFileAndKeepsTheFinishedBatches) {
   EXPECT_TRUE(only_logs_in(dir, {"box.toml", "out.h5"}));
 }
 
+// Sobol points stay balanced at powers of two: check and run say so of another count, and only then.
+TEST(Cli, ASobolRunOfAnotherCountThanAPowerOfTwoIsToldSo) {
+  test::TempDir dir;
+  dir.write("sobol.toml", test::every_draw_scenario_text("sobol", "uniform_rotation"));  // 300 samples
+  const Outcome check = rbmc(dir, "check sobol.toml");
+  EXPECT_EQ(check.code, 0) << check.err;
+  EXPECT_NE(check.out.find("  design       sobol: 300 samples are not a power of two, at which Sobol points stay "
+                           "balanced (256 or 512 would be)\n"),
+            std::string::npos)
+      << check.out;
+  const std::string args = " -o out.h5 --backend cpu --no-progress --overwrite";
+  const Outcome off = rbmc(dir, "run sobol.toml --samples 100" + args);
+  EXPECT_EQ(off.code, 0) << off.err;
+  EXPECT_NE(off.out.find("  note         100 samples are not a power of two, at which Sobol points stay balanced (64 "
+                         "or 128 would be)\n"),
+            std::string::npos)
+      << off.out;
+  const Outcome on = rbmc(dir, "run sobol.toml --samples 128" + args);
+  EXPECT_EQ(on.code, 0) << on.err;
+  EXPECT_EQ(on.out.find("note"), std::string::npos) << on.out;
+}
+
 // A run whose file cannot fit on its disk (10¹² samples: hundreds of terabytes of per-sample
 // datasets) is refused before any work, exit 5, saying how much it needs and how much is free; it
 // leaves nothing, not even a lock. (The file-size limit keeps a build without the check from
