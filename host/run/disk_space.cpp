@@ -3,6 +3,7 @@
 #include <sys/statvfs.h>
 
 #include <filesystem>
+#include <limits>
 
 #include "host/errors.hpp"
 #include "host/scenario/output_schema.hpp"
@@ -10,6 +11,21 @@
 #include "rbmc/sample/sample_layout.hpp"
 
 namespace rbmc {
+
+namespace {
+
+// a × b, or the largest count where it overflows (10¹² trajectories of 10⁵ times do): no disk holds either.
+std::uint64_t saturating_product(std::uint64_t a, std::uint64_t b) {
+  std::uint64_t product = 0;
+  return __builtin_mul_overflow(a, b, &product) ? std::numeric_limits<std::uint64_t>::max() : product;
+}
+
+std::uint64_t saturating_sum(std::uint64_t a, std::uint64_t b) {
+  std::uint64_t sum = 0;
+  return __builtin_add_overflow(a, b, &sum) ? std::numeric_limits<std::uint64_t>::max() : sum;
+}
+
+}  // namespace
 
 DiskNeed disk_need(const Scenario& s, std::uint64_t rows, bool journal, bool whole_run) {
   DiskNeed need;
@@ -23,10 +39,13 @@ DiskNeed disk_need(const Scenario& s, std::uint64_t rows, bool journal, bool who
     bool exact = true;
     const std::uint64_t kept = planned_trajectories(kept_rule, rows, exact);
     if (exact) {
-      const std::uint64_t values = kept * std::uint64_t(s.output_times.n) * kTrajectoryColumns;
+      const std::uint64_t values = saturating_product(kept, std::uint64_t(s.output_times.n) * kTrajectoryColumns);
       const std::uint64_t real = s.output.storage == OutputSettings::Storage::float32 ? 4 : 8;
-      if (s.output.compression == OutputSettings::Compression::none) need.file += values * real;
-      if (journal) need.journal += values * sizeof(double) + kept * sizeof(std::uint32_t);  // and their rows
+      if (s.output.compression == OutputSettings::Compression::none)
+        need.file = saturating_sum(need.file, saturating_product(values, real));
+      if (journal)  // and their rows
+        need.journal = saturating_sum(need.journal, saturating_sum(saturating_product(values, sizeof(double)),
+                                                                   kept * sizeof(std::uint32_t)));
     }
   }
   return need;

@@ -30,7 +30,10 @@ struct DiskNeed {
   std::uint64_t journal = 0;           // the journal's records (0 without a journal)
   std::uint64_t joined = 0;            // under MPI: OUT, written while the parts are still there
   // The journals are gone before the ranks write OUT: the most the disk holds at once.
-  std::uint64_t total() const { return file + (journal > joined ? journal : joined); }
+  std::uint64_t total() const {
+    const std::uint64_t later = journal > joined ? journal : joined, most = ~std::uint64_t(0);
+    return file > most - later ? most : file + later;  // saturated: no disk holds that many
+  }
 };
 
 // What writing `rows` samples of s afresh needs at least. `journal`: whether a journal records

@@ -5,6 +5,7 @@
 #include <sys/statvfs.h>
 
 #include <filesystem>
+#include <limits>
 #include <stdexcept>
 
 #include <gtest/gtest.h>
@@ -83,6 +84,21 @@ TEST(DiskSpace, TheJournalsRecordsHoldWhatItsNeedCounts) {
   });
   EXPECT_GE(rows, 128u);
   EXPECT_EQ(disk_need(s, 100, false, true).journal, 0u);  // --no-journal
+}
+
+// 2⁴⁰ samples with every trajectory kept at 100,001 times, stored as they are: 11 EB in the file
+// and as much in the journal, whose sum a uint64 cannot hold. The need saturates rather than wrap
+// to a size some disk has.
+TEST(DiskSpace, ANeedBeyondCountingSaturates) {
+  const Scenario s = parse_scenario(test::valid_scenario_text(64, 1.0, 0.00001) +
+                                        "[output]\ninterval = 0.00001\ntrajectories = \"all\"\ncompression = \"none\"\n",
+                                    "box.toml");
+  ASSERT_EQ(s.output_times.n, 100001);
+  const DiskNeed need = disk_need(s, std::uint64_t(1) << 40, true, true);
+  EXPECT_GT(need.file, std::uint64_t(1e19));
+  EXPECT_GT(need.journal, std::uint64_t(1e19));
+  EXPECT_EQ(need.total(), std::numeric_limits<std::uint64_t>::max());
+  EXPECT_NE(disk_shortfall("out.h5", need, std::uint64_t(1) << 60), "");
 }
 
 // The free space is the file system's where the output goes, as std::filesystem::space says
