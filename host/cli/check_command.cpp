@@ -95,6 +95,23 @@ void print_planned_file(const Scenario& s) {
               decimal_bytes(double(need.total())).c_str(), decimal_bytes(double(need.journal)).c_str());
 }
 
+// How many of the previewed samples the validity policy redrew, and how many it leaves with a body
+// or a load value that is not physical (docs/scenario.md, "Validity policy").
+void print_preview_validity(const Scenario& s, std::uint64_t n, std::uint64_t redrawn, std::uint64_t invalid_bodies,
+                            std::uint64_t invalid_loads) {
+  std::string left;
+  if (invalid_bodies + invalid_loads > 0)
+    left = std::to_string(invalid_bodies) + " invalid_body, " + std::to_string(invalid_loads) + " invalid_load";
+  if (s.design.invalid_bodies == Design::InvalidBodies::reject)
+    std::printf("  validity     %.3g %% of previewed samples rejected (policy: reject, not integrated)%s\n",
+                100.0 * double(invalid_bodies + invalid_loads) / double(n), left.empty() ? "" : (": " + left).c_str());
+  else
+    std::printf("  validity     %.3g %% of previewed samples redrawn (policy: up to %d redraws), %llu left invalid%s\n",
+                100.0 * double(redrawn) / double(n), SamplingPlan::kMaxBodyAttempts,
+                static_cast<unsigned long long>(invalid_bodies + invalid_loads),
+                left.empty() ? "" : (" (" + left + ")").c_str());
+}
+
 void print_resolved(const Scenario& s, std::uint64_t preview) {
   std::printf("rbmc check: %s (%s): valid\n", s.name.c_str(), s.path.c_str());
   std::printf("  run          %llu sample%s, seed %llu, %s", static_cast<unsigned long long>(s.run.n_samples),
@@ -110,8 +127,10 @@ void print_resolved(const Scenario& s, std::uint64_t preview) {
   std::printf("               inertia about the centre of mass [[%.6g, %.6g, %.6g], [%.6g, %.6g, %.6g], [%.6g, %.6g, %.6g]] kg m^2\n",
               i(0, 0), i(0, 1), i(0, 2), i(1, 0), i(1, 1), i(1, 2), i(2, 0), i(2, 1), i(2, 2));
   const LoadSet<double>& l = s.loads;
-  std::printf("  loads        gravity [%.6g, %.6g, %.6g] m/s^2; %d point forces, %d couples, %d springs%s%s\n",
-              s.gravity_w.x(), s.gravity_w.y(), s.gravity_w.z(), l.n_point_forces, l.n_torques, l.n_springs,
+  const auto plural = [](int n) { return n == 1 ? "" : "s"; };
+  std::printf("  loads        gravity [%.6g, %.6g, %.6g] m/s^2; %d point force%s, %d couple%s, %d spring%s%s%s\n",
+              s.gravity_w.x(), s.gravity_w.y(), s.gravity_w.z(), l.n_point_forces, plural(l.n_point_forces), l.n_torques,
+              plural(l.n_torques), l.n_springs, plural(l.n_springs),
               (l.linear_damping + l.quadratic_damping + l.angular_linear_damping + l.angular_quadratic_damping) > 0
                   ? ", damping"
                   : "",
@@ -128,8 +147,9 @@ void print_resolved(const Scenario& s, std::uint64_t preview) {
   print_planned_quantiles(s);
   print_planned_file(s);
   if (s.design.kind == Design::Kind::grid) {
-    std::printf("  design       grid of %llu points x %llu replicates:", static_cast<unsigned long long>(s.design.n_points()),
-                static_cast<unsigned long long>(s.design.replicates));
+    std::printf("  design       grid of %llu point%s x %llu replicate%s:", static_cast<unsigned long long>(s.design.n_points()),
+                s.design.n_points() == 1 ? "" : "s", static_cast<unsigned long long>(s.design.replicates),
+                s.design.replicates == 1 ? "" : "s");
     for (const GridAxis& a : s.design.axes) std::printf(" %s (%zu values)", a.info.key_path.c_str(), a.values.size());
     std::printf("\n");
   } else {
@@ -141,7 +161,8 @@ void print_resolved(const Scenario& s, std::uint64_t preview) {
     for (const std::string& i : c.inputs) std::printf(" %s", i.c_str());
     std::printf(" (%dx%d matrix)\n", c.dim, c.dim);
   }
-  if (s.dispersions.empty()) {
+  const bool axes = s.design.gives_values();  // a grid's or a table's values
+  if (s.dispersions.empty() && !axes) {
     std::printf("  dispersions  none: every sample is the nominal one\n");
     return;
   }
@@ -151,14 +172,21 @@ void print_resolved(const Scenario& s, std::uint64_t preview) {
   const std::uint64_t n = std::min<std::uint64_t>(preview, s.run.n_samples);
   const int width = plan.n_parameter_values();
   std::vector<double> values(std::size_t(n) * std::size_t(width));
-  std::atomic<std::uint64_t> redrawn{0}, invalid{0};
+  std::atomic<std::uint64_t> redrawn{0}, invalid_bodies{0}, invalid_loads{0};
   parallel_for(std::size_t(n), default_thread_count(), [&](std::size_t begin, std::size_t end) {
     SampleInputs<double> in;
     for (std::size_t k = begin; k < end; ++k) {
-      if (plan.sample(k, in, &values[k * std::size_t(width)]) > 0) ++redrawn;
-      if (check_mass_properties(in.body) != BodyValidity::valid) ++invalid;
+      if (plan.sample(k, in, values.data() + k * std::size_t(width)) > 0) ++redrawn;
+      // As run_sample judges it: the body first.
+      if (check_mass_properties(in.body) != BodyValidity::valid) ++invalid_bodies;
+      else if (!own_values(s.model_parameters, in.model_values).physical()) ++invalid_loads;
     }
   });
+  if (s.dispersions.empty()) {
+    std::printf("  dispersions  none: the samples differ by the %s's values\n", s.design.name());
+    print_preview_validity(s, n, redrawn, invalid_bodies, invalid_loads);
+    return;
+  }
   std::printf("  dispersions  (preview of the first %llu samples)\n", static_cast<unsigned long long>(n));
   std::printf("    %-28s %12s  %-36s %12s %12s %12s %12s\n", "input", "nominal", "distribution", "mean", "sd", "min",
               "max");
@@ -210,13 +238,7 @@ void print_resolved(const Scenario& s, std::uint64_t preview) {
       std::printf("\n");
     }
   }
-  if (s.design.invalid_bodies == Design::InvalidBodies::reject)
-    std::printf("  validity     %.3g %% of previewed bodies rejected (policy: reject, flagged invalid_body)\n",
-                100.0 * double(invalid) / double(n));
-  else
-    std::printf("  validity     %.3g %% of previewed bodies redrawn (policy: up to %d redraws), %llu left invalid\n",
-                100.0 * double(redrawn) / double(n), SamplingPlan::kMaxBodyAttempts,
-                static_cast<unsigned long long>(invalid.load()));
+  print_preview_validity(s, n, redrawn, invalid_bodies, invalid_loads);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <string>
 #include <thread>
 #include <tuple>
 
@@ -72,14 +73,20 @@ void print_summary(const Scenario& s, const RunSummary& r) {
     std::printf("  resumed      %llu of them finished by the interrupted run, %llu by this one\n",
                 static_cast<unsigned long long>(r.resumed_samples),
                 static_cast<unsigned long long>(r.n_samples - r.resumed_samples));
+  const auto samples = [](std::uint64_t n) {
+    return std::to_string(n) + (n == 1 ? " sample" : " samples");
+  };
   if (r.totals.n_redrawn > 0)
-    std::printf("  redrawn      %llu bodies had non-physical draws and were redrawn (validity policy)\n",
-                static_cast<unsigned long long>(r.totals.n_redrawn));
-  const std::uint64_t invalid = r.totals.status_counts[int(SampleStatus::invalid_body)];
-  if (invalid > 0)
-    std::printf("  invalid      %llu bodies were not physical and were not integrated (status invalid_body; policy %s)\n",
-                static_cast<unsigned long long>(invalid),
-                s.design.invalid_bodies == Design::InvalidBodies::reject ? "reject" : "redraw, 64 attempts");
+    std::printf("  redrawn      %s drew a body or load value that was not physical and drew again (validity policy)\n",
+                samples(r.totals.n_redrawn).c_str());
+  const char* policy = s.design.invalid_bodies == Design::InvalidBodies::reject ? "reject" : "redraw, 64 attempts";
+  if (const std::uint64_t invalid = r.totals.status_counts[int(SampleStatus::invalid_body)]; invalid > 0)
+    std::printf("  invalid      %llu bod%s not physical and not integrated (status invalid_body; policy %s)\n",
+                static_cast<unsigned long long>(invalid), invalid == 1 ? "y was" : "ies were", policy);
+  if (const std::uint64_t invalid = r.totals.status_counts[int(SampleStatus::invalid_load)]; invalid > 0)
+    std::printf("  invalid      %s with a load value that was not physical, not integrated (status invalid_load; "
+                "policy %s)\n",
+                samples(invalid).c_str(), policy);
   if (s.run.integrator == IntegratorKind::dopri5) {
     std::printf("  integration  dopri5, rtol %.3g, atol %.3g: %.4g steps per sample on average (%llu rejected), %.6g s\n",
                 s.run.rtol, s.run.atol, double(r.totals.steps) / double(r.n_samples),

@@ -1,5 +1,6 @@
 #include "host/sampling/sampling_plan.hpp"
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cstdint>
@@ -61,28 +62,35 @@ SamplingPlan::SamplingPlan(Scenario scenario) : scenario_(std::move(scenario)) {
     }
   }
   // The draw units: each uncorrelated dispersion, in order, then each correlation group, each
-  // taking the next design dimensions.
+  // taking the next design dimensions. A load value that can be unphysical (a spring's stiffness,
+  // a damping coefficient, a central body's μ) is redrawn as a mass property is.
+  const auto is_load = [&](std::size_t i) {
+    const DispersedInputInfo& info = s.dispersions[i].info;
+    return info.input == DispersedInput::model_parameter && model_field_bounded(info.target.field);
+  };
   for (std::size_t i = 0; i < s.dispersions.size(); ++i) {
     DispersionModel& m = t.dispersions[i];
     if (m.group >= 0) continue;  // drawn with its group
     const int n = uniforms_needed(m.kind, m.target.dim);
     m.unit = int(t.units.size());
-    t.units.push_back({stream_id(s.dispersions[i].info.key_path.c_str()), n_design_dimensions_, n, s.dispersions[i].info.is_body});
+    t.units.push_back(
+        {stream_id(s.dispersions[i].info.key_path.c_str()), n_design_dimensions_, n, s.dispersions[i].info.is_body, is_load(i)});
     n_design_dimensions_ += n;
   }
   for (std::size_t g = 0; g < s.correlations.size(); ++g) {
     const CorrelationGroup& group = s.correlations[g];
     std::string key = "correlation:";
-    bool is_body = false;
+    bool is_body = false, load = false;
     for (std::size_t i : group.dispersions) {
       key += s.dispersions[i].info.key_path + ",";
       is_body = is_body || s.dispersions[i].info.is_body;
+      load = load || is_load(i);
     }
     if (group.dim > kMaxUniforms)
       throw ScenarioError(group.where.file, group.where.line, group.where.column, "correlations",
                           "a correlation group may hold at most " + std::to_string(kMaxUniforms) + " components");
     const int unit = int(t.units.size());
-    t.units.push_back({stream_id(key.c_str()), n_design_dimensions_, group.dim, is_body});
+    t.units.push_back({stream_id(key.c_str()), n_design_dimensions_, group.dim, is_body, load});
     n_design_dimensions_ += group.dim;
     t.correlations.push_back({group.dim, unit, t.values.size()});
     t.values.insert(t.values.end(), group.cholesky.begin(), group.cholesky.end());
@@ -111,7 +119,9 @@ SamplingPlan::SamplingPlan(Scenario scenario) : scenario_(std::move(scenario)) {
   m.source = s.design.kind == Design::Kind::latin_hypercube ? UniformSource::latin_hypercube
              : s.design.kind == Design::Kind::sobol         ? UniformSource::sobol
                                                             : UniformSource::philox;
-  m.redraw_invalid_bodies = s.design.invalid_bodies == Design::InvalidBodies::redraw;
+  const bool redraw = s.design.invalid_bodies == Design::InvalidBodies::redraw;
+  m.redraw_bodies = redraw && std::any_of(t.units.begin(), t.units.end(), [](const DrawUnitModel& u) { return u.is_body; });
+  m.redraw_loads = redraw && std::any_of(t.units.begin(), t.units.end(), [](const DrawUnitModel& u) { return u.is_load; });
   m.table = s.design.kind == Design::Kind::table;
   m.replicates = s.design.replicates;
   m.body = s.body;

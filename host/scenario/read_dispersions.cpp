@@ -15,6 +15,7 @@
 #include "host/scenario/scenario.hpp"
 #include "host/scenario/scenario_sections.hpp"
 #include "rbmc/body/shapes.hpp"
+#include "rbmc/dynamics/model_values.hpp"
 
 namespace rbmc::scenario_sections {
 
@@ -64,6 +65,19 @@ DispersedInputInfo claim_input(Scenario& s, const std::string& key, const std::s
     }
   }
   return info;
+}
+
+// What a value of the input given outright (a fixed distribution's, a discrete choice, a grid's
+// value) breaks of the rule its nominal obeys, or nothing: such a value is every sample's that
+// takes it, so one that no body or load can have is an error here, not a run of invalid samples.
+std::optional<std::string> broken_value_rule(const DispersedInputInfo& info, double v) {
+  const bool body = info.input == DispersedInput::mass || info.input == DispersedInput::principal_moments ||
+                    info.input == DispersedInput::shape_dimension;
+  if (body && !(v > 0)) return "must be positive (" + info.units + ")";
+  if (info.input == DispersedInput::model_parameter && !model_value_physical(info.target.field, v))
+    return std::string(model_value_physical(info.target.field, 0.0) ? "must be non-negative" : "must be positive") +
+           " (" + info.units + "), as the scenario's own value must be";
+  return std::nullopt;
 }
 
 Dispersion read_dispersion(TableReader& d, const DispersedInputInfo& info, const Scenario& s) {
@@ -146,12 +160,8 @@ Dispersion read_dispersion(TableReader& d, const DispersedInputInfo& info, const
     const auto value = d.optional_scalar_or_vec("value", info.dim);
     if (!value) d.fail_here("value", "is required for a fixed distribution");
     for (int i = 0; i < info.dim; ++i) out.a[i] = (*value)[i];
-    // A fixed value is every sample's: one that no body can have is an error here, not a run of
-    // invalid bodies.
-    const bool positive = info.input == DispersedInput::mass || info.input == DispersedInput::principal_moments ||
-                          info.input == DispersedInput::shape_dimension;
-    for (int i = 0; i < info.dim && positive; ++i)
-      if (!(out.a[i] > 0)) d.fail_at(*d.table().get("value"), "value", "must be positive (" + info.units + ")");
+    for (int i = 0; i < info.dim; ++i)
+      if (const auto broken = broken_value_rule(info, out.a[i])) d.fail_at(*d.table().get("value"), "value", *broken);
   } else if (kind == "discrete") {
     out.kind = DistributionKind::discrete;
     const toml::node* values = d.find("values");
@@ -165,6 +175,8 @@ Dispersion read_dispersion(TableReader& d, const DispersedInputInfo& info, const
         const auto c = d.numbers(v, "values", std::size_t(info.dim));
         for (int i = 0; i < info.dim; ++i) choice[i] = c[std::size_t(i)];
       }
+      for (int i = 0; i < info.dim; ++i)
+        if (const auto broken = broken_value_rule(info, choice[std::size_t(i)])) d.fail_at(v, "values", *broken);
       out.values.push_back(choice);
     }
     std::vector<double> weights(out.values.size(), 1.0);
@@ -240,10 +252,15 @@ void read_grid_axes(const toml::table& table, const std::string& prefix, Scenari
       }
       return v;
     };
+    const auto keep = [&](const std::array<double, 3>& v, const toml::node& at, const char* key) {
+      for (int i = 0; i < dim; ++i)
+        if (const auto broken = broken_value_rule(info, v[std::size_t(i)])) r.fail_at(at, key, *broken);
+      axis.values.push_back(v);
+    };
     if (const toml::node* n = r.find("values")) {
       const toml::array* list = n->as_array();
       if (list == nullptr || list->empty()) r.fail_at(*n, "values", "must be a non-empty array");
-      for (const toml::node& v : *list) axis.values.push_back(point(v, "values"));
+      for (const toml::node& v : *list) keep(point(v, "values"), v, "values");
     }
     for (const char* spacing : {"linspace", "logspace"}) {
       const toml::node* n = r.find(spacing);
@@ -263,7 +280,7 @@ void read_grid_axes(const toml::table& table, const std::string& prefix, Scenari
         std::array<double, 3> v{};
         for (int i = 0; i < dim; ++i)
           v[i] = log ? start[i] * std::pow(stop[i] / start[i], f) : start[i] + f * (stop[i] - start[i]);
-        axis.values.push_back(v);
+        keep(v, *n, spacing);
       }
     }
     r.reject_unknown_keys();
@@ -489,7 +506,7 @@ void read_design(TableReader& r, Scenario& s, bool samples_given) {
   } else if (policy != "redraw") {
     r.fail_at(*r.table().get("invalid_bodies"), "invalid_bodies",
               "must be \"redraw\" (draw again from the sample's own streams) or \"reject\" (flag the sample "
-              "invalid_body), not \"" + policy + "\"");
+              "invalid_body or invalid_load), not \"" + policy + "\"");
   }
   r.reject_unknown_keys();
 }

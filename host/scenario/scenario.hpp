@@ -81,8 +81,9 @@ struct Design {
   // table: sample k takes row k of a table of values ([design] file = "samples.csv"), one axis per
   // input, as a grid whose every axis is at coordinate k.
   enum class Kind { monte_carlo, grid, latin_hypercube, sobol, table } kind = Kind::monte_carlo;
-  // What the sampler does with a body that is not physical: draw it again (from the same
-  // sample's streams) or keep it and flag the sample invalid_body, not integrated.
+  // What the sampler does with a body or load values that are not physical: draw them again
+  // (from the same sample's streams) or keep them and flag the sample invalid_body or
+  // invalid_load, not integrated.
   enum class InvalidBodies { redraw, reject } invalid_bodies = InvalidBodies::redraw;
   std::vector<GridAxis> axes;
   std::uint64_t replicates = 1;

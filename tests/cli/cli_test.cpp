@@ -21,6 +21,7 @@
 #include "host/io/run_journal.hpp"
 #include "host/scenario/scenario.hpp"
 #include "host/util/stage_timings.hpp"
+#include "rbmc/sample/sample_status.hpp"
 #include "rbmc/stats/output_quantities.hpp"
 
 namespace rbmc {
@@ -320,6 +321,106 @@ TEST(Cli, ASobolRunOfAnotherCountThanAPowerOfTwoIsToldSo) {
   const Outcome on = rbmc(dir, "run sobol.toml --samples 128" + args);
   EXPECT_EQ(on.code, 0) << on.err;
   EXPECT_EQ(on.out.find("note"), std::string::npos) << on.out;
+}
+
+// A spring whose drawn stiffness can be negative (N(50, 60²): P = Φ(−5/6) = 0.202 a sample) and
+// a damping entry whose drawn coefficient can (N(0.1, 1²): 0.460): by default the loads are drawn
+// again until they are physical, the body keeping its draws, and the summary says how many
+// samples were; under "reject" each such sample is flagged invalid_load and not integrated, its
+// final state its initial one. `rbmc check` previews both; a value given outright that no load can
+// have (a grid's) is an error naming the file, line and key.
+TEST(Cli, ALoadValueThatIsNotPhysicalIsRedrawnOrFlagged) {
+  test::TempDir dir;
+  const std::string scenario = R"([run]
+samples = 400
+duration = 0.5
+step = 0.01
+[body]
+mass = 1.0
+shape = { type = "box", size = [0.3, 0.2, 0.1] }
+[[loads]]
+type = "spring"
+anchor = [0, 0, 1]
+stiffness = 50.0
+[[loads]]
+type = "damping"
+linear = 0.1
+[dispersions]
+loads.0.stiffness = { distribution = "normal", sigma = 60.0 }
+loads.1.linear = { distribution = "normal", sigma = 1.0 }
+)";
+  dir.write("redraw.toml", scenario);
+  dir.write("reject.toml", scenario + "[design]\ninvalid_bodies = \"reject\"\n");
+  const std::string args = " --backend cpu --no-progress --overwrite";
+  const Outcome redraw = rbmc(dir, "run redraw.toml -o redraw.h5" + args);
+  ASSERT_EQ(redraw.code, 0) << redraw.err;
+  const Outcome reject = rbmc(dir, "run reject.toml -o reject.h5" + args);
+  ASSERT_EQ(reject.code, 0) << reject.err;
+  const ResultsReader a(dir.file("redraw.h5")), b(dir.file("reject.h5"));
+  const std::vector<double> stiffness = a.doubles("samples/params/loads.0.stiffness").data,
+                            linear = a.doubles("samples/params/loads.1.linear").data,
+                            first_stiffness = b.doubles("samples/params/loads.0.stiffness").data,
+                            first_linear = b.doubles("samples/params/loads.1.linear").data;
+  const std::vector<std::uint8_t> status = b.uint8s("samples/status").data;
+  const std::vector<double> p0 = b.doubles("samples/initial/position").data, p1 = b.doubles("samples/final/position").data;
+  std::uint64_t unphysical = 0;
+  for (std::size_t k = 0; k < 400; ++k) {
+    EXPECT_GE(stiffness[k], 0.0) << k;
+    EXPECT_GE(linear[k], 0.0) << k;
+    const bool physical = first_stiffness[k] >= 0 && first_linear[k] >= 0;
+    unphysical += !physical;
+    EXPECT_EQ(status[k], std::uint8_t(physical ? SampleStatus::ok : SampleStatus::invalid_load)) << k;
+    if (physical) EXPECT_EQ(stiffness[k], first_stiffness[k]) << "a physical first draw is kept";
+    else EXPECT_EQ(p1[3 * k + 2], p0[3 * k + 2]) << "not integrated";
+  }
+  // 1 − (1 − 0.2023)(1 − 0.4602) = 0.5694 of 400 samples: 227.8 ± 5 sd (9.9).
+  EXPECT_NEAR(double(unphysical), 227.8, 5 * 9.9);
+  const std::string n = std::to_string(unphysical);
+  EXPECT_NE(redraw.out.find("  redrawn      " + n + " samples drew a body or load value that was not physical"),
+            std::string::npos) << redraw.out;
+  EXPECT_NE(reject.out.find("  invalid      " + n + " samples with a load value that was not physical, not integrated "
+                            "(status invalid_load; policy reject)"),
+            std::string::npos) << reject.out;
+  EXPECT_EQ(a.number_attribute("", "n_redrawn_bodies"), double(unphysical));
+  EXPECT_EQ(b.number_attribute("", "n_status_invalid_load"), double(unphysical));
+  // The preview (the first 200 samples) counts them as the run does.
+  const Outcome check = rbmc(dir, "check reject.toml --preview 400");
+  ASSERT_EQ(check.code, 0) << check.err;
+  EXPECT_NE(check.out.find("samples rejected (policy: reject, not integrated): 0 invalid_body, " + n + " invalid_load\n"),
+            std::string::npos) << check.out;
+  // A grid's negative stiffness is every sample's at that point: refused.
+  dir.write("grid.toml", scenario.substr(0, scenario.find("[dispersions]")) +
+                             "[design]\ntype = \"grid\"\n[design.axes]\n\"loads.0.stiffness\" = { values = [10.0, -10.0] }\n");
+  const Outcome grid = rbmc(dir, "check grid.toml");
+  EXPECT_EQ(grid.code, 2) << grid.out;
+  EXPECT_NE(grid.err.find("grid.toml:18:41: key 'design.axes.loads.0.stiffness.values': must be non-negative (N/m)"),
+            std::string::npos) << grid.err;
+}
+
+// A grid whose values alone vary the samples: `rbmc check` previews them (the validity of their
+// bodies) instead of calling every sample the nominal one.
+TEST(Cli, CheckPreviewsAGridWithoutDispersions) {
+  test::TempDir dir;
+  dir.write("grid.toml", R"([body]
+mass = 1.0
+inertia = [[0.1, 0, 0], [0, 0.2, 0], [0, 0, 0.25]]
+[run]
+duration = 1.0
+step = 0.1
+[design]
+type = "grid"
+[design.axes]
+"body.principal_moments" = { values = [[0.1, 0.2, 0.25], [0.1, 0.1, 0.3]] }
+)");
+  const Outcome r = rbmc(dir, "check grid.toml");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out.find("every sample is the nominal one"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("  design       grid of 2 points x 1 replicate: body.principal_moments (2 values)\n"),
+            std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("  dispersions  none: the samples differ by the grid's values\n"
+                       "  validity     0 % of previewed samples redrawn (policy: up to 64 redraws), 1 left invalid "
+                       "(1 invalid_body, 0 invalid_load)\n"),
+            std::string::npos) << r.out;
 }
 
 // A run whose file cannot fit on its disk (10¹² samples: hundreds of terabytes of per-sample

@@ -3,6 +3,8 @@
 #include "rbmc/sample/model_parameters.hpp"
 
 #include <cmath>
+#include <limits>
+#include <string>
 #include <vector>
 
 #include "rbmc/sample/sample_layout.hpp"
@@ -164,6 +166,72 @@ TYPED_TEST(ModelParametersTest, PerSampleStiffnessGivesEachSamplesOscillation) {
     EXPECT_EQ(status[i], std::uint8_t(SampleStatus::ok));
     EXPECT_NEAR(outputs[output_column::p_w * n + i], x0 * std::cos(omega * T), tolerance) << "k = " << stiffness[i];
   }
+}
+
+// A drawn load value outside what its nominal may be (a negative stiffness, rest length or damping
+// coefficient, a μ not positive, or NaN) is flagged invalid_load, not integrated, by both ways a
+// batch reaches its values (read in place, the GPU's, and copied, the CPU's); the boundary values
+// and any value of a field without such a rule integrate. The sample's final state is its initial
+// one at time 0, as an invalid body's.
+TYPED_TEST(ModelParametersTest, LoadValuesThatAreNotPhysicalAreFlaggedNotIntegrated) {
+  using S = TypeParam;
+  SharedModel<S> shared;
+  shared.loads.n_springs = 1;
+  shared.loads.springs[0] = {Vec3<S>::Zero(), Vec3<S>(0, 0, 1), S(10), S(0.1), S(0.1)};
+  shared.loads.linear_damping = S(0.5);
+  shared.loads.has_central_body = true;
+  shared.loads.central_mu = S(1);
+  shared.loads.central_center_w = Vec3<S>(0, 0, -10);
+  struct Value {
+    ModelField field;
+    S value;
+    bool physical;
+  };
+  const S nan = std::numeric_limits<S>::quiet_NaN();
+  const std::vector<Value> values = {
+      {ModelField::spring_stiffness, S(-1e-3), false},   {ModelField::spring_stiffness, S(0), true},
+      {ModelField::spring_stiffness, nan, false},        {ModelField::spring_rest_length, S(-0.1), false},
+      {ModelField::spring_damping, S(-0.2), false},      {ModelField::linear_damping, S(-0.1), false},
+      {ModelField::linear_damping, S(0), true},          {ModelField::quadratic_damping, S(-1), false},
+      {ModelField::angular_linear_damping, S(-1), false}, {ModelField::angular_quadratic_damping, S(-1), false},
+      {ModelField::central_mu, S(0), false},             {ModelField::central_mu, S(-2), false},
+      {ModelField::central_mu, S(1e-3), true},           {ModelField::central_center, S(-3), true},
+      {ModelField::spring_anchor, S(-2), true},          {ModelField::spring_point, S(-0.05), true},
+  };
+  for (const Value& v : values) {
+    SCOPED_TRACE("field " + std::to_string(int(v.field)) + " = " + std::to_string(double(v.value)));
+    EXPECT_EQ(model_value_physical(v.field, v.value), v.physical);
+    SharedModel<S> one = shared;
+    // The damping entry's offset (another entry's 0.5) does not make a negative entry physical.
+    one.parameters.add({v.field, 0, 0, v.field == ModelField::linear_damping ? S(0.5) : S(0)});
+    SampleInputs<S> in;
+    in.body = {S(1.5), Vec3<S>::Zero(), Vec3<S>(S(0.1), S(0.2), S(0.25)).asDiagonal()};
+    in.initial = {Vec3<S>(0, 0, S(0.2)), Quaternion<S>::identity(), Vec3<S>(S(0.1), 0, 0), Vec3<S>(1, 2, S(0.5))};
+    in.gravity_w = Vec3<S>::Zero();
+    in.model_values[0] = v.value;
+    std::vector<double> inputs(std::size_t(input_column_count(1))), outputs(std::size_t(output_column_count(0)));
+    store_sample_inputs(inputs.data(), 1, 0, in, 1);
+    const IntegrationSettings<S> how = fixed_step<S>(S(0.01), 10);
+    for (const bool copied : {false, true}) {
+      std::uint8_t status = 255;
+      if (copied)
+        run_sample_in_batch<S, RuntimeKinds, TrajectoryLayout::by_column, ModelValuesAccess::copied>(
+            inputs.data(), outputs.data(), static_cast<double*>(nullptr), &status, 1, 0, one, how);
+      else
+        run_sample_in_batch<S>(inputs.data(), outputs.data(), static_cast<double*>(nullptr), &status, 1, 0, one, how);
+      EXPECT_EQ(status, std::uint8_t(v.physical ? SampleStatus::ok : SampleStatus::invalid_load)) << "copied " << copied;
+      if (v.physical) EXPECT_GT(outputs[output_column::time], 0.0);
+      else EXPECT_EQ(outputs[output_column::time], 0.0);
+      if (!v.physical) EXPECT_EQ(outputs[output_column::p_w + 2], double(S(0.2)));
+    }
+  }
+  // An invalid body is named as such whatever its loads.
+  SampleInputs<S> in;
+  in.body = {S(-1), Vec3<S>::Zero(), Mat3<S>::Identity()};
+  in.model_values[0] = S(-1);
+  SharedModel<S> one = shared;
+  one.parameters.add({ModelField::spring_stiffness, 0, 0, S(0)});
+  EXPECT_EQ(run_sample(in, one, fixed_step<S>(S(0.01), 10)).status, SampleStatus::invalid_body);
 }
 
 // A per-sample value equal to the shared one changes nothing, bit for bit: the copy the sample

@@ -92,6 +92,21 @@ TEST(GridDesign, BadDesignsNameTheKey) {
   EXPECT_EQ(key_of("[dispersions]\nbody.mass = { distribution = \"normal\", sigma = 0.1 }\n[design]\ntype = \"grid\"\n"
                    "[design.axes]\nbody.mass = { values = [1.0, 2.0] }\n"),
             "design.axes.body.mass");
+  // A value given outright that no sample can have, as the nominal could not: a grid's, a fixed
+  // distribution's, a discrete choice (a spring's stiffness or a damping coefficient negative, a
+  // central body's μ not positive, a body's mass not positive).
+  const std::string spring = "[[loads]]\ntype = \"spring\"\nanchor = [0.0, 0.0, 1.0]\nstiffness = 5.0\n"
+                             "[[loads]]\ntype = \"central_gravity\"\nmu = 1.0\ncenter = [0.0, 0.0, -10.0]\n";
+  EXPECT_EQ(key_of(spring + "[design]\ntype = \"grid\"\n[design.axes]\nloads.0.stiffness = { linspace = [-1.0, 1.0, 3] }\n"),
+            "design.axes.loads.0.stiffness.linspace");
+  EXPECT_EQ(key_of(spring + "[design]\ntype = \"grid\"\n[design.axes]\nbody.mass = { values = [1.0, 0.0] }\n"),
+            "design.axes.body.mass.values");
+  EXPECT_EQ(key_of(spring + "[dispersions]\nloads.0.rest_length = { distribution = \"fixed\", value = -0.1 }\n"),
+            "dispersions.loads.0.rest_length.value");
+  EXPECT_EQ(key_of(spring + "[dispersions]\nloads.1.mu = { distribution = \"discrete\", values = [1.0, 0.0] }\n"),
+            "dispersions.loads.1.mu.values");
+  EXPECT_EQ(key_of(spring + "[dispersions]\nloads.0.stiffness = { distribution = \"discrete\", values = [0.0, 2.0] }\n"),
+            "accepted");
   // run.samples, when given, must be the grid's count.
   try {
     parse_scenario(std::string("[run]\nsamples = 5\n") + std::string(kBase).substr(6) + kGrid, "g.toml");

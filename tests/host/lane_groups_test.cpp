@@ -496,6 +496,8 @@ struct Batch {
 };
 
 constexpr std::size_t kUndamped = 36, kHuge = 100;
+// Under the loads, a sample whose spring's drawn stiffness is negative: not integrated (invalid_load).
+constexpr std::size_t kUnphysicalLoad = 70;
 // On Euler angles: a sample that starts at their singularity (θ = 0), and one whose θ falls from
 // 0.1505 rad at 1 rad/s (spun at −1 rad/s about x, a principal axis, with φ = 0, so θ̇ = ω_x and
 // φ stays 0), below the threshold (10⁻³) at the end of step 15 when free.
@@ -508,7 +510,8 @@ constexpr std::size_t kSingularAtStart = 120, kSingularLater = 130;  // in group
 constexpr std::size_t kNotPrincipal = 12;
 
 // The scenario's samples, with a few that the lanes cannot take: a non-finite spin (the group
-// leaves when its state stops being finite), a negative mass (not integrated at all), a centre
+// leaves when its state stops being finite), a negative mass and, under the loads, a negative
+// stiffness (not integrated at all), a centre
 // of mass exactly at the origin among ones that are not and a body whose axes are not principal
 // among ones whose are (branches of the right-hand side).
 std::vector<double> batch_inputs(const Scenario& s, std::size_t n) {
@@ -533,6 +536,9 @@ std::vector<double> batch_inputs(const Scenario& s, std::size_t n) {
       in.initial.q_wb = quaternion_from_euler_zxz<double>(EulerAngles<double>(0.2, 0.1505, 0.0));
       in.initial.omega_b = Vec3<double>(-1.0, 0.0, 0.0);
     }
+    if (i == kUnphysicalLoad)
+      for (int j = 0; j < n_model_values; ++j)
+        if (s.shared_model().parameters.targets[j].field == ModelField::spring_stiffness) in.model_values[j] = -5.0;
     if (i == kUndamped)  // no damping at all in this one sample: Damping::any differs from its group's
       for (int j = 0; j < n_model_values; ++j) {
         const ModelField f = s.shared_model().parameters.targets[j].field;
@@ -631,6 +637,8 @@ void expect_the_one_sample_paths_results(Precision precision, LaneIsa isa, Model
   // (Under a limit on dopri5's trials, sample 3's shrinking trials reach it first.)
   if (max_steps == 0) EXPECT_EQ(one.status[3], std::uint8_t(SampleStatus::non_finite_state));
   EXPECT_EQ(one.status[21], std::uint8_t(SampleStatus::invalid_body));
+  if (is_damped(model) && n > kUnphysicalLoad)
+    EXPECT_EQ(one.status[kUnphysicalLoad], std::uint8_t(SampleStatus::invalid_load));
   // Groups that the Euler angles' singularity sends back, at the start and, free, during the run.
   if (is_euler(model) && n > kSingularLater)
     EXPECT_EQ(one.status[kSingularAtStart], std::uint8_t(SampleStatus::euler_singularity));
@@ -737,6 +745,7 @@ TEST_P(LaneGroups, TakeWholeGroupsAndGiveBackTheOnesTheyCannot) {
     }
     const bool damped = is_damped(model);
     if (damped) EXPECT_FALSE(run(w * (kUndamped / w))) << "sample 36 has no damping, the others have";
+    if (damped) EXPECT_FALSE(run(w * (kUnphysicalLoad / w))) << "sample 70's stiffness is negative";
     if (!damped && w <= 8) EXPECT_TRUE(run(w * (kUndamped / w)));
     // The quantities' lanes take any group whose centres of mass agree on lying at the origin
     // (else the comparison of quantities above compares the one-sample path with itself).

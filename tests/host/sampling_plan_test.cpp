@@ -1,7 +1,10 @@
 #include "host/sampling/sampling_plan.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -312,6 +315,89 @@ constraint.point = { distribution = "normal", sigma = 0.01 }
     const Vec3<double> point_w = in.initial.p_w + rotate(in.initial.q_wb, constraint.point_b);
     EXPECT_LE((point_w - constraint.anchor_w).norm(), 1e-15);
   }
+}
+
+// Load values that can be unphysical, drawn so that some are (P(z < −1) = 0.1587 each): under
+// "redraw" the loads are drawn again from the sample's streams until they are physical, the body
+// keeping its draw (the load and body redraws are counted apart); under "reject" every first draw
+// is kept and the sample fails its loads' check (run_sample then flags it invalid_load). A damping
+// entry's own value must be non-negative, however much another entry adds.
+TEST(SamplingPlan, LoadValuesThatAreNotPhysicalAreRedrawnOrRejected) {
+  const std::string text = std::string(kSpringAndPivot) + R"([dispersions]
+body.mass = { distribution = "normal", sigma = 0.1 }
+loads.1.stiffness = { distribution = "normal", sigma = 40.0 }
+loads.2.linear = { distribution = "normal", sigma = 0.25 }
+constraint.point = { distribution = "normal", sigma = 0.01 }
+)";
+  const std::uint64_t n = 20000;
+  // Key-path order: body.mass, constraint.point (3), loads.1.stiffness, loads.2.linear.
+  const SamplingPlan mass_only(parse_text(std::string(kSpringAndPivot) + "[dispersions]\nbody.mass = { distribution = \"normal\", sigma = 0.1 }\n"));
+  std::vector<double> first_stiffness(n), first_linear(n);
+  for (const char* policy : {"reject", "redraw"}) {
+    const Scenario s = parse_text(text + "[design]\ninvalid_bodies = \"" + policy + "\"\n");
+    const SamplingPlan plan(s);
+    const bool redraw = std::string(policy) == "redraw";
+    std::uint64_t redrawn = 0, unphysical = 0;
+    double sum = 0;
+    for (std::uint64_t k = 0; k < n; ++k) {
+      SampleInputs<double> in, nominal_body;
+      double v[6], m[1];
+      const int redraws = plan.sample(k, in, v);
+      redrawn += redraws > 0;
+      mass_only.sample(k, nominal_body, m);
+      ASSERT_EQ(v[0], m[0]) << "the body is not redrawn for its loads";
+      const bool physical = OwnModelValues<double>{&s.model_parameters, in.model_values, 1}.physical();
+      EXPECT_EQ(physical, v[4] >= 0 && v[5] >= 0) << k;
+      unphysical += !physical;
+      if (!redraw) {
+        first_stiffness[k] = v[4];
+        first_linear[k] = v[5];
+        EXPECT_EQ(redraws, 0);
+      } else {
+        EXPECT_TRUE(physical) << k;
+        // A first draw that was physical is kept, bit for bit.
+        if (first_stiffness[k] >= 0 && first_linear[k] >= 0) {
+          EXPECT_EQ(redraws, 0);
+          EXPECT_EQ(v[4], first_stiffness[k]);
+        }
+        sum += v[4];
+      }
+    }
+    const double p = 1 - (1 - 0.158655) * (1 - 0.158655), sd = std::sqrt(p * (1 - p) * double(n));
+    if (redraw) {
+      EXPECT_EQ(unphysical, 0u);
+      EXPECT_NEAR(double(redrawn), p * double(n), 5 * sd);
+      // The redrawn stiffness is the normal truncated at 0: N(40, 40²) given ≥ 0, whose mean is
+      // 40 + 40 φ(1)/Φ(1) = 51.504 and sd 40 √(1 − φ(1)/Φ(1) − (φ(1)/Φ(1))²) = 31.74: within 5
+      // standard errors.
+      EXPECT_NEAR(sum / double(n), 51.504, 5 * 31.74 / std::sqrt(double(n)));
+    } else {
+      EXPECT_EQ(redrawn, 0u);
+      EXPECT_NEAR(double(unphysical), p * double(n), 5 * sd);
+    }
+  }
+}
+
+// A body made invalid by a grid's values alone (nothing of it dispersed: moments that break the
+// triangle inequality) is not redrawn in vain: no redraw can mend it, so none is made or counted,
+// and the other inputs keep their one draw.
+TEST(SamplingPlan, AnInvalidBodyNoDrawCanMendIsNotRedrawn) {
+  const SamplingPlan plan(scenario_with(R"(initial.angular_velocity = { distribution = "normal", sigma = 0.1 }
+[design]
+type = "grid"
+[design.axes]
+"body.principal_moments" = { values = [[0.1, 0.2, 0.25], [0.1, 0.1, 0.3]] }
+)"));
+  SampleInputs<double> in;
+  double v[3], first[3];
+  for (std::uint64_t k = 0; k < 2; ++k) {
+    EXPECT_EQ(plan.sample(k, in, v), 0) << k;
+    EXPECT_EQ(check_mass_properties(in.body) == BodyValidity::valid, k == 0);
+    if (k == 0) std::copy(v, v + 3, first);
+  }
+  const SamplingPlan velocity_only(scenario_with(R"(initial.angular_velocity = { distribution = "normal", sigma = 0.1 })"));
+  velocity_only.sample(1, in, first);
+  EXPECT_EQ(std::vector<double>(v, v + 3), std::vector<double>(first, first + 3));
 }
 
 // A multivariate normal: the sample correlation of each pair of components matches the matrix

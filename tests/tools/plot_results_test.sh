@@ -94,7 +94,7 @@ with h5py.File("p.h5.partial", "r") as f:
 with h5py.File("c.h5", "r") as f:
     assert plot_results.status_names(f["samples/status"]) == {
         0: "ok", 1: "non_finite_state", 2: "invalid_body", 3: "max_steps_reached", 4: "step_size_underflow",
-        5: "terminal_event", 6: "euler_singularity", 7: "inaccurate", 255: "not_run"}, \
+        5: "terminal_event", 6: "euler_singularity", 7: "inaccurate", 8: "invalid_load", 255: "not_run"}, \
         plot_results.status_names(f["samples/status"])
 PY
 # A file that is not HDF5: a clear error and exit code 2.

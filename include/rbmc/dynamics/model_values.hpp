@@ -38,6 +38,29 @@ enum class ModelField : std::uint8_t {
 };
 inline constexpr int kModelFieldCount = int(ModelField::plane_height) + 1;  // plane_height is the last
 
+// Whether a drawn value of the field is physical: the rule the scenario's nominal value obeys
+// (host/scenario/parse_scenario.cpp). A spring's stiffness, rest length and damping and each
+// damping entry's coefficients are non-negative (a damping target's value is its entry's own,
+// before the other entries' offset); a central body's μ is positive; positions, forces and
+// couples may be anything. A NaN is not physical wherever a rule applies.
+template <class T>
+RBMC_HD inline bool model_value_physical(ModelField field, T value) {
+  switch (field) {
+    case ModelField::spring_stiffness:
+    case ModelField::spring_rest_length:
+    case ModelField::spring_damping:
+    case ModelField::linear_damping:
+    case ModelField::quadratic_damping:
+    case ModelField::angular_linear_damping:
+    case ModelField::angular_quadratic_damping: return value >= T(0);
+    case ModelField::central_mu: return value > T(0);
+    default: return true;
+  }
+}
+
+// Whether a field's values can be unphysical at all (a draw of it may need redrawing).
+RBMC_HD inline bool model_field_bounded(ModelField field) { return !model_value_physical(field, -1.0); }
+
 // One per-sample value's destination: field = value + offset.
 template <class Scalar>
 struct ModelParameter {
@@ -81,10 +104,14 @@ struct ModelParameters {
   }
 };
 
-// No per-sample values: every field as the scenario declares it.
+// No per-sample values: every field as the scenario declares it, or as a copy of the shared
+// model has them set. `values_physical` is the verdict on the sample's own values made before
+// they were copied (run_sample_in_batch): true for the scenario's, which its reader checked.
 struct SharedValuesOnly {
+  bool values_physical = true;
   template <class T>
   RBMC_HD void apply(ModelField, int, T&) const {}
+  RBMC_HD bool physical() const { return values_physical; }
 };
 
 // One sample's values of the dispersed fields: value j (for table->targets[j]) at
@@ -105,6 +132,14 @@ struct OwnModelValues {
       const ModelParameter<Scalar>& t = table->targets[j];
       if (t.field == field && t.index == index) set(v, t.component, Scalar(values[std::size_t(j) * stride]) + t.offset);
     }
+  }
+
+  // Whether every value is physical (model_value_physical): a sample with a negative stiffness
+  // drawn is flagged invalid_load, not integrated (run_sample).
+  RBMC_HD bool physical() const {
+    for (int j = 0; j < table->n; ++j)
+      if (!model_value_physical(table->targets[j].field, values[std::size_t(j) * stride])) return false;
+    return true;
   }
 
  private:

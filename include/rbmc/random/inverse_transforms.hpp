@@ -18,8 +18,10 @@ namespace rbmc {
 // drawn by two builds. Results files record it (`draw_revision`; a file without it has revision
 // 1). DrawRevision.NamesTheseDraws fails when the draws change and this does not.
 // 1: before 2026-11-24; 2: the portable draws (rbmc/math/portable_math.hpp); 3: a uniform
-// rotation's rotation vector portable too (uniform_rotation_vector, 2026-11-25).
-constexpr int kDrawRevision = 3;
+// rotation's rotation vector portable too (uniform_rotation_vector, 2026-11-25); 4: a load value
+// that is not physical (a negative stiffness) redrawn by the validity policy, as a body is
+// (draw_sample_inputs, 2026-12-07): the same uniforms, other samples' values where one was drawn.
+constexpr int kDrawRevision = 4;
 
 // Φ⁻¹(p), the standard normal quantile: Wichura's algorithm AS 241 (PPND16), "The percentage
 // points of the normal distribution", Applied Statistics 37(3), 477–484, 1988. Rational

@@ -61,9 +61,10 @@ enum class DistributionKind {
   random_axis,       // initial.attitude or body.principal_axes: an angle (half-normal sd b, or uniform up to a) about a random axis
 };
 
-// Validity policy "redraw" for dispersed mass properties: a draw that is not physical is redrawn
-// from the same sample's streams (attempt 1, 2, ...), deterministically; after this many attempts
-// the sample keeps its last draw and run_sample flags it invalid_body.
+// Validity policy "redraw" for dispersed mass properties and load values: a draw that is not
+// physical is redrawn from the same sample's streams (attempt 1, 2, ...), deterministically; after
+// this many attempts the sample keeps its last draw and run_sample flags it invalid_body (or
+// invalid_load).
 inline constexpr int kMaxBodyAttempts = 64;
 
 // What one drawn or swept value sets: an input, its components, and for a shape dimension or a
@@ -80,7 +81,20 @@ struct DrawUnitModel {
   std::uint32_t stream;  // Philox stream id: the key path's (or the group's) hash
   int first_dimension;   // its first design dimension
   int n_uniforms;
-  bool is_body;          // redrawn by the validity policy
+  bool is_body;          // draws a mass property: redrawn by the validity policy when the body is not physical
+  bool is_load;          // draws a load value that can be unphysical (model_field_bounded): redrawn when one is
+};
+
+// Which attempt a sample's draw is at: the body's and the loads' redraws counted apart, so that a
+// body redrawn keeps its loads' draws and the other way round. Both counts in one word (the body's
+// in the low half): as two, the device's draw kernel spilled one of them.
+struct DrawAttempts {
+  std::uint32_t counts = 0;
+  RBMC_HD int body() const { return int(counts & 0xffffu); }
+  RBMC_HD int load() const { return int(counts >> 16); }
+  RBMC_HD void next(bool body_again, bool load_again) { counts += std::uint32_t(body_again) + (std::uint32_t(load_again) << 16); }
+  // The attempt a unit draws at: 0 for a unit no redraw touches.
+  RBMC_HD int of(const DrawUnitModel& u) const { return (u.is_body ? body() : 0) + (u.is_load ? load() : 0); }
 };
 
 struct DispersionModel {
@@ -114,7 +128,10 @@ struct GridAxisModel {
 struct SamplingModel {
   std::uint64_t seed = 0, n_samples = 0;
   UniformSource source = UniformSource::philox;
-  bool redraw_invalid_bodies = true;
+  // Validity policy "redraw" where a unit can mend it: some unit draws a mass property (a body
+  // made invalid by a grid's or a table's values alone is not drawn 64 times in vain), or a load
+  // value that can be unphysical.
+  bool redraw_bodies = true, redraw_loads = true;
   bool table = false;  // the axes are a table's columns
   std::uint64_t replicates = 1;
   // The nominal sample, and the nominal body's principal axes (columns, a proper rotation) and
@@ -218,9 +235,9 @@ RBMC_HD inline Vec3<double> dispersion_value(const SamplingModel& m, const Dispe
 // members of one value each); tossed_cylinder_lhs's (the mass, then the centre of mass) draws 5
 // instead of 4.
 RBMC_HD inline Vec3<double> correlated_value(const SamplingModel& m, const DispersionModel& d, std::uint64_t k,
-                                             int attempt) {
+                                             DrawAttempts attempts) {
   const CorrelationModel& g = m.correlations[d.group];
-  const int unit_attempt = m.units[g.unit].is_body ? attempt : 0;
+  const int unit_attempt = attempts.of(m.units[g.unit]);
   const double* factor = m.values + g.factor_at;
   const int dim = d.target.dim, first = d.offset_in_group, last = first + dim - 1;
   double y0 = 0, y1 = 0, y2 = 0;  // rows first, first + 1 and first + 2 of y, as dim has them
@@ -300,13 +317,13 @@ RBMC_HD inline void apply_input(const SamplingModel& m, const InputTarget& t, co
 // Sample k's inputs into `in` but for its model values, which go to model_values; each
 // dispersion's drawn components, in order, into params[j · params_stride] (1 for one sample's row,
 // the batch's size for columns). Returns the number of redraws the validity policy made (0 when
-// the first draw was valid, and always 0 under invalid_bodies = "reject": an invalid body is then
-// flagged by run_sample).
+// the first draw was valid, and always 0 under invalid_bodies = "reject": an invalid body or load
+// value is then flagged by run_sample).
 RBMC_HD inline int draw_sample_inputs(const SamplingModel& m, std::uint64_t k, SampleInputs<double>& in,
                                       ModelValuesDestination model_values, double* params, std::size_t params_stride) {
   InputAssembly a;
-  int attempt = 0;
-  for (;; ++attempt) {
+  DrawAttempts attempts;
+  for (;;) {
     in.body = m.body;
     in.initial = m.initial;
     in.gravity_w = m.gravity_w;
@@ -323,10 +340,10 @@ RBMC_HD inline int draw_sample_inputs(const SamplingModel& m, std::uint64_t k, S
       const DispersionModel& d = m.dispersions[i];
       Vec3<double> v;
       if (d.group >= 0) {
-        v = correlated_value(m, d, k, attempt);
+        v = correlated_value(m, d, k, attempts);
       } else {
-        // Only the mass properties are redrawn; other inputs keep their first draw.
-        const int unit_attempt = m.units[d.unit].is_body ? attempt : 0;
+        // Only the mass properties and bounded load values are redrawn; other inputs keep their first draw.
+        const int unit_attempt = attempts.of(m.units[d.unit]);
         const int n_uniforms = uniforms_needed(d.kind, d.target.dim);
         double u[3];
         for (int j = 0; j < n_uniforms; ++j) u[j] = unit_uniform(m, d.unit, k, unit_attempt, j);
@@ -342,9 +359,15 @@ RBMC_HD inline int draw_sample_inputs(const SamplingModel& m, std::uint64_t k, S
     } else if (a.moments_set || a.axes_set) {
       in.body.inertia_c_b = inertia_from_principal(Mat3<double>(a.axes_turn * m.principal_axes), a.moments);
     }
-    const bool valid =
+    const bool body_valid =
         check_mass_properties(in.body) == BodyValidity::valid && (!a.derive_from_shape || shape_is_valid(a.shape));
-    if (valid || !m.redraw_invalid_bodies || attempt + 1 >= kMaxBodyAttempts) break;
+    const bool loads_valid =
+        OwnModelValues<double>{&m.model_parameters, model_values.values, model_values.stride}.physical();
+    const bool redraw_body = !body_valid && m.redraw_bodies, redraw_loads = !loads_valid && m.redraw_loads;
+    if (!(redraw_body || redraw_loads) || (redraw_body && attempts.body() + 1 >= kMaxBodyAttempts) ||
+        (redraw_loads && attempts.load() + 1 >= kMaxBodyAttempts))
+      break;
+    attempts.next(redraw_body, redraw_loads);
   }
   // A shape that is not physical (a negative length) can still give a valid tensor; a zero one
   // makes run_sample flag the sample invalid_body instead of integrating it.
@@ -356,7 +379,7 @@ RBMC_HD inline int draw_sample_inputs(const SamplingModel& m, std::uint64_t k, S
     const Constraint<double> constraint = constraint_of(m.constraint, own);
     in.initial = project_onto_constraint(constraint, in.initial);
   }
-  return attempt;
+  return attempts.body() + attempts.load();
 }
 
 // The same with the model values in in.model_values.

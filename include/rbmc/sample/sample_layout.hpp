@@ -245,7 +245,7 @@ RBMC_HD_KERNEL_INLINE void run_sample_in_batch(const StoredIn* inputs, StoredOut
         SharedModel<Scalar> copy = shared;
         apply_own_values(own, copy.loads, copy.constraint);
         copy.parameters.n = 0;
-        r = run_sample<Scalar, Kinds>(in, SharedValuesOnly{}, copy, how, sink, records);
+        r = run_sample<Scalar, Kinds>(in, SharedValuesOnly{own.physical()}, copy, how, sink, records);
       } else {
         r = run_sample<Scalar, Kinds>(in, SharedValuesOnly{}, shared, how, sink, records);
       }

@@ -16,9 +16,11 @@ enum class SampleStatus : std::uint8_t {
   euler_singularity = 6,    // the ZXZ Euler angles came within the threshold of θ = 0 or π
   inaccurate = 7,           // reached the end time, but its energy or angular momentum drifted beyond the
                             // accuracy guard's limits ([run] max_energy_drift, max_momentum_drift)
+  invalid_load = 8,         // a dispersed load parameter was not physical (a negative stiffness, rest
+                            // length or damping coefficient, a central body's μ not positive); not integrated
 };
 
-inline constexpr int kSampleStatusCount = 8;
+inline constexpr int kSampleStatusCount = 9;
 
 inline const char* status_name(SampleStatus s) {
   switch (s) {
@@ -30,6 +32,7 @@ inline const char* status_name(SampleStatus s) {
     case SampleStatus::terminal_event: return "terminal_event";
     case SampleStatus::euler_singularity: return "euler_singularity";
     case SampleStatus::inaccurate: return "inaccurate";
+    case SampleStatus::invalid_load: return "invalid_load";
   }
   return "unknown";
 }

@@ -165,9 +165,10 @@ struct LaneGroup {
   LaneGroup& operator=(const LaneGroup&) = delete;
 
   // Stages: each lane's inputs, model and constraint, as the one-sample path makes them; then the
-  // lanes'. False when the group must go sample by sample: a body that is not physical, bodies
-  // that disagree on their centre of mass lying at the origin or on their body axes being
-  // principal, or samples on which damping terms they have (branches of the right-hand side).
+  // lanes'. False when the group must go sample by sample: a body or load values that are not
+  // physical (run_sample flags them), bodies that disagree on their centre of mass lying at the
+  // origin or on their body axes being principal, or samples on which damping terms they have
+  // (branches of the right-hand side).
   template <class StoredIn>
   bool load(const StoredIn* inputs, std::size_t n, std::size_t first, const SharedModel<Scalar>& shared) {
     for (int lane = 0; lane < W; ++lane) {
@@ -181,8 +182,10 @@ struct LaneGroup {
         return false;
       constraint[lane] = shared.constraint;
       if constexpr (!Kinds::free_body) {
+        const auto own = own_values_in_batch(shared.parameters, inputs, n, i);
+        if (!own.physical()) return false;
         loads[lane] = shared.loads;
-        apply_own_values(own_values_in_batch(shared.parameters, inputs, n, i), loads[lane], constraint[lane]);
+        apply_own_values(own, loads[lane], constraint[lane]);
         // Each damping term is evaluated or not for the whole group (Damping::terms, branches).
         if (damping_of(loads[lane], SharedValuesOnly{}).terms() != damping_of(loads[0], SharedValuesOnly{}).terms())
           return false;
