@@ -52,7 +52,8 @@ const Case kCases[] = {{"monte_carlo", "uniform_rotation"}, {"monte_carlo", "ran
                        {"latin_hypercube", "uniform_rotation"}, {"sobol", "random_axis"}, {"grid", "uniform_rotation"}};
 
 // Row i of the columns is what SamplingPlan::sample draws for sample index[i]: every input, each
-// dispersion's drawn values, and the redraws (the scenario's wide mass dispersion makes some).
+// dispersion's drawn values, and the redraws (the scenario's wide mass dispersion makes some, and
+// its spring's stiffness, drawn negative in a tenth of the samples, others).
 TEST(DrawBatchRow, StoresWhatOneSamplesDrawGives) {
   for (const Case& c : kCases) {
     SCOPED_TRACE(std::string(c.design) + ", " + c.attitude);
@@ -82,6 +83,7 @@ TEST(DrawBatchRow, StoresWhatOneSamplesDrawGives) {
       EXPECT_EQ(got.initial.omega_b, expected.initial.omega_b);
       EXPECT_EQ(got.gravity_w, expected.gravity_w);
       for (int j = 0; j < n_model; ++j) EXPECT_EQ(got.model_values[j], expected.model_values[j]);
+      EXPECT_TRUE(own_values(plan.scenario().model_parameters, got.model_values).physical()) << index[i];
       for (int j = 0; j < n_params; ++j) EXPECT_EQ(drawn.params[std::size_t(j) * index.size() + i], params[std::size_t(j)]);
     }
     EXPECT_EQ(drawn.redrawn, redrawn);
