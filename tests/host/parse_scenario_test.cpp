@@ -400,6 +400,27 @@ inertia_about = "origin"
   EXPECT_NEAR(s.body.inertia_c_b(0, 0), 1.0, 1e-15);
   EXPECT_NEAR(s.body.inertia_c_b(1, 1), 1.0, 1e-15);
   EXPECT_NEAR(s.body.inertia_c_b(2, 2), 1.0, 1e-15);
+  // A tensor about the origin too small for the centre of mass's distance: physical as given, not
+  // once moved (1.5 − 2 · 1 < 0). The error says so, with the moved tensor.
+  try {
+    parse_scenario(R"([run]
+duration = 1.0
+step = 0.1
+[body]
+mass = 2.0
+center_of_mass = [0.0, 0.0, 1.0]
+inertia = [[1.5, 0, 0], [0, 1.5, 0], [0, 0, 1.0]]
+inertia_about = "origin"
+)",
+                   "o.toml");
+    FAIL() << "accepted";
+  } catch (const ScenarioError& e) {
+    EXPECT_EQ(e.key_path(), "body.inertia");
+    EXPECT_NE(std::string(e.what()).find("moved there from the origin (parallel axis, I_c = I_o - m (|c|^2 1 - c c^T)) "
+                                         "it is [[-0.5, 0, 0], [0, -0.5, 0], [0, 0, 1]] kg m^2"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 }  // namespace
