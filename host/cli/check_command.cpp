@@ -1,7 +1,6 @@
 #include "host/cli/check_command.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <memory>
@@ -16,7 +15,6 @@
 #include "host/scenario/scenario.hpp"
 #include "host/stats/run_statistics.hpp"
 #include "host/util/decimal_bytes.hpp"
-#include "host/util/parallel_for.hpp"
 
 namespace rbmc::cli {
 
@@ -97,8 +95,8 @@ void print_planned_file(const Scenario& s) {
 
 // How many of the previewed samples the validity policy redrew, and how many it leaves with a body
 // or a load value that is not physical (docs/scenario.md, "Validity policy").
-void print_preview_validity(const Scenario& s, std::uint64_t n, std::uint64_t redrawn, std::uint64_t invalid_bodies,
-                            std::uint64_t invalid_loads) {
+void print_preview_validity(const Scenario& s, const DrawPreview& p) {
+  const std::uint64_t n = p.n, redrawn = p.redrawn, invalid_bodies = p.invalid_bodies, invalid_loads = p.invalid_loads;
   std::string left;
   if (invalid_bodies + invalid_loads > 0)
     left = std::to_string(invalid_bodies) + " invalid_body, " + std::to_string(invalid_loads) + " invalid_load";
@@ -169,22 +167,13 @@ void print_resolved(const Scenario& s, std::uint64_t preview) {
 
   // A preview of the samples the run would draw: the same streams, so the same numbers.
   const SamplingPlan plan(s);
-  const std::uint64_t n = std::min<std::uint64_t>(preview, s.run.n_samples);
+  const DrawPreview drawn = preview_draws(plan, std::min<std::uint64_t>(preview, s.run.n_samples));
+  const std::uint64_t n = drawn.n;
   const int width = plan.n_parameter_values();
-  std::vector<double> values(std::size_t(n) * std::size_t(width));
-  std::atomic<std::uint64_t> redrawn{0}, invalid_bodies{0}, invalid_loads{0};
-  parallel_for(std::size_t(n), default_thread_count(), [&](std::size_t begin, std::size_t end) {
-    SampleInputs<double> in;
-    for (std::size_t k = begin; k < end; ++k) {
-      if (plan.sample(k, in, values.data() + k * std::size_t(width)) > 0) ++redrawn;
-      // As run_sample judges it: the body first.
-      if (check_mass_properties(in.body) != BodyValidity::valid) ++invalid_bodies;
-      else if (!own_values(s.model_parameters, in.model_values).physical()) ++invalid_loads;
-    }
-  });
+  const std::vector<double>& values = drawn.values;
   if (s.dispersions.empty()) {
     std::printf("  dispersions  none: the samples differ by the %s's values\n", s.design.name());
-    print_preview_validity(s, n, redrawn, invalid_bodies, invalid_loads);
+    print_preview_validity(s, drawn);
     return;
   }
   std::printf("  dispersions  (preview of the first %llu samples)\n", static_cast<unsigned long long>(n));
@@ -238,7 +227,7 @@ void print_resolved(const Scenario& s, std::uint64_t preview) {
       std::printf("\n");
     }
   }
-  print_preview_validity(s, n, redrawn, invalid_bodies, invalid_loads);
+  print_preview_validity(s, drawn);
 }
 
 }  // namespace

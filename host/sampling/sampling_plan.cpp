@@ -9,6 +9,7 @@
 #include <string>
 
 #include "host/errors.hpp"
+#include "host/util/parallel_for.hpp"
 #include "rbmc/body/principal_axes.hpp"
 #include "rbmc/random/philox_stream.hpp"
 
@@ -188,6 +189,27 @@ SamplingModel SamplingImage::model_at(const unsigned char* base) const {
 
 void SamplingPlan::uniforms(std::size_t unit, std::uint64_t k, int attempt, double* u) const {
   for (int j = 0; j < tables_.units[unit].n_uniforms; ++j) u[j] = unit_uniform(model_, int(unit), k, attempt, j);
+}
+
+DrawPreview preview_draws(const SamplingPlan& plan, std::uint64_t n) {
+  DrawPreview p;
+  p.n = n;
+  const std::size_t width = std::size_t(plan.n_parameter_values());
+  p.values.resize(std::size_t(n) * width);
+  std::atomic<std::uint64_t> redrawn{0}, invalid_bodies{0}, invalid_loads{0};
+  const ModelParameters<double>& loads = plan.scenario().model_parameters;
+  parallel_for(std::size_t(n), default_thread_count(), [&](std::size_t begin, std::size_t end) {
+    SampleInputs<double> in;
+    for (std::size_t k = begin; k < end; ++k) {
+      if (plan.sample(k, in, p.values.data() + k * width) > 0) ++redrawn;
+      if (check_mass_properties(in.body) != BodyValidity::valid) ++invalid_bodies;
+      else if (!own_values(loads, in.model_values).physical()) ++invalid_loads;
+    }
+  });
+  p.redrawn = redrawn;
+  p.invalid_bodies = invalid_bodies;
+  p.invalid_loads = invalid_loads;
+  return p;
 }
 
 }  // namespace rbmc

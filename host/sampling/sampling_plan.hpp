@@ -44,7 +44,8 @@ class SamplingPlan {
 
   // Sample k's inputs; params receives the drawn value of each dispersion in order.
   // Returns the number of redraws the validity policy made (0 when the first draw was valid, and
-  // always 0 under invalid_bodies = "reject": an invalid body is then flagged by run_sample).
+  // always 0 under invalid_bodies = "reject": an invalid body or load value is then flagged by
+  // run_sample).
   int sample(std::uint64_t k, SampleInputs<double>& in, double* params) const {
     return draw_sample_inputs(model_, k, in, params, 1);
   }
@@ -70,6 +71,15 @@ class SamplingPlan {
   SamplingModel model_;
   std::uint64_t id_;
 };
+
+// The first n samples' draws as a run makes them, and how the validity policy met them: `rbmc
+// check`'s preview and rbmc.check()'s. A sample counts as invalid as run_sample judges it, its
+// body first (invalid_body), then its load values (invalid_load).
+struct DrawPreview {
+  std::uint64_t n = 0, redrawn = 0, invalid_bodies = 0, invalid_loads = 0;
+  std::vector<double> values;  // (n, plan.n_parameter_values()), each dispersion's drawn components
+};
+DrawPreview preview_draws(const SamplingPlan& plan, std::uint64_t n);
 
 // A plan's tables in one block of bytes, for a backend that copies them elsewhere in one
 // transfer (the GPU's memory): model_at(base) is the plan's model pointing into the copy at base,

@@ -85,15 +85,18 @@ def run(scenario, *, output=None, samples=None, seed=None, backend="auto", preci
     return Results(summary["output"], summary)
 
 
-def check(scenario):
+def check(scenario, preview=10000):
     """Parses and validates a scenario (path or dict) without running it, as ``rbmc check`` does:
     a dict of its name, sample count, seed, integrator, duration, steps, design, the dispersed
-    key paths and the design's inputs, the TOML text a run would store, and the bytes the run writes
+    key paths and the design's inputs, the TOML text a run would store, the bytes the run writes
     at least before its file is in place (``bytes_per_sample`` of the file's per-sample datasets,
     ``journal_bytes``, and their sum with any trajectories stored uncompressed, ``disk_bytes``,
-    which ``rbmc.run`` checks against the free space). Raises
-    :class:`rbmc.ScenarioError` naming the file and line, or the dict's key path."""
-    return _rbmc.check(_scenario(scenario))
+    which ``rbmc.run`` checks against the free space), and ``validity``: of the first ``preview``
+    samples, drawn as the run draws them, how many the validity policy redrew and how many it
+    leaves not integrated (``previewed``, ``redrawn``, ``invalid_body``, ``invalid_load``,
+    ``policy``). Raises :class:`rbmc.ScenarioError` naming the file and line, or the dict's key
+    path."""
+    return _rbmc.check(_scenario(scenario), _whole_number("preview", preview, 1))
 
 
 @dataclass

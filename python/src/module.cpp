@@ -4,6 +4,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -21,6 +22,7 @@
 #include "host/errors.hpp"
 #include "host/run/disk_space.hpp"
 #include "host/run/run_driver.hpp"
+#include "host/sampling/sampling_plan.hpp"
 #include "host/scenario/scenario.hpp"
 #include "python/src/scenario_from_python.hpp"
 
@@ -160,7 +162,7 @@ py::dict run(const py::handle& scenario_given, std::optional<std::string> output
   return summary_dict(summary);
 }
 
-py::dict check(const py::handle& scenario_given) {
+py::dict check(const py::handle& scenario_given, std::uint64_t preview) {
   const Scenario s = scenario_from_python(scenario_given);
   std::vector<std::string> dispersed, given;
   for (const Dispersion& d : s.dispersions) dispersed.push_back(d.info.key_path);
@@ -183,6 +185,15 @@ py::dict check(const py::handle& scenario_given) {
   d["bytes_per_sample"] = need.bytes_per_sample;
   d["disk_bytes"] = need.total();
   d["journal_bytes"] = need.journal;
+  // The first samples' validity, as `rbmc check` previews it (docs/scenario.md, "Validity policy").
+  const DrawPreview p = preview_draws(SamplingPlan(s), std::min<std::uint64_t>(preview, s.run.n_samples));
+  py::dict validity;
+  validity["previewed"] = p.n;
+  validity["redrawn"] = p.redrawn;
+  validity["invalid_body"] = p.invalid_bodies;
+  validity["invalid_load"] = p.invalid_loads;
+  validity["policy"] = s.design.invalid_bodies == Design::InvalidBodies::reject ? "reject" : "redraw";
+  d["validity"] = validity;
   return d;
 }
 
@@ -312,7 +323,7 @@ PYBIND11_MODULE(_rbmc, m) {
   m.def("run", &run, py::arg("scenario"), py::arg("output"), py::arg("samples"), py::arg("seed"), py::arg("backend"),
         py::arg("precision"), py::arg("threads"), py::arg("batch_size"), py::arg("overwrite"), py::arg("resume"),
         py::arg("journal"), py::arg("space_check"), py::arg("progress"), py::arg("only"), py::arg("shard"));
-  m.def("check", &check, py::arg("scenario"));
+  m.def("check", &check, py::arg("scenario"), py::arg("preview"));
   m.def("compare", &compare, py::arg("a"), py::arg("b"), py::arg("options"));
   m.def("validate", &validate, py::arg("scenario"), py::arg("samples"), py::arg("seed"), py::arg("backend"),
         py::arg("precision"), py::arg("threads"), py::arg("keep"), py::arg("progress"), py::arg("options"));

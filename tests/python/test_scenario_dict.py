@@ -50,6 +50,25 @@ def test_check_reports_what_a_run_would_do(box_toml, tmp_path):
     assert rbmc.check(d)["name"] == "scenario"
 
 
+def test_check_previews_the_validity_of_the_draws(tmp_path):
+    # A spring whose stiffness is drawn negative in some samples: the preview counts what the run
+    # redraws, or under "reject" flags (status invalid_load), sample for sample.
+    d = box_dict()
+    d["run"]["samples"] = 400
+    d["loads"] = [{"type": "spring", "anchor": [0.0, 0.0, 1.0], "stiffness": 50.0}]
+    d["dispersions"]["loads.0.stiffness"] = {"distribution": "normal", "sigma": 60.0}
+    c = rbmc.check(d)["validity"]
+    assert c["previewed"] == 400 and c["policy"] == "redraw" and c["invalid_load"] == 0
+    d["design"] = {"invalid_bodies": "reject"}
+    r = rbmc.check(d, preview=400)["validity"]
+    assert r["policy"] == "reject" and r["redrawn"] == 0 and r["invalid_body"] == 0
+    run = run_quietly(d, output=tmp_path / "reject.h5")
+    assert run.summary["statuses"]["invalid_load"] == r["invalid_load"] == c["redrawn"] > 0
+    assert rbmc.check(d, preview=10)["validity"]["previewed"] == 10
+    with pytest.raises(rbmc.UsageError):
+        rbmc.check(d, preview=0)
+
+
 @pytest.mark.parametrize("edit, key_path, words", [
     (lambda d: d["body"].update(mass=-1.0), "body.mass", "positive"),
     (lambda d: d["run"].update(sample=10), "run.sample", "unknown key"),
