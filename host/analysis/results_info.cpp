@@ -20,6 +20,11 @@ namespace {
 // Rows read at a time: a file of 2^40 declared rows is summarised in the memory of its rows done.
 constexpr std::uint64_t kBlock = std::uint64_t(1) << 20;
 
+// A sample the run did not integrate: its final state is its initial one at time 0.
+bool not_integrated(std::uint8_t status) {
+  return status == std::uint8_t(SampleStatus::invalid_body) || status == std::uint8_t(SampleStatus::invalid_load);
+}
+
 // The events of /samples/events over the first `prefix` rows: in how many samples each occurred,
 // how many it stopped, and when it first occurred there (over every stride-th row, as the final
 // state's table). An event whose datasets [output] samples left out is not listed.
@@ -108,6 +113,7 @@ ResultsInfo read_results_info(const std::string& path) {
   for (std::uint64_t first = 0; first < prefix; first += kBlock)
     for (std::uint8_t code : r.uint8s("samples/status", first, block(first)).data) ++counts[code];
   info.n_done = prefix - counts[kStatusNotRun];
+  info.not_integrated = counts[std::size_t(SampleStatus::invalid_body)] + counts[std::size_t(SampleStatus::invalid_load)];
   counts[kStatusNotRun] = 0;
   for (int c = 0; c < 256; ++c)
     if (counts[std::size_t(c)] > 0)
@@ -142,7 +148,7 @@ ResultsInfo read_results_info(const std::string& path) {
       const std::vector<double> a = r.doubles(row.path, first, block(first)).data;
       const std::vector<std::uint8_t> status = r.uint8s("samples/status", first, block(first)).data;
       for (std::uint64_t i = (stride - first % stride) % stride; i < status.size(); i += stride)
-        for (std::size_t c = 0; c < dim && status[i] != kStatusNotRun; ++c)
+        for (std::size_t c = 0; c < dim && status[i] != kStatusNotRun && !not_integrated(status[i]); ++c)
           if (std::isfinite(a[i * dim + c])) values[c].push_back(a[i * dim + c]);
     }
     for (std::size_t c = 0; c < dim; ++c) {
@@ -251,9 +257,13 @@ void print_results_info(const ResultsInfo& info, std::FILE* out) {
   const auto label_of = [](const ResultsInfo::Row& row) { return row.quantity + " (" + row.units + ")"; };
   int width = 22;
   for (const ResultsInfo::Row& row : info.final_state) width = std::max(width, int(label_of(row).size()));
+  std::string notes;
+  if (info.stride > 1) notes += " (every " + std::to_string(info.stride) + "th sample)";
+  if (info.not_integrated > 0)
+    notes += " (" + std::to_string(info.not_integrated) + " sample" + (info.not_integrated == 1 ? "" : "s") +
+             " not integrated, invalid_body or invalid_load, left out)";
   std::fprintf(out, "  final state  %-*s %12s %12s %12s %12s %12s %12s %12s%s\n", width, "", "mean", "sd", "min", "5 %",
-               "median", "95 %", "max",
-               info.stride > 1 ? (" (every " + std::to_string(info.stride) + "th sample)").c_str() : "");
+               "median", "95 %", "max", notes.c_str());
   for (const ResultsInfo::Row& row : info.final_state) {
     const std::string label = label_of(row);
     if (row.count == 0) {
@@ -300,6 +310,7 @@ void print_results_info_json(const ResultsInfo& info, std::FILE* out) {
     j.end_object();
   }
   j.end_array();
+  j.field("final_state_not_integrated", static_cast<unsigned long long>(info.not_integrated));
   j.key("final_state").begin_array();
   for (const ResultsInfo::Row& row : info.final_state) {
     j.begin_object().field("quantity", row.quantity).field("units", row.units);

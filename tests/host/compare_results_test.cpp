@@ -6,6 +6,7 @@
 
 #include <hdf5.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -759,6 +760,45 @@ TEST(ResultsInfo, AnHdf5FileRbmcDidNotWriteIsRefusedNamingIt) {
   expect_refused("compare (second)", [&] { compare_results(results, other, {}); });
   expect_refused("compare (first)", [&] { compare_results(other, results, {}); });
   EXPECT_EQ(read_results_info(results).n_samples, 20);
+}
+
+// Samples not integrated (invalid_body, invalid_load) keep their initial state at time 0 as their
+// "final" one: the final-state table leaves them out and says how many. A spring's stiffness drawn
+// negative in a fifth of the samples, flagged (invalid_load) under "reject": the table's final time
+// is then the duration for every sample it holds.
+TEST(ResultsInfo, LeavesTheSamplesNotIntegratedOutOfTheFinalStates) {
+  test::TempDir dir;
+  const std::string text = R"([run]
+samples = 200
+duration = 0.5
+step = 0.01
+[body]
+mass = 1.0
+inertia = [[0.1, 0, 0], [0, 0.2, 0], [0, 0, 0.3]]
+[[loads]]
+type = "spring"
+anchor = [0.0, 0.0, 1.0]
+stiffness = 50.0
+[dispersions]
+loads.0.stiffness = { distribution = "normal", sigma = 60.0 }
+[design]
+invalid_bodies = "reject"
+)";
+  const std::string path = run_file(dir, "rejected.h5", text, 200);
+  const std::vector<std::uint8_t> status = ResultsReader(path).uint8s("samples/status").data;
+  const auto flagged = std::uint64_t(std::count(status.begin(), status.end(), std::uint8_t(SampleStatus::invalid_load)));
+  ASSERT_GT(flagged, 0u);
+  const ResultsInfo info = read_results_info(path);
+  EXPECT_EQ(info.not_integrated, flagged);
+  const auto time = std::find_if(info.final_state.begin(), info.final_state.end(),
+                                 [](const ResultsInfo::Row& row) { return row.quantity == "time"; });
+  ASSERT_NE(time, info.final_state.end());
+  EXPECT_EQ(time->count, 200 - flagged);
+  EXPECT_EQ(time->min, 0.5);
+  const std::string printed = printed_info(dir, info);
+  EXPECT_NE(printed.find("max (" + std::to_string(flagged) + " samples not integrated, invalid_body or invalid_load, left out)\n"),
+            std::string::npos)
+      << printed;
 }
 
 // Where samples stop early, the statistics at the later times are over the samples still running:
