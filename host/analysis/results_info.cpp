@@ -236,6 +236,10 @@ void print_results_info(const ResultsInfo& info, std::FILE* out) {
     std::fprintf(out, "  statistics   of %s at each output time in /statistics\n", names.c_str());
     const std::string running = running_samples_note(info.statistics_times, info.statistics_counts);
     if (!running.empty()) std::fprintf(out, "               over the samples still running: %s\n", running.c_str());
+    if (info.not_integrated > 0)  // they have no state at any output time
+      std::fprintf(out, "               over the samples integrated: %llu of %llu (the others invalid_body or invalid_load)\n",
+                   static_cast<unsigned long long>(info.n_done - info.not_integrated),
+                   static_cast<unsigned long long>(info.n_done));
   }
   for (std::size_t k = 0; k < info.events.size(); ++k) {
     const ResultsInfo::Event& e = info.events[k];

@@ -763,7 +763,7 @@ TEST(ResultsInfo, AnHdf5FileRbmcDidNotWriteIsRefusedNamingIt) {
 }
 
 // Samples not integrated (invalid_body, invalid_load) keep their initial state at time 0 as their
-// "final" one: the final-state table leaves them out and says how many. A spring's stiffness drawn
+// "final" one: the final-state table leaves them out and says how many, as the statistics do. A spring's stiffness drawn
 // negative in a fifth of the samples, flagged (invalid_load) under "reject": the table's final time
 // is then the duration for every sample it holds.
 TEST(ResultsInfo, LeavesTheSamplesNotIntegratedOutOfTheFinalStates) {
@@ -783,6 +783,8 @@ stiffness = 50.0
 loads.0.stiffness = { distribution = "normal", sigma = 60.0 }
 [design]
 invalid_bodies = "reject"
+[output]
+interval = 0.25
 )";
   const std::string path = run_file(dir, "rejected.h5", text, 200);
   const std::vector<std::uint8_t> status = ResultsReader(path).uint8s("samples/status").data;
@@ -797,6 +799,12 @@ invalid_bodies = "reject"
   EXPECT_EQ(time->min, 0.5);
   const std::string printed = printed_info(dir, info);
   EXPECT_NE(printed.find("max (" + std::to_string(flagged) + " samples not integrated, invalid_body or invalid_load, left out)\n"),
+            std::string::npos)
+      << printed;
+  // Nor have they a state at any output time: the statistics are over the others, and say so.
+  EXPECT_EQ(info.statistics_counts, std::vector<std::uint64_t>(3, 200 - flagged));
+  EXPECT_NE(printed.find("over the samples integrated: " + std::to_string(200 - flagged) +
+                         " of 200 (the others invalid_body or invalid_load)\n"),
             std::string::npos)
       << printed;
 }
