@@ -55,6 +55,15 @@ def status_names(status):
     return {code: name for name, code in (h5py.check_enum_dtype(status.dtype) or {}).items()}
 
 
+def integrated_rows(f, n):
+    """Which of the first n rows were integrated: not those flagged invalid_body or invalid_load,
+    whose "final" state is their initial one at time 0 (a spike at 0 in every histogram)."""
+    status = f["samples/status"][:n]
+    skipped = [code for code, name in status_names(f["samples/status"]).items()
+               if name in ("invalid_body", "invalid_load")]
+    return ~np.isin(status, skipped)
+
+
 def rows_done(f):
     """The rows that hold results: every row of a complete file, the first /resume rows_done of an
     interrupted run's partial file (the rows after them were never run and read as fill values)."""
@@ -161,13 +170,17 @@ def finite(x):
 
 
 def plot_histograms(f, path):
+    """The final states' histograms over the samples integrated, and every sample's status. Returns
+    a note of the samples left out, or None."""
     final = f["samples/final"]
     n = rows_done(f)
     status = f["samples/status"][:n]
+    integrated = integrated_rows(f, n)
+    left_out = int(np.sum(~integrated))
     kept = [name for name in ("position", "velocity", "angular_velocity") if name in final]
     fig, axes = plt.subplots(len(kept) + 1, 3, figsize=(14, 3.2 * (len(kept) + 1)), squeeze=False)
     for r, name in enumerate(kept):
-        data = final[name][:n]
+        data = final[name][:n][integrated]
         units = units_of(final[name])
         for c, comp in enumerate("xyz"):
             ax = axes[r, c]
@@ -179,7 +192,7 @@ def plot_histograms(f, path):
             ax.grid(alpha=0.3)
     last = axes[len(kept)]
     if "time" in final:
-        last[0].hist(finite(final["time"][:n]), bins=60, color="tab:gray")
+        last[0].hist(finite(final["time"][:n][integrated]), bins=60, color="tab:gray")
         last[0].set_xlabel("final time (s): when each sample stopped")
         last[0].set_ylabel("samples")
     else:
@@ -202,10 +215,15 @@ def plot_histograms(f, path):
         last[2].axis("off")
     for ax in last:
         ax.grid(alpha=0.3)
-    fig.suptitle(title_of(f))
+    note = None
+    if left_out:
+        note = "the final states are over the %d samples integrated: %d invalid_body or invalid_load left out" % (
+            n - left_out, left_out)
+    fig.suptitle(title_of(f) + ("" if note is None else "\n" + note))
     fig.tight_layout()
     fig.savefig(path, dpi=90)
     plt.close(fig)
+    return note
 
 
 def plot_trajectories(f, path, count):
@@ -336,8 +354,8 @@ def main(argv):
         else:
             print("plot_results: no /statistics (the scenario asks for none: no [output] interval or times, "
                   "or statistics = false): no bands", file=sys.stderr)
-        plot_histograms(f, prefix + "_histograms.png")
-        written.append(prefix + "_histograms.png")
+        note = plot_histograms(f, prefix + "_histograms.png")
+        written.append(prefix + "_histograms.png" + ("" if note is None else " (%s)" % note))
         if "trajectories/sample_index" in f and f["trajectories/sample_index"].shape[0] > 0:
             plot_trajectories(f, prefix + "_trajectories.png", args.trajectories)
             written.append(prefix + "_trajectories.png")

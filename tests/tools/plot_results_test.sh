@@ -53,6 +53,15 @@ is_png c_histograms.png
 "$rbmc" run "$source_dir/configs/spin_sweep.toml" -o d.h5 --backend cpu >/dev/null
 "$source_dir/tools/plot_results.py" d.h5 -o d >/dev/null
 is_png d_sweep.png
+# Samples not integrated (a spring's stiffness drawn negative, rejected: invalid_load) keep their
+# initial state at time 0: the histograms leave them out, and say so.
+printf '[[loads]]\ntype = "spring"\nanchor = [0.0, 0.0, 1.0]\nstiffness = 50.0\n[dispersions]\nloads.0.stiffness = { distribution = "normal", sigma = 60.0 }\n[design]\ninvalid_bodies = "reject"\n' |
+  cat <(head -n 9 final_only.toml) - >rejected.toml
+"$rbmc" run rejected.toml -o r.h5 --backend cpu >/dev/null
+"$source_dir/tools/plot_results.py" r.h5 -o r >r.out 2>/dev/null
+grep -q "r_histograms.png (the final states are over the .* samples integrated: .* invalid_body or invalid_load left out)" r.out ||
+  { echo "no note of the samples not integrated:" >&2; cat r.out >&2; exit 1; }
+is_png r_histograms.png
 # A file that keeps only some final datasets: the histograms of what it has.
 printf '[output]\nsamples = ["final/position", "status"]\n' | cat final_only.toml - >few.toml
 "$rbmc" run few.toml -o e.h5 --backend cpu >/dev/null
@@ -91,6 +100,10 @@ with h5py.File("p.h5.partial", "r") as f:
     assert "INCOMPLETE, %d of 400000 samples done" % n in plot_results.title_of(f)
 # The statuses' names are the file's own (docs/output-format.md's table), not a list of the
 # script's that once named codes 2, 3 and 4 after other statuses.
+with h5py.File("r.h5", "r") as f:
+    integrated = plot_results.integrated_rows(f, 300)
+    status = f["samples/status"][:]
+    assert (integrated == (status != 8)).all() and 0 < integrated.sum() < 300, (integrated.sum(), status)
 with h5py.File("c.h5", "r") as f:
     assert plot_results.status_names(f["samples/status"]) == {
         0: "ok", 1: "non_finite_state", 2: "invalid_body", 3: "max_steps_reached", 4: "step_size_underflow",
