@@ -113,7 +113,8 @@ ResultsInfo read_results_info(const std::string& path) {
   for (std::uint64_t first = 0; first < prefix; first += kBlock)
     for (std::uint8_t code : r.uint8s("samples/status", first, block(first)).data) ++counts[code];
   info.n_done = prefix - counts[kStatusNotRun];
-  info.not_integrated = counts[std::size_t(SampleStatus::invalid_body)] + counts[std::size_t(SampleStatus::invalid_load)];
+  info.not_integrated =
+      counts[std::size_t(SampleStatus::invalid_body)] + counts[std::size_t(SampleStatus::invalid_load)];
   counts[kStatusNotRun] = 0;
   for (int c = 0; c < 256; ++c)
     if (counts[std::size_t(c)] > 0)
@@ -237,7 +238,9 @@ void print_results_info(const ResultsInfo& info, std::FILE* out) {
     const std::string running = running_samples_note(info.statistics_times, info.statistics_counts);
     if (!running.empty()) std::fprintf(out, "               over the samples still running: %s\n", running.c_str());
     if (info.not_integrated > 0)  // they have no state at any output time
-      std::fprintf(out, "               over the samples integrated: %llu of %llu (the others invalid_body or invalid_load)\n",
+      std::fprintf(out,
+                   "               over the samples integrated: %llu of %llu (the others invalid_body or "
+                   "invalid_load)\n",
                    static_cast<unsigned long long>(info.n_done - info.not_integrated),
                    static_cast<unsigned long long>(info.n_done));
   }

@@ -127,8 +127,8 @@ void print_resolved(const Scenario& s, std::uint64_t preview) {
   const LoadSet<double>& l = s.loads;
   const auto plural = [](int n) { return n == 1 ? "" : "s"; };
   std::printf("  loads        gravity [%.6g, %.6g, %.6g] m/s^2; %d point force%s, %d couple%s, %d spring%s%s%s\n",
-              s.gravity_w.x(), s.gravity_w.y(), s.gravity_w.z(), l.n_point_forces, plural(l.n_point_forces), l.n_torques,
-              plural(l.n_torques), l.n_springs, plural(l.n_springs),
+              s.gravity_w.x(), s.gravity_w.y(), s.gravity_w.z(), l.n_point_forces, plural(l.n_point_forces),
+              l.n_torques, plural(l.n_torques), l.n_springs, plural(l.n_springs),
               (l.linear_damping + l.quadratic_damping + l.angular_linear_damping + l.angular_quadratic_damping) > 0
                   ? ", damping"
                   : "",
@@ -145,9 +145,9 @@ void print_resolved(const Scenario& s, std::uint64_t preview) {
   print_planned_quantiles(s);
   print_planned_file(s);
   if (s.design.kind == Design::Kind::grid) {
-    std::printf("  design       grid of %llu point%s x %llu replicate%s:", static_cast<unsigned long long>(s.design.n_points()),
-                s.design.n_points() == 1 ? "" : "s", static_cast<unsigned long long>(s.design.replicates),
-                s.design.replicates == 1 ? "" : "s");
+    std::printf("  design       grid of %llu point%s x %llu replicate%s:",
+                static_cast<unsigned long long>(s.design.n_points()), s.design.n_points() == 1 ? "" : "s",
+                static_cast<unsigned long long>(s.design.replicates), s.design.replicates == 1 ? "" : "s");
     for (const GridAxis& a : s.design.axes) std::printf(" %s (%zu values)", a.info.key_path.c_str(), a.values.size());
     std::printf("\n");
   } else {

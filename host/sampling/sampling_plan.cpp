@@ -74,8 +74,8 @@ SamplingPlan::SamplingPlan(Scenario scenario) : scenario_(std::move(scenario)) {
     if (m.group >= 0) continue;  // drawn with its group
     const int n = uniforms_needed(m.kind, m.target.dim);
     m.unit = int(t.units.size());
-    t.units.push_back(
-        {stream_id(s.dispersions[i].info.key_path.c_str()), n_design_dimensions_, n, s.dispersions[i].info.is_body, is_load(i)});
+    t.units.push_back({stream_id(s.dispersions[i].info.key_path.c_str()), n_design_dimensions_, n,
+                       s.dispersions[i].info.is_body, is_load(i)});
     n_design_dimensions_ += n;
   }
   for (std::size_t g = 0; g < s.correlations.size(); ++g) {
@@ -121,8 +121,11 @@ SamplingPlan::SamplingPlan(Scenario scenario) : scenario_(std::move(scenario)) {
              : s.design.kind == Design::Kind::sobol         ? UniformSource::sobol
                                                             : UniformSource::philox;
   const bool redraw = s.design.invalid_bodies == Design::InvalidBodies::redraw;
-  m.redraw_bodies = redraw && std::any_of(t.units.begin(), t.units.end(), [](const DrawUnitModel& u) { return u.is_body; });
-  m.redraw_loads = redraw && std::any_of(t.units.begin(), t.units.end(), [](const DrawUnitModel& u) { return u.is_load; });
+  const auto any_unit = [&](bool DrawUnitModel::*flag) {
+    return std::any_of(t.units.begin(), t.units.end(), [&](const DrawUnitModel& u) { return u.*flag; });
+  };
+  m.redraw_bodies = redraw && any_unit(&DrawUnitModel::is_body);
+  m.redraw_loads = redraw && any_unit(&DrawUnitModel::is_load);
   m.table = s.design.kind == Design::Kind::table;
   m.replicates = s.design.replicates;
   m.body = s.body;

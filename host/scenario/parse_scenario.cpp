@@ -287,13 +287,14 @@ void read_body(TableReader& b, Scenario& s) {
     const char* key = v == BodyValidity::non_positive_mass ? "mass" : (has_shape ? "shape" : "inertia");
     std::string why = describe(v);
     // A tensor about the origin may be physical there and not once moved: say which it is.
-    if (!has_shape && b.optional_string("inertia_about").value_or("") == "origin" && v != BodyValidity::non_positive_mass) {
+    const bool moved = !has_shape && b.optional_string("inertia_about").value_or("") == "origin";
+    if (moved && v != BodyValidity::non_positive_mass) {
       const Mat3<double>& i = s.body.inertia_c_b;
       std::ostringstream text;
       text.precision(6);
       text << " about the centre of mass: moved there from the origin (parallel axis, I_c = I_o - m (|c|^2 1 - c c^T)) "
-           << "it is [[" << i(0, 0) << ", " << i(0, 1) << ", " << i(0, 2) << "], [" << i(1, 0) << ", " << i(1, 1) << ", "
-           << i(1, 2) << "], [" << i(2, 0) << ", " << i(2, 1) << ", " << i(2, 2)
+           << "it is [[" << i(0, 0) << ", " << i(0, 1) << ", " << i(0, 2) << "], [" << i(1, 0) << ", " << i(1, 1)
+           << ", " << i(1, 2) << "], [" << i(2, 0) << ", " << i(2, 1) << ", " << i(2, 2)
            << "]] kg m^2; a body whose centre of mass lies that far from its origin has more inertia about the origin";
       why += text.str();
     }

@@ -92,7 +92,9 @@ struct DrawAttempts {
   std::uint32_t counts = 0;
   RBMC_HD int body() const { return int(counts & 0xffffu); }
   RBMC_HD int load() const { return int(counts >> 16); }
-  RBMC_HD void next(bool body_again, bool load_again) { counts += std::uint32_t(body_again) + (std::uint32_t(load_again) << 16); }
+  RBMC_HD void next(bool body_again, bool load_again) {
+    counts += std::uint32_t(body_again) + (std::uint32_t(load_again) << 16);
+  }
   // The attempt a unit draws at: 0 for a unit no redraw touches.
   RBMC_HD int of(const DrawUnitModel& u) const { return (u.is_body ? body() : 0) + (u.is_load ? load() : 0); }
 };
