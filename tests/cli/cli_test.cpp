@@ -324,31 +324,14 @@ TEST(Cli, ASobolRunOfAnotherCountThanAPowerOfTwoIsToldSo) {
 }
 
 // A spring whose drawn stiffness can be negative (N(50, 60²): P = Φ(−5/6) = 0.202 a sample) and
-// a damping entry whose drawn coefficient can (N(0.1, 1²): 0.460): by default the loads are drawn
-// again until they are physical, the body keeping its draws, and the summary says how many
-// samples were; under "reject" each such sample is flagged invalid_load and not integrated, its
-// final state its initial one. `rbmc check` previews both; a value given outright that no load can
+// a damping entry whose drawn coefficient can (N(0.1, 1²): 0.460; test::unphysical_loads_scenario_text):
+// by default the loads are drawn again until they are physical, the body keeping its draws, and
+// the summary says how many samples were; under "reject" each such sample is flagged invalid_load
+// and not integrated, its final state its initial one. `rbmc check` previews both; a value given outright that no load can
 // have (a grid's) is an error naming the file, line and key.
 TEST(Cli, ALoadValueThatIsNotPhysicalIsRedrawnOrFlagged) {
   test::TempDir dir;
-  const std::string scenario = R"([run]
-samples = 400
-duration = 0.5
-step = 0.01
-[body]
-mass = 1.0
-shape = { type = "box", size = [0.3, 0.2, 0.1] }
-[[loads]]
-type = "spring"
-anchor = [0, 0, 1]
-stiffness = 50.0
-[[loads]]
-type = "damping"
-linear = 0.1
-[dispersions]
-loads.0.stiffness = { distribution = "normal", sigma = 60.0 }
-loads.1.linear = { distribution = "normal", sigma = 1.0 }
-)";
+  const std::string scenario = test::unphysical_loads_scenario_text(400);
   dir.write("redraw.toml", scenario);
   dir.write("reject.toml", scenario + "[design]\ninvalid_bodies = \"reject\"\n");
   const std::string args = " --backend cpu --no-progress --overwrite";

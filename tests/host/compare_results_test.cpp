@@ -763,29 +763,13 @@ TEST(ResultsInfo, AnHdf5FileRbmcDidNotWriteIsRefusedNamingIt) {
 }
 
 // Samples not integrated (invalid_body, invalid_load) keep their initial state at time 0 as their
-// "final" one: the final-state table leaves them out and says how many, as the statistics do. A spring's stiffness drawn
-// negative in a fifth of the samples, flagged (invalid_load) under "reject": the table's final time
-// is then the duration for every sample it holds.
+// "final" one: the final-state table leaves them out and says how many, as the statistics do.
+// Loads drawn negative in more than half the samples, flagged (invalid_load) under "reject": the
+// table's final time is then the duration for every sample it holds.
 TEST(ResultsInfo, LeavesTheSamplesNotIntegratedOutOfTheFinalStates) {
   test::TempDir dir;
-  const std::string text = R"([run]
-samples = 200
-duration = 0.5
-step = 0.01
-[body]
-mass = 1.0
-inertia = [[0.1, 0, 0], [0, 0.2, 0], [0, 0, 0.3]]
-[[loads]]
-type = "spring"
-anchor = [0.0, 0.0, 1.0]
-stiffness = 50.0
-[dispersions]
-loads.0.stiffness = { distribution = "normal", sigma = 60.0 }
-[design]
-invalid_bodies = "reject"
-[output]
-interval = 0.25
-)";
+  const std::string text =
+      test::unphysical_loads_scenario_text(200, "[design]\ninvalid_bodies = \"reject\"\n[output]\ninterval = 0.25\n");
   const std::string path = run_file(dir, "rejected.h5", text, 200);
   const std::vector<std::uint8_t> status = ResultsReader(path).uint8s("samples/status").data;
   const auto flagged = std::uint64_t(std::count(status.begin(), status.end(), std::uint8_t(SampleStatus::invalid_load)));

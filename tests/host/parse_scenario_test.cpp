@@ -386,16 +386,12 @@ TEST(ParseScenarioAttitude, EveryFormGivesTheSameRotation) {
 
 // An inertia given about the body origin is moved to the centre of mass: J_O = I_C − m r^× r^×.
 TEST(ParseScenarioInertia, InertiaAboutTheOriginIsMovedToTheCentreOfMass) {
-  const Scenario s = parse_scenario(R"([run]
-duration = 1.0
-step = 0.1
-[body]
-mass = 2.0
-center_of_mass = [0.0, 0.0, 0.5]
-inertia = [[1.5, 0, 0], [0, 1.5, 0], [0, 0, 1.0]]
-inertia_about = "origin"
-)",
-                                    "o.toml");
+  const auto about_origin = [](const std::string& com_z) {
+    return parse_scenario("[run]\nduration = 1.0\nstep = 0.1\n[body]\nmass = 2.0\ncenter_of_mass = [0.0, 0.0, " + com_z +
+                              "]\ninertia = [[1.5, 0, 0], [0, 1.5, 0], [0, 0, 1.0]]\ninertia_about = \"origin\"\n",
+                          "o.toml");
+  };
+  const Scenario s = about_origin("0.5");
   // I_C = J_O − m (z² on the transverse axes) = 1.5 − 2 · 0.25 = 1.0.
   EXPECT_NEAR(s.body.inertia_c_b(0, 0), 1.0, 1e-15);
   EXPECT_NEAR(s.body.inertia_c_b(1, 1), 1.0, 1e-15);
@@ -403,16 +399,7 @@ inertia_about = "origin"
   // A tensor about the origin too small for the centre of mass's distance: physical as given, not
   // once moved (1.5 − 2 · 1 < 0). The error says so, with the moved tensor.
   try {
-    parse_scenario(R"([run]
-duration = 1.0
-step = 0.1
-[body]
-mass = 2.0
-center_of_mass = [0.0, 0.0, 1.0]
-inertia = [[1.5, 0, 0], [0, 1.5, 0], [0, 0, 1.0]]
-inertia_about = "origin"
-)",
-                   "o.toml");
+    about_origin("1.0");
     FAIL() << "accepted";
   } catch (const ScenarioError& e) {
     EXPECT_EQ(e.key_path(), "body.inertia");

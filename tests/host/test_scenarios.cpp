@@ -76,6 +76,26 @@ loads.0.anchor = { values = [[0.0, 0.0, 1.0], [0.0, 0.5, 1.0]] }
 )" : "");
 }
 
+std::string unphysical_loads_scenario_text(int samples, const std::string& more) {
+  return "[run]\nsamples = " + std::to_string(samples) + R"(
+duration = 0.5
+step = 0.01
+[body]
+mass = 1.0
+shape = { type = "box", size = [0.3, 0.2, 0.1] }
+[[loads]]
+type = "spring"
+anchor = [0, 0, 1]
+stiffness = 50.0
+[[loads]]
+type = "damping"
+linear = 0.1
+[dispersions]
+loads.0.stiffness = { distribution = "normal", sigma = 60.0 }
+loads.1.linear = { distribution = "normal", sigma = 1.0 }
+)" + more;
+}
+
 std::string valid_scenario_text(int samples, double duration, double step) {
   return R"([scenario]
 name = "test_box"
