@@ -569,7 +569,15 @@ void judge(const Pairing& f, const CompareOptions& options, Findings& found, Com
     c.per_sample_pass = c.n_common > 0 && c.input_mismatches == 0 && c.mismatched_samples.empty();
     c.pass = c.per_sample_pass;
     if (c.n_common == 0) c.reasons.push_back("the files hold no sample in common");
-    if (c.input_mismatches > 0)
+    // Builds whose draws differ (a newer one redraws what an older one kept) give some samples
+    // other inputs from the same scenario and seed: say so rather than guess.
+    const int revision_a = f.a.draw_revision(), revision_b = f.b.draw_revision();
+    if (c.input_mismatches > 0 && revision_a != revision_b)
+      c.reasons.push_back(std::to_string(c.input_mismatches) +
+                          " common samples have other inputs: the files were drawn by builds whose draws differ "
+                          "(draw revision " + std::to_string(revision_a) + " against " + std::to_string(revision_b) +
+                          ", docs/output-format.md); run both with one build, or compare them with --statistical");
+    else if (c.input_mismatches > 0)
       c.reasons.push_back(std::to_string(c.input_mismatches) +
                           " common samples have other inputs: the files do not hold the same samples (another seed, "
                           "scenario or design?); compare them with --statistical");

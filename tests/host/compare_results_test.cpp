@@ -270,6 +270,30 @@ TEST(CompareResults, AdaptiveStepsToleranceIsDerivedInFull) {
             "100 x the adaptive rtol 1e-08 (two step sequences, each within its global error)");
 }
 
+// A file drawn by a build whose draws differ (another draw revision: a newer build redraws what
+// an older one kept, bench/RESULTS.md 2026-12-07) holds other inputs for some samples of the same
+// scenario and seed: the reason names the revisions, not another seed. (The older file is
+// emulated: a sample's drawn mass moved, the revision attribute taken away, as before revision 2.)
+TEST(CompareResults, FilesOfBuildsWhoseDrawsDifferAreToldSo) {
+  test::TempDir dir;
+  const std::string text = scenario_with_mass("2.0");
+  const std::string a = run_file(dir, "a.h5", text, 200), b = run_file(dir, "b.h5", text, 200);
+  plant_difference(b, "samples/params/body.mass", 3, 0.01);
+  plant_difference(b, "samples/body/mass", 3, 0.01);
+  const Comparison same_build = compare_results(a, b, {});
+  ASSERT_FALSE(same_build.reasons.empty());
+  EXPECT_NE(same_build.reasons.front().find("not hold the same samples"), std::string::npos) << same_build.reasons.front();
+  test::remove_attribute(b, "draw_revision");
+  const Comparison builds = compare_results(a, b, {});
+  EXPECT_FALSE(builds.pass);
+  EXPECT_EQ(builds.input_mismatches, 1u);
+  ASSERT_FALSE(builds.reasons.empty());
+  EXPECT_NE(builds.reasons.front().find("1 common samples have other inputs: the files were drawn by builds whose draws "
+                                        "differ (draw revision " + std::to_string(kDrawRevision) + " against 1"),
+            std::string::npos)
+      << builds.reasons.front();
+}
+
 // Another seed: other samples. Per sample it fails, and says why (the inputs differ); as
 // distributions the runs agree.
 TEST(CompareResults, AnotherSeedFailsPerSampleAndPassesAsDistributions) {
