@@ -21,6 +21,7 @@
 #include "host/sampling/sampling_plan.hpp"
 #include "host/stats/run_statistics.hpp"
 #include "rbmc/sample/sample_layout.hpp"
+#include "rbmc/sample/sample_status.hpp"
 #include "test_scenarios.hpp"
 
 namespace rbmc {
@@ -135,7 +136,8 @@ TEST_P(GpuTest, EveryIntegratorWithEventsMatchesTheCpu) {
 }
 
 // Per-sample load and constraint parameters travel as input columns: the kernel reads them and
-// integrates each sample's own spring and pivot as the CPU does.
+// integrates each sample's own spring and pivot as the CPU does, and flags the samples whose drawn
+// stiffness is negative (a ninth of them, kept under "reject") invalid_load, as the CPU does.
 TEST_P(GpuTest, DispersedLoadAndConstraintParametersMatchTheCpu) {
   const Precision precision = GetParam();
   const double eps = precision == Precision::float32 ? 1.2e-7 : 2.2e-16;
@@ -162,13 +164,17 @@ type = "pivot"
 point = [0.0, 0.0, 0.05]
 [dispersions]
 body.shape.size = { distribution = "normal", sigma = 0.005 }
-loads.0.stiffness = { distribution = "uniform", min = 20.0, max = 80.0 }
+loads.0.stiffness = { distribution = "uniform", min = -10.0, max = 80.0 }
 loads.0.anchor = { distribution = "normal", sigma = 0.01 }
 constraint.point = { distribution = "normal", sigma = 0.01 }
+[design]
+invalid_bodies = "reject"
 )";
   run_on_both_backends(parse_scenario(text, "gpu.toml"), precision, dir, 0);
   const ResultsReader cpu(dir.file("cpu.h5")), gpu(dir.file("cuda.h5"));
-  EXPECT_EQ(cpu.uint8s("samples/status").data, gpu.uint8s("samples/status").data);
+  const std::vector<std::uint8_t> status = cpu.uint8s("samples/status").data;
+  EXPECT_EQ(status, gpu.uint8s("samples/status").data);
+  EXPECT_GT(std::count(status.begin(), status.end(), std::uint8_t(SampleStatus::invalid_load)), 100);
   const double tolerance = 100 * 100 * eps;  // 100 steps of 100 operations
   for (const char* d : {"samples/final/position", "samples/final/angular_velocity", "samples/final/reaction_force"}) {
     const auto a = cpu.doubles(d).data, b = gpu.doubles(d).data;
