@@ -205,8 +205,9 @@ DrawPreview preview_draws(const SamplingPlan& plan, std::uint64_t n) {
     SampleInputs<double> in;
     for (std::size_t k = begin; k < end; ++k) {
       if (plan.sample(k, in, p.values.data() + k * width) > 0) ++redrawn;
-      if (check_mass_properties(in.body) != BodyValidity::valid) ++invalid_bodies;
-      else if (!own_values(loads, in.model_values).physical()) ++invalid_loads;
+      const SampleStatus verdict = inputs_status(in, own_values(loads, in.model_values));
+      if (verdict == SampleStatus::invalid_body) ++invalid_bodies;
+      if (verdict == SampleStatus::invalid_load) ++invalid_loads;
     }
   });
   p.redrawn = redrawn;

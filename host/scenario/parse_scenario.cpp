@@ -23,6 +23,7 @@
 #include "rbmc/body/principal_axes.hpp"
 #include "rbmc/body/inertia.hpp"
 #include "rbmc/body/shapes.hpp"
+#include "rbmc/dynamics/model_values.hpp"
 #include "rbmc/math/euler.hpp"
 #include "rbmc/math/quaternion.hpp"
 #include "rbmc/sample/sample_layout.hpp"
@@ -339,6 +340,16 @@ void read_initial(TableReader& r, Scenario& s) {
   r.reject_unknown_keys();
 }
 
+// A load's value of `field` (its key, with its meaning or units), under the rule its drawn values
+// obey too (model_value_physical); `fallback` where the key may be left out.
+double load_value(TableReader& r, std::string_view key, const char* meaning, ModelField field,
+                  std::optional<double> fallback = std::nullopt) {
+  const double v = fallback ? r.optional_number(key).value_or(*fallback) : r.required_number(key, meaning);
+  if (!model_value_physical(field, v))
+    r.fail_at(*r.table().get(key), key, std::string(model_value_rule(field)) + " (" + meaning + ")");
+  return v;
+}
+
 // [[loads]]: an array of tables, each with a `type`. Uniform gravity stays in [gravity].
 void read_loads(const toml::node& node, Scenario& s) {
   const toml::array* array = node.as_array();
@@ -364,8 +375,10 @@ void read_loads(const toml::node& node, Scenario& s) {
         r.fail_here("type", "too many torques (at most " + std::to_string(LoadSet<double>::kMaxTorques) + ")");
       loads.torques[loads.n_torques++] = {required_vec3(r, "torque", "N m"), read_frame(r)};
     } else if (type == "damping") {
-      record.damping = {non_negative(r, "linear", "N s/m", 0), non_negative(r, "quadratic", "N s^2/m^2", 0),
-                        non_negative(r, "angular_linear", "N m s", 0), non_negative(r, "angular_quadratic", "N m s^2", 0)};
+      record.damping = {load_value(r, "linear", "N s/m", ModelField::linear_damping, 0),
+                        load_value(r, "quadratic", "N s^2/m^2", ModelField::quadratic_damping, 0),
+                        load_value(r, "angular_linear", "N m s", ModelField::angular_linear_damping, 0),
+                        load_value(r, "angular_quadratic", "N m s^2", ModelField::angular_quadratic_damping, 0)};
       loads.linear_damping += record.damping[0];
       loads.quadratic_damping += record.damping[1];
       loads.angular_linear_damping += record.damping[2];
@@ -376,16 +389,14 @@ void read_loads(const toml::node& node, Scenario& s) {
       LoadSet<double>::Spring spring;
       spring.point_b = r.optional_vec3("point").value_or(Vec3<double>::Zero());
       spring.anchor_w = required_vec3(r, "anchor", "world point, m");
-      spring.stiffness = r.required_number("stiffness", "N/m");
-      if (spring.stiffness < 0) r.fail_at(*r.table().get("stiffness"), "stiffness", "must be non-negative");
-      spring.rest_length = non_negative(r, "rest_length", "m", 0);
-      spring.damping = non_negative(r, "damping", "N s/m", 0);
+      spring.stiffness = load_value(r, "stiffness", "N/m", ModelField::spring_stiffness);
+      spring.rest_length = load_value(r, "rest_length", "m", ModelField::spring_rest_length, 0);
+      spring.damping = load_value(r, "damping", "N s/m", ModelField::spring_damping, 0);
       loads.springs[loads.n_springs++] = spring;
     } else if (type == "central_gravity") {
       if (loads.has_central_body) r.fail_here("type", "only one central body is supported");
       loads.has_central_body = true;
-      loads.central_mu = r.required_number("mu", "gravitational parameter, m^3/s^2");
-      if (!(loads.central_mu > 0)) r.fail_at(*r.table().get("mu"), "mu", "must be positive");
+      loads.central_mu = load_value(r, "mu", "gravitational parameter, m^3/s^2", ModelField::central_mu);
       loads.central_center_w = r.optional_vec3("center").value_or(Vec3<double>::Zero());
       // Its attraction grows as 1/r^2 from the centre: a body that starts there has none defined
       // (every sample's first step would be non-finite). [initial] is read before the loads.

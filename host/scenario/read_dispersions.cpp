@@ -75,8 +75,7 @@ std::optional<std::string> broken_value_rule(const DispersedInputInfo& info, dou
                     info.input == DispersedInput::shape_dimension;
   if (body && !(v > 0)) return "must be positive (" + info.units + ")";
   if (info.input == DispersedInput::model_parameter && !model_value_physical(info.target.field, v))
-    return std::string(model_value_physical(info.target.field, 0.0) ? "must be non-negative" : "must be positive") +
-           " (" + info.units + "), as the scenario's own value must be";
+    return std::string(model_value_rule(info.target.field)) + " (" + info.units + "), as the scenario's own value must be";
   return std::nullopt;
 }
 

@@ -7,6 +7,7 @@
 #include "host/errors.hpp"
 #include "host/scenario/output_schema.hpp"
 #include "rbmc/body/shapes.hpp"
+#include "rbmc/dynamics/model_values.hpp"
 #include "test_scenarios.hpp"
 
 namespace rbmc {
@@ -324,6 +325,44 @@ mu = 3.986004418e14
   EXPECT_TRUE(l.has_central_body);
   EXPECT_EQ(l.central_center_w, Vec3<double>::Zero());
   EXPECT_FALSE(l.is_conservative());
+}
+
+// A load's own value obeys the rule its drawn values obey (model_value_physical, which decides
+// invalid_load): a value the scenario may give is one a sample may draw, and the error says the
+// rule in the words the grid's and fixed values' errors use.
+TEST(ParseScenarioLoads, EachValueObeysTheRuleItsDrawnValuesObey) {
+  struct Case {
+    const char* entry;  // the load, with {} where the value goes
+    const char* key;
+    ModelField field;
+  };
+  const Case cases[] = {
+      {"type = \"spring\"\nanchor = [0, 0, 1]\nstiffness = {}\n", "stiffness", ModelField::spring_stiffness},
+      {"type = \"spring\"\nanchor = [0, 0, 1]\nstiffness = 1.0\nrest_length = {}\n", "rest_length",
+       ModelField::spring_rest_length},
+      {"type = \"spring\"\nanchor = [0, 0, 1]\nstiffness = 1.0\ndamping = {}\n", "damping", ModelField::spring_damping},
+      {"type = \"damping\"\nlinear = {}\n", "linear", ModelField::linear_damping},
+      {"type = \"damping\"\nquadratic = {}\n", "quadratic", ModelField::quadratic_damping},
+      {"type = \"damping\"\nangular_linear = {}\n", "angular_linear", ModelField::angular_linear_damping},
+      {"type = \"damping\"\nangular_quadratic = {}\n", "angular_quadratic", ModelField::angular_quadratic_damping},
+      {"type = \"central_gravity\"\ncenter = [0, 0, -1]\nmu = {}\n", "mu", ModelField::central_mu},
+  };
+  for (const Case& c : cases) {
+    for (const char* v : {"-1e-9", "0.0", "1.0"}) {
+      std::string entry = c.entry;
+      entry.replace(entry.find("{}"), 2, v);
+      SCOPED_TRACE(entry);
+      const bool physical = model_value_physical(c.field, std::stod(v));
+      try {
+        parse_scenario(with_loads("[[loads]]\n" + entry), "l.toml");
+        EXPECT_TRUE(physical);
+      } catch (const ScenarioError& e) {
+        EXPECT_FALSE(physical);
+        EXPECT_EQ(e.key_path(), std::string("loads[0].") + c.key);
+        EXPECT_NE(std::string(e.what()).find(model_value_rule(c.field)), std::string::npos) << e.what();
+      }
+    }
+  }
 }
 
 TEST(ParseScenarioLoads, BadLoadsNameTheKey) {

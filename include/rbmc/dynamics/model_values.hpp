@@ -38,8 +38,8 @@ enum class ModelField : std::uint8_t {
 };
 inline constexpr int kModelFieldCount = int(ModelField::plane_height) + 1;  // plane_height is the last
 
-// Whether a drawn value of the field is physical: the rule the scenario's nominal value obeys
-// (host/scenario/parse_scenario.cpp). A spring's stiffness, rest length and damping and each
+// Whether a drawn value of the field is physical: the rule the scenario's nominal value obeys too
+// (read_loads, host/scenario/parse_scenario.cpp). A spring's stiffness, rest length and damping and each
 // damping entry's coefficients are non-negative (a damping target's value is its entry's own,
 // before the other entries' offset); a central body's μ is positive; positions, forces and
 // couples may be anything. A NaN is not physical wherever a rule applies.
@@ -60,6 +60,13 @@ RBMC_HD inline bool model_value_physical(ModelField field, T value) {
 
 // Whether a field's values can be unphysical at all (a draw of it may need redrawing).
 RBMC_HD inline bool model_field_bounded(ModelField field) { return !model_value_physical(field, -1.0); }
+
+// The rule in words, for the host's errors about the scenario's values (its nominal ones and those
+// given outright), or nullptr for a field without one.
+inline const char* model_value_rule(ModelField field) {
+  if (!model_field_bounded(field)) return nullptr;
+  return model_value_physical(field, 0.0) ? "must be non-negative" : "must be positive";
+}
 
 // One per-sample value's destination: field = value + offset.
 template <class Scalar>

@@ -131,9 +131,9 @@ RBMC_HD_INLINE void finish_sample(const Rate& rate, const DriftReference<Scalar>
 
 // Integrates one body under uniform gravity, the shared loads and constraint with the sample's
 // own values of their dispersed fields (own: OwnModelValues), with the kind's integrator. The
-// initial state must satisfy the constraint (the sampling plan projects it). A body whose mass
-// properties are not physical is not integrated (status invalid_body), nor is a sample whose own
-// load values are not (invalid_load: Own::physical). The event records go to
+// initial state must satisfy the constraint (the sampling plan projects it). A sample whose body
+// or own load values are not physical is not integrated: its status is inputs_status's verdict
+// (invalid_body or invalid_load). The event records go to
 // `records` (events.hpp: a target such as the batch's output columns), by default into the
 // result's own.
 template <class Scalar, class Kinds, class Own, class Sink, class Records = EventsInResult>
@@ -151,9 +151,9 @@ RBMC_HD_KERNEL_INLINE SampleResult<Scalar> run_sample(const SampleInputs<Scalar>
       events.records = records;
     events.start(shared.events, Scalar(0), x0);
   }
-  const bool body_physical = check_mass_properties(in.body) == BodyValidity::valid;
-  if (!body_physical || !own.physical()) {
-    out.status = body_physical ? SampleStatus::invalid_load : SampleStatus::invalid_body;
+  const SampleStatus verdict = inputs_status(in, own);
+  if (verdict != SampleStatus::ok) {
+    out.status = verdict;
     sink.finish(false, x0);
     events.finish();
     return out;

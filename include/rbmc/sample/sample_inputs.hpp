@@ -36,4 +36,14 @@ struct SampleResult {
   EventRecord<Scalar> events[EventSet<Scalar>::kMax];
 };
 
+// Whether a sample's inputs can be integrated, and if not, why: its body first (invalid_body: mass
+// properties not physical, check_mass_properties), then its own load values (invalid_load:
+// Own::physical, model_values.hpp). The one verdict: run_sample records it, the lanes fall back
+// to run_sample on it, and `rbmc check` previews it (preview_draws).
+template <class Scalar, class Own>
+RBMC_HD SampleStatus inputs_status(const SampleInputs<Scalar>& in, const Own& own) {
+  if (check_mass_properties(in.body) != BodyValidity::valid) return SampleStatus::invalid_body;
+  return own.physical() ? SampleStatus::ok : SampleStatus::invalid_load;
+}
+
 }  // namespace rbmc

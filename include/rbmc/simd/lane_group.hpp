@@ -165,8 +165,8 @@ struct LaneGroup {
   LaneGroup& operator=(const LaneGroup&) = delete;
 
   // Stages: each lane's inputs, model and constraint, as the one-sample path makes them; then the
-  // lanes'. False when the group must go sample by sample: a body or load values that are not
-  // physical (run_sample flags them), bodies that disagree on their centre of mass lying at the
+  // lanes'. False when the group must go sample by sample: inputs run_sample does not integrate
+  // (inputs_status: it flags them), bodies that disagree on their centre of mass lying at the
   // origin or on their body axes being principal, or samples on which damping terms they have
   // (branches of the right-hand side).
   template <class StoredIn>
@@ -174,7 +174,8 @@ struct LaneGroup {
     for (int lane = 0; lane < W; ++lane) {
       const std::size_t i = first + std::size_t(lane);
       const SampleInputs<Scalar> in = load_sample_inputs<Scalar>(inputs, n, i, 0);
-      if (check_mass_properties(in.body) != BodyValidity::valid) return false;
+      const auto own = own_values_in_batch(shared.parameters, inputs, n, i);
+      if (inputs_status(in, own) != SampleStatus::ok) return false;
       x0[lane] = in.initial;
       model[lane] = make_free_body_model(in.body, in.gravity_w);
       if (model[lane].com_at_origin != model[0].com_at_origin ||
@@ -182,8 +183,6 @@ struct LaneGroup {
         return false;
       constraint[lane] = shared.constraint;
       if constexpr (!Kinds::free_body) {
-        const auto own = own_values_in_batch(shared.parameters, inputs, n, i);
-        if (!own.physical()) return false;
         loads[lane] = shared.loads;
         apply_own_values(own, loads[lane], constraint[lane]);
         // Each damping term is evaluated or not for the whole group (Damping::terms, branches).
