@@ -92,7 +92,7 @@ std::vector<SampleDataset> all_sample_datasets(const Scenario& s) {
     l.push_back({g + "/time", StoredType::real, {}, {}, "s", "time of the first occurrence; NaN when it never occurred",
                  S::outputs, base + event_column::time, R::result, true});
     add_state(l, g, S::outputs, state + state_offset::p_w, state + state_offset::q_wb, state + state_offset::v_w,
-              state + state_offset::omega_b, R::result, false, "at the first occurrence: ");
+              state + state_offset::omega_b, R::result, false, "at the first occurrence (NaN when it never occurred): ");
   }
   if (s.constraint.kind != ConstraintKind::none) {
     l.push_back({"samples/final/reaction_force", StoredType::real, {3}, kXyz, "N",

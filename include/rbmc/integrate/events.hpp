@@ -178,11 +178,20 @@ RBMC_HD inline Scalar locate_event(const EventSpec<Scalar>& e, const Interpolant
   return t1;
 }
 
+// The state recorded for an event that has not occurred: NaN throughout, as its time is, and as
+// a kept trajectory is after its sample stopped. It was the initial state, which a mean over the
+// samples of an event's state took in, silently, from those where the event never occurred.
+template <class Scalar>
+RBMC_HD inline RigidBodyState<Scalar> no_state() {
+  const Scalar nan = Eigen::NumTraits<Scalar>::quiet_NaN();
+  return {Vec3<Scalar>::Constant(nan), {nan, nan, nan, nan}, Vec3<Scalar>::Constant(nan), Vec3<Scalar>::Constant(nan)};
+}
+
 // Where a sample's event records go. The tracker hands each record over as it happens, so that
 // nothing of the size of EventSet::kMax states stays live in the integration loop: on the GPU such
 // arrays, indexed by a run-time event number, sit in the thread's stack (2 KB for RK4 in double,
 // bench/RESULTS.md). A target offers
-//   start(e, x0)        event e has not occurred: count 0, time NaN, the state x0;
+//   start(e)            event e has not occurred: count 0, time and state NaN (no_state);
 //   first(e, t, x)      its first occurrence, at t in state x;
 //   count(e, count)     how often it occurred, once the integration has ended.
 // This one fills records held in memory (a SampleResult's); the batches' writes straight into
@@ -190,9 +199,7 @@ RBMC_HD inline Scalar locate_event(const EventSpec<Scalar>& e, const Interpolant
 template <class Scalar>
 struct HeldEventRecords {
   EventRecord<Scalar>* records;
-  RBMC_HD void start(int e, const RigidBodyState<Scalar>& x0) const {
-    records[e] = {0, Eigen::NumTraits<Scalar>::quiet_NaN(), x0};
-  }
+  RBMC_HD void start(int e) const { records[e] = {0, Eigen::NumTraits<Scalar>::quiet_NaN(), no_state<Scalar>()}; }
   RBMC_HD void first(int e, Scalar t, const RigidBodyState<Scalar>& x) const {
     records[e].time = t;
     records[e].state = x;
@@ -216,7 +223,7 @@ struct EventTracker {
     for (int i = 0; i < events.n; ++i) {
       g[i] = event_function(events.events[i], t, x);
       counts[i] = 0;
-      records.start(i, x);
+      records.start(i);
     }
   }
 

@@ -151,9 +151,9 @@ struct StoredEventRecords {
   std::size_t n, i;
 
   RBMC_HD static int first_column(int e) { return output_column::count + kEventColumns * e; }
-  RBMC_HD void start(int e, const RigidBodyState<Scalar>& x0) const {
+  RBMC_HD void start(int e) const {
     count(e, 0);
-    first(e, Eigen::NumTraits<Scalar>::quiet_NaN(), x0);
+    first(e, Eigen::NumTraits<Scalar>::quiet_NaN(), no_state<Scalar>());
   }
   RBMC_HD void first(int e, Scalar t, const RigidBodyState<Scalar>& x) const {
     const int base = first_column(e), state = base + event_column::state;
