@@ -96,11 +96,11 @@ std::vector<SampleDataset> all_sample_datasets(const Scenario& s) {
   }
   if (s.constraint.kind != ConstraintKind::none) {
     l.push_back({"samples/final/reaction_force", StoredType::real, {3}, kXyz, "N",
-                 "force the constraint applies to the body at the final state, world frame", S::outputs,
-                 out::reaction_force_w, R::result, true});
+                 "force the constraint applies to the body at the final state, world frame; NaN if not integrated",
+                 S::outputs, out::reaction_force_w, R::result, true});
     l.push_back({"samples/final/reaction_torque", StoredType::real, {3}, kXyz, "N m",
-                 "couple the constraint applies at the final state, body frame (zero for a pivot)", S::outputs,
-                 out::reaction_torque_b, R::result, false});
+                 "couple the constraint applies at the final state, body frame (zero for a pivot); NaN if not integrated",
+                 S::outputs, out::reaction_torque_b, R::result, false});
   }
   if (s.design.kind == Design::Kind::grid) {
     l.push_back({"samples/grid_index", StoredType::int64, {s.design.axes.size()}, {}, "1",
@@ -122,12 +122,13 @@ std::vector<SampleDataset> all_sample_datasets(const Scenario& s) {
   // Drift of what this scenario conserves: zero up to integration error.
   if (s.conserves_energy())
     l.push_back({"samples/diagnostics/energy_drift", StoredType::real, {}, {}, "1",
-                 "(E - E0) / max(T0 + |V0|, T + |V|), E = T + V: zero up to integration error for these conservative loads",
+                 "(E - E0) / max(T0 + |V0|, T + |V|), E = T + V: zero up to integration error for these conservative loads; "
+                 "NaN if not integrated",
                  S::outputs, out::energy_drift, R::result, false});
   if (s.conserves_momentum())
     l.push_back({"samples/diagnostics/angular_momentum_drift", StoredType::real, {}, {}, "1",
-                 "|h_C - h_C0| / |h_C0|, angular momentum about the centre of mass: conserved here", S::outputs,
-                 out::momentum_drift, R::result, false});
+                 "|h_C - h_C0| / |h_C0|, angular momentum about the centre of mass: conserved here; NaN if not integrated",
+                 S::outputs, out::momentum_drift, R::result, false});
   return l;
 }
 

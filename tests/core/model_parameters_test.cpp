@@ -223,6 +223,9 @@ TYPED_TEST(ModelParametersTest, LoadValuesThatAreNotPhysicalAreFlaggedNotIntegra
       if (v.physical) EXPECT_GT(outputs[output_column::time], 0.0);
       else EXPECT_EQ(outputs[output_column::time], 0.0);
       if (!v.physical) EXPECT_EQ(outputs[output_column::p_w + 2], double(S(0.2)));
+      // Drifts measured only where integrated; NaN, not a zero that reads as exact, where not.
+      EXPECT_EQ(std::isnan(outputs[output_column::energy_drift]), !v.physical);
+      EXPECT_EQ(std::isnan(outputs[output_column::momentum_drift]), !v.physical);
     }
   }
   // An invalid body is named as such whatever its loads.

@@ -46,6 +46,13 @@ TYPED_TEST(RunSampleTest, InvalidBodyIsFlaggedNotIntegrated) {
   EXPECT_EQ(r.status, SampleStatus::invalid_body);
   EXPECT_EQ(r.time, S(0));
   EXPECT_EQ(r.final_state.p_w, in.initial.p_w);
+  // Nothing measured: the drifts and the reaction are NaN, not zeros that read as exact.
+  EXPECT_TRUE(std::isnan(r.energy_drift));
+  EXPECT_TRUE(std::isnan(r.momentum_drift));
+  for (int c = 0; c < 3; ++c) {
+    EXPECT_TRUE(std::isnan(r.reaction_force_w(c)));
+    EXPECT_TRUE(std::isnan(r.reaction_torque_b(c)));
+  }
 }
 
 TYPED_TEST(RunSampleTest, NonFiniteStateStopsTheSampleAtTheLastFiniteStep) {
