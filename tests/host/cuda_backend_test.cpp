@@ -178,7 +178,13 @@ invalid_bodies = "reject"
   const double tolerance = 100 * 100 * eps;  // 100 steps of 100 operations
   for (const char* d : {"samples/final/position", "samples/final/angular_velocity", "samples/final/reaction_force"}) {
     const auto a = cpu.doubles(d).data, b = gpu.doubles(d).data;
-    for (std::size_t i = 0; i < a.size(); ++i) ASSERT_NEAR(a[i], b[i], tolerance * (1 + std::abs(a[i]))) << d << " " << i;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      if (std::isnan(a[i])) {  // the reaction of a sample not integrated: none measured, on either backend
+        ASSERT_TRUE(std::isnan(b[i])) << d << " " << i;
+        continue;
+      }
+      ASSERT_NEAR(a[i], b[i], tolerance * (1 + std::abs(a[i]))) << d << " " << i;
+    }
   }
 }
 
