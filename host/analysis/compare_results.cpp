@@ -14,6 +14,7 @@
 #include "host/io/results_writer.hpp"
 #include "host/stats/run_statistics.hpp"
 #include "host/stats/sort_finite.hpp"
+#include "rbmc/sample/sample_status.hpp"
 
 namespace rbmc {
 
@@ -37,6 +38,11 @@ std::vector<std::size_t> rows_done(const std::vector<std::uint8_t>& status) {
     if (status[i] != kStatusNotRun) rows.push_back(i);
   return rows;
 }
+
+// Whether a row done was integrated: one not integrated (invalid_body, invalid_load) has inputs
+// but no results. Its final state, drifts and reaction are NaN, and in the files of builds before
+// 2026-12-07 its initial state and zeros, which are no results either.
+bool integrated(std::uint8_t status) { return was_integrated(SampleStatus(status)); }
 
 double median_of(std::vector<double> x) {
   if (x.empty()) return 0;
@@ -256,8 +262,10 @@ namespace {
 struct Pairing {
   const ResultsReader& a;
   const ResultsReader& b;
-  std::vector<std::size_t> done_a, done_b;                 // rows holding results
+  std::vector<std::size_t> done_a, done_b;                 // rows done (inputs)
+  std::vector<std::size_t> integrated_a, integrated_b;     // rows done and integrated (results)
   std::vector<std::pair<std::size_t, std::size_t>> common;  // (row in a, row in b) of one sample
+  std::vector<bool> common_integrated;                     // per pair: integrated in a or in b
   std::vector<std::uint64_t> index_a;                      // a's global sample index per row
   std::vector<std::uint64_t> other_status;                 // common samples whose status differs
   bool same_samples = false;                               // both hold exactly the common samples
@@ -288,6 +296,10 @@ Pairing pair_rows(const ResultsReader& a, const ResultsReader& b, Comparison& c)
   const std::vector<std::uint8_t> status_a = a.uint8s("samples/status").data, status_b = b.uint8s("samples/status").data;
   f.done_a = rows_done(status_a);
   f.done_b = rows_done(status_b);
+  for (std::size_t i : f.done_a)
+    if (integrated(status_a[i])) f.integrated_a.push_back(i);
+  for (std::size_t j : f.done_b)
+    if (integrated(status_b[j])) f.integrated_b.push_back(j);
   std::unordered_map<std::uint64_t, std::size_t> row_b;
   for (std::size_t j : f.done_b) row_b[index_b[j]] = j;
   for (std::size_t i : f.done_a)
@@ -298,8 +310,12 @@ Pairing pair_rows(const ResultsReader& a, const ResultsReader& b, Comparison& c)
   f.same_samples = c.n_common > 0 && c.n_common == c.n_a && c.n_common == c.n_b;
   f.precisions_differ = a.string_attribute("", "precision") != b.string_attribute("", "precision");
   f.duration = a.has_attribute("", "duration") ? a.number_attribute("", "duration") : 0;
-  for (const auto& [i, j] : f.common)
+  for (const auto& [i, j] : f.common) {
     if (status_a[i] != status_b[j]) f.other_status.push_back(f.index_a[i]);
+    // Where one file integrated the sample and the other did not, its results differ: a NaN
+    // against a number (the status differs too).
+    f.common_integrated.push_back(integrated(status_a[i]) || integrated(status_b[j]));
+  }
   c.status_mismatches = f.other_status.size();
   return f;
 }
@@ -320,7 +336,9 @@ struct DatasetView {
 void compare_pairs(const Pairing& f, const DatasetView& v, std::size_t k, ComponentComparison& r, Findings& found,
                    std::vector<double>& paired_a, std::vector<double>& paired_b) {
   double squared_differences = 0;
-  for (const auto& [i, j] : f.common) {
+  for (std::size_t p = 0; p < f.common.size(); ++p) {
+    const auto [i, j] = f.common[p];
+    if (!v.d.input && !f.common_integrated[p]) continue;  // no results in either file
     const double u = v.x[i * v.dim + k];
     double w = v.y[j * v.dim + k];
     if (v.orientation) {
@@ -367,8 +385,8 @@ void judge_distribution(const Pairing& f, const DatasetView& v, std::size_t k, c
     return v.orientation && data[row * 4] < 0 ? -u : u;
   };
   std::vector<double> column_a, column_b, finite_a, finite_b;
-  for (std::size_t i : f.done_a) column_a.push_back(value(v.x, i));
-  for (std::size_t j : f.done_b) column_b.push_back(value(v.y, j));
+  for (std::size_t i : v.d.input ? f.done_a : f.integrated_a) column_a.push_back(value(v.x, i));
+  for (std::size_t j : v.d.input ? f.done_b : f.integrated_b) column_b.push_back(value(v.y, j));
   for (double u : column_a)
     if (std::isfinite(u)) finite_a.push_back(u);
   for (double u : column_b)
@@ -427,7 +445,7 @@ void compare_quantities(const Pairing& f, const Tolerances& t, const CompareOpti
     const bool is_time = d.dataset == "samples/final/time" || d.dataset.find("/events/") != std::string::npos;
     // The quantity's typical magnitude: the median norm over a's rows (times: at least the duration).
     std::vector<double> norms;
-    for (std::size_t i : f.done_a)
+    for (std::size_t i : d.input ? f.done_a : f.integrated_a)
       if (const double v = row_norm(x.data, i, dim); std::isfinite(v)) norms.push_back(v);
     double typical = median_of(norms);
     if (is_time) typical = std::max(typical, f.duration);

@@ -20,10 +20,9 @@ namespace {
 // Rows read at a time: a file of 2^40 declared rows is summarised in the memory of its rows done.
 constexpr std::uint64_t kBlock = std::uint64_t(1) << 20;
 
-// A sample the run did not integrate: its final state is its initial one at time 0.
-bool not_integrated(std::uint8_t status) {
-  return status == std::uint8_t(SampleStatus::invalid_body) || status == std::uint8_t(SampleStatus::invalid_load);
-}
+// A sample the run did not integrate: its final state NaN at time 0 (its initial state in the files
+// of builds before 2026-12-07), left out of the table by its status either way.
+bool not_integrated(std::uint8_t status) { return !was_integrated(SampleStatus(status)); }
 
 // The events of /samples/events over the first `prefix` rows: in how many samples each occurred,
 // how many it stopped, and when it first occurred there (over every stride-th row, as the final

@@ -34,8 +34,8 @@ struct ResultsInfo {
   std::string retained;
   std::optional<OutputSettings::Compression> trajectory_compression;  // [output] compression; none without trajectories
   std::uint64_t stride = 1;  // the table's: every stride-th sample of a huge file
-  // Samples not integrated (invalid_body, invalid_load), whose "final" state is their initial one
-  // at time 0: left out of the final-state table.
+  // Samples not integrated (invalid_body, invalid_load), with no final state (NaN; their initial
+  // one in older files) at time 0: left out of the final-state table.
   std::uint64_t not_integrated = 0;
   struct Row {               // one component of a final-state dataset over the samples that have it
     std::string quantity, units;

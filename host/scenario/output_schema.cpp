@@ -55,7 +55,8 @@ const std::vector<SampleDataset>& common_sample_datasets() {
     l.push_back({"samples/body/inertia", StoredType::real, {3, 3}, kInertia, "kg m^2",
                  "inertia tensor about the centre of mass, body axes", S::inertia, in::inertia_c_b, R::input, true});
     add_state(l, "samples/initial", S::inputs, in::p_w, in::q_wb, in::v_w, in::omega_b, R::input, true, "");
-    add_state(l, "samples/final", S::outputs, out::p_w, out::q_wb, out::v_w, out::omega_b, R::result, true, "");
+    add_state(l, "samples/final", S::outputs, out::p_w, out::q_wb, out::v_w, out::omega_b, R::result, true,
+              "where the sample ended (NaN if not integrated): ");
     l.push_back({"samples/final/time", StoredType::real, {}, {}, "s",
                  "time of the final state (end time unless stopped early)", S::outputs, out::time, R::result, true});
     l.push_back({"samples/final/steps", StoredType::int64, {}, {}, "1", "integration steps accepted", S::outputs, out::steps,

@@ -45,8 +45,15 @@ TYPED_TEST(RunSampleTest, InvalidBodyIsFlaggedNotIntegrated) {
   const SampleResult<S> r = run_sample(in, SharedModel<S>{}, fixed_step<S>(S(0.01), 100));
   EXPECT_EQ(r.status, SampleStatus::invalid_body);
   EXPECT_EQ(r.time, S(0));
-  EXPECT_EQ(r.final_state.p_w, in.initial.p_w);
-  // Nothing measured: the drifts and the reaction are NaN, not zeros that read as exact.
+  // Nothing measured: the final state, the drifts and the reaction are NaN, not the initial state
+  // and zeros that read as where it ended, an exact conservation and no force.
+  for (int c = 0; c < 3; ++c) {
+    EXPECT_TRUE(std::isnan(r.final_state.p_w(c)));
+    EXPECT_TRUE(std::isnan(r.final_state.v_w(c)));
+    EXPECT_TRUE(std::isnan(r.final_state.omega_b(c)));
+  }
+  EXPECT_TRUE(std::isnan(r.final_state.q_wb.w) && std::isnan(r.final_state.q_wb.x) && std::isnan(r.final_state.q_wb.y) &&
+              std::isnan(r.final_state.q_wb.z));
   EXPECT_TRUE(std::isnan(r.energy_drift));
   EXPECT_TRUE(std::isnan(r.momentum_drift));
   for (int c = 0; c < 3; ++c) {

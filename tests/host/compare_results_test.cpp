@@ -178,33 +178,39 @@ void plant_difference(const std::string& path, const char* dataset, std::size_t 
   H5Fclose(file);
 }
 
-// Overwrites the final state of some rows of a results file, as a faulty build would have
-// written them: p, q, v, ω and time of each row from `finals`.
-void plant_final_states(const std::string& path, const std::vector<std::size_t>& rows,
-                        const std::vector<SampleResult<double>>& finals) {
+// Overwrites some rows of a results file's dataset, as a faulty or an older build would have
+// written them: component c of row rows[r] from value_of(finals[r], c).
+template <class ValueOf>
+void plant_rows(const std::string& path, const char* dataset, const std::vector<std::size_t>& rows,
+                const std::vector<SampleResult<double>>& finals, ValueOf value_of, std::size_t dim) {
   const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
   ASSERT_GE(file, 0);
-  const auto rewrite = [&](const char* name, std::size_t dim, auto&& value_of) {
-    const hid_t ds = H5Dopen2(file, name, H5P_DEFAULT);
-    const hid_t space = H5Dget_space(ds);
-    std::vector<double> data(std::size_t(H5Sget_simple_extent_npoints(space)));
-    H5Dread(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, data.data());
-    for (std::size_t r = 0; r < rows.size(); ++r)
-      for (std::size_t c = 0; c < dim; ++c) data[rows[r] * dim + c] = value_of(finals[r], c);
-    H5Dwrite(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, data.data());
-    H5Sclose(space);
-    H5Dclose(ds);
-  };
-  rewrite("samples/final/position", 3, [](const SampleResult<double>& f, std::size_t c) { return f.final_state.p_w(c); });
-  rewrite("samples/final/orientation", 4, [](const SampleResult<double>& f, std::size_t c) {
+  const hid_t ds = H5Dopen2(file, dataset, H5P_DEFAULT);
+  const hid_t space = H5Dget_space(ds);
+  std::vector<double> data(std::size_t(H5Sget_simple_extent_npoints(space)));
+  H5Dread(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, data.data());
+  for (std::size_t r = 0; r < rows.size(); ++r)
+    for (std::size_t c = 0; c < dim; ++c) data[rows[r] * dim + c] = value_of(finals[r], c);
+  H5Dwrite(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, data.data());
+  H5Sclose(space);
+  H5Dclose(ds);
+  H5Fclose(file);
+}
+
+// Overwrites the final state of some rows of a results file: p, q, v, ω and time of each row
+// from `finals`.
+void plant_final_states(const std::string& path, const std::vector<std::size_t>& rows,
+                        const std::vector<SampleResult<double>>& finals) {
+  using F = const SampleResult<double>&;
+  plant_rows(path, "samples/final/position", rows, finals, [](F f, std::size_t c) { return f.final_state.p_w(c); }, 3);
+  plant_rows(path, "samples/final/orientation", rows, finals, [](F f, std::size_t c) {
     const Quaternion<double>& q = f.final_state.q_wb;
     return c == 0 ? q.w : c == 1 ? q.x : c == 2 ? q.y : q.z;
-  });
-  rewrite("samples/final/velocity", 3, [](const SampleResult<double>& f, std::size_t c) { return f.final_state.v_w(c); });
-  rewrite("samples/final/angular_velocity", 3,
-          [](const SampleResult<double>& f, std::size_t c) { return f.final_state.omega_b(c); });
-  rewrite("samples/final/time", 1, [](const SampleResult<double>& f, std::size_t) { return f.time; });
-  H5Fclose(file);
+  }, 4);
+  plant_rows(path, "samples/final/velocity", rows, finals, [](F f, std::size_t c) { return f.final_state.v_w(c); }, 3);
+  plant_rows(path, "samples/final/angular_velocity", rows, finals,
+             [](F f, std::size_t c) { return f.final_state.omega_b(c); }, 3);
+  plant_rows(path, "samples/final/time", rows, finals, [](F f, std::size_t) { return f.time; }, 1);
 }
 
 // Sample k of a scenario integrated on the CPU in double, its initial state optionally scaled.
@@ -742,6 +748,76 @@ TEST(CompareResults, PartialFilesSayIncompleteAndUseTheRowsDone) {
   }
 }
 
+// Samples not integrated (invalid_body, invalid_load) have inputs but no results: a run now writes
+// their final state and reaction NaN (at time 0), and builds before 2026-12-07 wrote their initial
+// state and a zero reaction. Compare judges results over the samples integrated only, so files of
+// either kind agree sample by sample, and their distributions are the same. A spring's stiffness
+// or a damping coefficient drawn negative in more than half the samples, kept and flagged under
+// "reject", on a pivot.
+TEST(CompareResults, TheSamplesNotIntegratedHaveNoResultsToCompare) {
+  test::TempDir dir;
+  const std::string text = test::unphysical_loads_scenario_text(
+      300, "[constraint]\ntype = \"pivot\"\npoint = [0.0, 0.0, 0.05]\nanchor = [0.0, 0.0, 0.0]\n"
+           "[design]\ninvalid_bodies = \"reject\"\n");
+  const std::string run = run_file(dir, "run.h5", text, 300);
+  const ResultsReader r(run);
+  const std::vector<std::uint8_t> status = r.uint8s("samples/status").data;
+  std::vector<std::size_t> flagged;
+  for (std::size_t i = 0; i < status.size(); ++i)
+    if (status[i] == std::uint8_t(SampleStatus::invalid_load)) flagged.push_back(i);
+  ASSERT_GT(flagged.size(), 20u);
+  ASSERT_LT(flagged.size(), 280u);
+  // The run's file: no final state and no reaction where not integrated, both where integrated.
+  const std::vector<double> position = r.doubles("samples/final/position").data,
+                            reaction = r.doubles("samples/final/reaction_force").data;
+  for (std::size_t i = 0; i < status.size(); ++i) {
+    const bool measured = status[i] != std::uint8_t(SampleStatus::invalid_load);
+    EXPECT_EQ(std::isnan(position[3 * i + 2]), !measured) << i;
+    EXPECT_EQ(std::isnan(reaction[3 * i + 2]), !measured) << i;
+  }
+  // Each way of writing them, planted into copies of the file.
+  const std::vector<double> p0 = r.doubles("samples/initial/position").data, q0 = r.doubles("samples/initial/orientation").data,
+                            v0 = r.doubles("samples/initial/velocity").data,
+                            w0 = r.doubles("samples/initial/angular_velocity").data;
+  std::vector<SampleResult<double>> initial(flagged.size()), none(flagged.size());
+  for (std::size_t k = 0; k < flagged.size(); ++k) {
+    const std::size_t i = flagged[k];
+    initial[k].final_state = {Vec3<double>(p0[3 * i], p0[3 * i + 1], p0[3 * i + 2]),
+                              {q0[4 * i], q0[4 * i + 1], q0[4 * i + 2], q0[4 * i + 3]},
+                              Vec3<double>(v0[3 * i], v0[3 * i + 1], v0[3 * i + 2]),
+                              Vec3<double>(w0[3 * i], w0[3 * i + 1], w0[3 * i + 2])};
+    none[k].final_state = no_state<double>();
+    initial[k].time = none[k].time = 0;
+  }
+  const auto planted = [&](const char* name, const std::vector<SampleResult<double>>& finals, double force) {
+    const std::string path = dir.file(name);
+    std::filesystem::copy_file(run, path);
+    plant_final_states(path, flagged, finals);
+    const std::vector<SampleResult<double>> reactions(flagged.size(), [&] {
+      SampleResult<double> f;
+      f.reaction_force_w = Vec3<double>::Constant(force);
+      return f;
+    }());
+    plant_rows(path, "samples/final/reaction_force", flagged, reactions,
+               [](const SampleResult<double>& f, std::size_t c) { return f.reaction_force_w(c); }, 3);
+    return path;
+  };
+  const std::string older = planted("older.h5", initial, 0.0), newer = planted("newer.h5", none, NAN);
+  for (const auto& [a, b] : {std::pair{older, newer}, std::pair{newer, older}, std::pair{older, run}}) {
+    SCOPED_TRACE(a + " against " + b);
+    const Comparison c = compare_results(a, b, {});
+    EXPECT_TRUE(c.pass) << (c.reasons.empty() ? "" : c.reasons.front());
+    EXPECT_TRUE(c.mismatched_samples.empty());
+    // The distributions are those of the same samples integrated, to the last bit: the older
+    // file's initial states and zero reactions do not enter them.
+    for (const ComponentComparison& k : c.components)
+      if (!k.input) {
+        EXPECT_EQ(k.mean.difference, 0.0) << k.name;
+        EXPECT_EQ(k.max_abs, 0.0) << k.name;
+      }
+  }
+}
+
 // rbmc info on the partial file of a run of 2^40 samples interrupted after its first batch reads
 // only the rows done (it once read every declared row and died of bad_alloc).
 TEST(ResultsInfo, AHugePartialFileIsSummarisedFromItsRowsDone) {
@@ -786,8 +862,9 @@ TEST(ResultsInfo, AnHdf5FileRbmcDidNotWriteIsRefusedNamingIt) {
   EXPECT_EQ(read_results_info(results).n_samples, 20);
 }
 
-// Samples not integrated (invalid_body, invalid_load) keep their initial state at time 0 as their
-// "final" one: the final-state table leaves them out and says how many, as the statistics do.
+// Samples not integrated (invalid_body, invalid_load) have no final state (NaN at time 0; their
+// initial state in older files): the final-state table leaves them out by their status and says
+// how many, as the statistics do.
 // Loads drawn negative in more than half the samples, flagged (invalid_load) under "reject": the
 // table's final time is then the duration for every sample it holds.
 TEST(ResultsInfo, LeavesTheSamplesNotIntegratedOutOfTheFinalStates) {

@@ -64,6 +64,14 @@ def test_check_previews_the_validity_of_the_draws(tmp_path):
     assert r["policy"] == "reject" and r["redrawn"] == 0 and r["invalid_body"] == 0
     run = run_quietly(d, output=tmp_path / "reject.h5")
     assert run.summary["statuses"]["invalid_load"] == r["invalid_load"] == c["redrawn"] > 0
+    # The samples flagged were not integrated: no final state (NaN), so that a mean over the data
+    # frame is over the samples integrated, not pulled toward their initial states (z = 0).
+    df = run.to_dataframe(["status", "final.position"])
+    flagged = df["status"] == "invalid_load"
+    assert df.loc[flagged, "final.position.z"].isna().all()
+    assert df.loc[~flagged, "final.position.z"].notna().all()
+    ok = df.loc[~flagged, "final.position.z"]
+    assert df["final.position.z"].mean() == pytest.approx(ok.mean(), rel=1e-15)
     assert rbmc.check(d, preview=10)["validity"]["previewed"] == 10
     with pytest.raises(rbmc.UsageError):
         rbmc.check(d, preview=0)

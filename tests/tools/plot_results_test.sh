@@ -53,8 +53,8 @@ is_png c_histograms.png
 "$rbmc" run "$source_dir/configs/spin_sweep.toml" -o d.h5 --backend cpu >/dev/null
 "$source_dir/tools/plot_results.py" d.h5 -o d >/dev/null
 is_png d_sweep.png
-# Samples not integrated (a spring's stiffness drawn negative, rejected: invalid_load) keep their
-# initial state at time 0: the histograms leave them out, and say so.
+# Samples not integrated (a spring's stiffness drawn negative, rejected: invalid_load) have no
+# final state (NaN at time 0): the histograms leave them out, and say so.
 printf '[[loads]]\ntype = "spring"\nanchor = [0.0, 0.0, 1.0]\nstiffness = 50.0\n[dispersions]\nloads.0.stiffness = { distribution = "normal", sigma = 60.0 }\n[design]\ninvalid_bodies = "reject"\n' |
   cat <(head -n 9 final_only.toml) - >rejected.toml
 "$rbmc" run rejected.toml -o r.h5 --backend cpu >/dev/null

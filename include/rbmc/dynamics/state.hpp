@@ -83,4 +83,14 @@ RBMC_HD inline bool is_finite(const RigidBodyState<Scalar>& x) {
   return isfinite_hd(component_sum(x));
 }
 
+// A state where none was measured: NaN throughout. An event that has not occurred records it
+// (its time NaN too), and a sample not integrated as its final state (run_sample), as a kept
+// trajectory holds NaN after its sample stopped. Both were the initial state before, which a mean
+// over the samples took in, silently, from the samples where nothing happened.
+template <class Scalar>
+RBMC_HD inline RigidBodyState<Scalar> no_state() {
+  const Scalar nan = Eigen::NumTraits<Scalar>::quiet_NaN();
+  return {Vec3<Scalar>::Constant(nan), {nan, nan, nan, nan}, Vec3<Scalar>::Constant(nan), Vec3<Scalar>::Constant(nan)};
+}
+
 }  // namespace rbmc

@@ -178,15 +178,6 @@ RBMC_HD inline Scalar locate_event(const EventSpec<Scalar>& e, const Interpolant
   return t1;
 }
 
-// The state recorded for an event that has not occurred: NaN throughout, as its time is, and as
-// a kept trajectory is after its sample stopped. It was the initial state, which a mean over the
-// samples of an event's state took in, silently, from those where the event never occurred.
-template <class Scalar>
-RBMC_HD inline RigidBodyState<Scalar> no_state() {
-  const Scalar nan = Eigen::NumTraits<Scalar>::quiet_NaN();
-  return {Vec3<Scalar>::Constant(nan), {nan, nan, nan, nan}, Vec3<Scalar>::Constant(nan), Vec3<Scalar>::Constant(nan)};
-}
-
 // Where a sample's event records go. The tracker hands each record over as it happens, so that
 // nothing of the size of EventSet::kMax states stays live in the integration loop: on the GPU such
 // arrays, indexed by a run-time event number, sit in the thread's stack (2 KB for RK4 in double,

@@ -154,9 +154,11 @@ RBMC_HD_KERNEL_INLINE SampleResult<Scalar> run_sample(const SampleInputs<Scalar>
   const SampleStatus verdict = inputs_status(in, own);
   if (verdict != SampleStatus::ok) {
     out.status = verdict;
-    // Not integrated: nothing measured. The drifts' and the reaction's zeros read as an exact
-    // conservation and no force, and a mean over the samples took them in.
+    // Not integrated: nothing measured, so no final state (its time 0, where it stopped) and no
+    // drifts or reaction. The initial state as the final one, and the drifts' and the reaction's
+    // zeros (an exact conservation, no force), were taken in by a mean over the samples.
     const Scalar nan = Eigen::NumTraits<Scalar>::quiet_NaN();
+    out.final_state = no_state<Scalar>();
     out.energy_drift = out.momentum_drift = nan;
     out.reaction_force_w = out.reaction_torque_b = Vec3<Scalar>::Constant(nan);
     sink.finish(false, x0);

@@ -22,6 +22,12 @@ enum class SampleStatus : std::uint8_t {
 
 inline constexpr int kSampleStatusCount = 9;
 
+// Whether a sample with this outcome was integrated: not one whose inputs were not physical,
+// which has no state at any time, its final state, drifts and reaction NaN (run_sample).
+inline constexpr bool was_integrated(SampleStatus s) {
+  return s != SampleStatus::invalid_body && s != SampleStatus::invalid_load;
+}
+
 inline const char* status_name(SampleStatus s) {
   switch (s) {
     case SampleStatus::ok: return "ok";
