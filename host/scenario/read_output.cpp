@@ -15,6 +15,33 @@
 
 namespace rbmc::scenario_sections {
 
+namespace {
+
+// A crossing's world axis, the coordinate crossed and the direction (point_crossing, box_crossing).
+// A box has no one function for "either": its lowest point crosses falling, its highest rising.
+void read_crossing(TableReader& r, EventSpec<double>& e, bool either_allowed) {
+  const std::string axis = r.optional_string("axis").value_or("");
+  if (axis != "x" && axis != "y" && axis != "z") {
+    if (axis.empty()) r.fail_here("axis", "is required (\"x\", \"y\" or \"z\": the world coordinate)");
+    r.fail_at(*r.table().get("axis"), "axis", "must be \"x\", \"y\" or \"z\"");
+  }
+  e.axis = axis[0] - 'x';
+  e.value = r.required_number("value", "the coordinate crossed, m");
+  const std::optional<std::string> direction = r.optional_string("direction");
+  if (!direction && !either_allowed)
+    r.fail_here("direction", "is required: \"falling\" (the box's lowest point) or \"rising\" (its highest)");
+  const std::string d = direction.value_or("either");
+  if (d == "rising") e.direction = CrossingDirection::rising;
+  else if (d == "falling") e.direction = CrossingDirection::falling;
+  else if (d == "either" && either_allowed) e.direction = CrossingDirection::either;
+  else if (either_allowed) r.fail_at(*r.table().get("direction"), "direction", "must be \"rising\", \"falling\" or \"either\"");
+  else
+    r.fail_at(*r.table().get("direction"), "direction",
+              "must be \"falling\" (the box's lowest point crosses) or \"rising\" (its highest), not \"" + d + "\"");
+}
+
+}  // namespace
+
 // [[events]]: an array of tables, each with a name and a type. Read after [initial] (the
 // attitude reference defaults to the initial attitude) and [run] (the tolerance).
 void read_events(const toml::node& node, Scenario& s) {
@@ -43,18 +70,17 @@ void read_events(const toml::node& node, Scenario& s) {
     if (type == "point_crossing") {
       e.kind = EventKind::point_crossing;
       e.point_b = r.optional_vec3("point").value_or(Vec3<double>::Zero());
-      const std::string axis = r.optional_string("axis").value_or("");
-      if (axis != "x" && axis != "y" && axis != "z") {
-        if (axis.empty()) r.fail_here("axis", "is required (\"x\", \"y\" or \"z\": the world coordinate)");
-        r.fail_at(*r.table().get("axis"), "axis", "must be \"x\", \"y\" or \"z\"");
-      }
-      e.axis = axis[0] - 'x';
-      e.value = r.required_number("value", "the coordinate crossed, m");
-      const std::string direction = r.optional_string("direction").value_or("either");
-      if (direction == "rising") e.direction = CrossingDirection::rising;
-      else if (direction == "falling") e.direction = CrossingDirection::falling;
-      else if (direction == "either") e.direction = CrossingDirection::either;
-      else r.fail_at(*r.table().get("direction"), "direction", "must be \"rising\", \"falling\" or \"either\"");
+      read_crossing(r, e, true);
+    } else if (type == "box_crossing") {
+      e.kind = EventKind::box_crossing;
+      e.point_b = r.optional_vec3("center").value_or(Vec3<double>::Zero());
+      const toml::node* size = r.find("size");
+      if (size == nullptr) r.fail_here("size", "is required (m: the box's edges along body x, y and z)");
+      const auto edges = r.numbers(*size, "size", 3);
+      for (double edge : edges)
+        if (!(edge > 0)) r.fail_at(*size, "size", "must be three positive lengths (m: the edges along body x, y, z)");
+      e.half_size_b = 0.5 * Vec3<double>(edges[0], edges[1], edges[2]);
+      read_crossing(r, e, false);
     } else if (type == "attitude_angle") {
       e.kind = EventKind::attitude_angle;
       e.direction = CrossingDirection::rising;
@@ -85,10 +111,11 @@ void read_events(const toml::node& node, Scenario& s) {
       if (e.value > s.run.duration)
         r.fail_at(*r.table().get("time"), "time", "must lie in (0, run.duration]: the run ends before it");
     } else if (type.empty()) {
-      r.fail_here("type", "is required (point_crossing, attitude_angle, angular_rate_below, time_limit)");
+      r.fail_here("type", "is required (point_crossing, box_crossing, attitude_angle, angular_rate_below, time_limit)");
     } else {
       r.fail_at(*r.table().get("type"), "type",
-                "unknown event '" + type + "' (available: point_crossing, attitude_angle, angular_rate_below, time_limit)");
+                "unknown event '" + type +
+                    "' (available: point_crossing, box_crossing, attitude_angle, angular_rate_below, time_limit)");
     }
     r.reject_unknown_keys();
     s.events.events[s.events.n++] = e;

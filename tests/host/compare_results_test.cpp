@@ -896,7 +896,7 @@ TEST(ResultsInfo, LeavesTheSamplesNotIntegratedOutOfTheFinalStates) {
 
 // Where samples stop early, the statistics at the later times are over the samples still running:
 // info says from when. The tossed box's samples stop as they land (a terminal event), between
-// 1.2 and 1.35 s for its dispersions, and none runs at its last output times (2 s).
+// 1.2 and 1.3 s for its dispersions, and none runs at its last output times (2 s).
 TEST(ResultsInfo, SaysWhenTheStatisticsLoseTheSamplesThatStopped) {
   const std::vector<double> t{0, 0.5, 1, 1.5};
   EXPECT_EQ(running_samples_note(t, {8, 8, 8, 8}), "");

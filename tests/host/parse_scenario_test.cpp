@@ -561,6 +561,54 @@ TEST(ParseScenarioEvents, BadEventsNameTheKey) {
   std::string five;
   for (int i = 0; i < 5; ++i) five += "[[events]]\nname = \"e" + std::to_string(i) + "\"\ntype = \"time_limit\"\ntime = 1.0\n";
   EXPECT_EQ(key_of(five), "events[4].name");
+  // A box: three positive edges, and a direction that says which of its points crosses (its
+  // lowest falling, its highest rising; no one point for "either").
+  const std::string box = "[[events]]\nname = \"a\"\ntype = \"box_crossing\"\naxis = \"z\"\nvalue = 0.0\n";
+  EXPECT_EQ(key_of(box + "size = [0.1, 0.2, 0.3]\ndirection = \"falling\"\n"), "accepted");
+  EXPECT_EQ(key_of(box + "direction = \"falling\"\n"), "events[0].size");
+  EXPECT_EQ(key_of(box + "size = [0.1, 0.0, 0.3]\ndirection = \"falling\"\n"), "events[0].size");
+  EXPECT_EQ(key_of(box + "size = [0.1, 0.2]\ndirection = \"falling\"\n"), "events[0].size");
+  EXPECT_EQ(key_of(box + "size = [0.1, 0.2, 0.3]\n"), "events[0].direction");
+  EXPECT_EQ(key_of(box + "size = [0.1, 0.2, 0.3]\ndirection = \"either\"\n"), "events[0].direction");
+  EXPECT_EQ(key_of(box + "size = [0.1, 0.2, 0.3]\ndirection = \"falling\"\npoint = [0.0, 0.0, 0.1]\n"),
+            "events[0].point");  // a box has a center, not a point
+}
+
+// A box's event: its centre (default the origin) and half its edges, along the body axes.
+TEST(ParseScenarioEvents, ABoxCrossingHoldsItsCentreAndHalfItsEdges) {
+  const Scenario s = parse_scenario(with_run("") + R"(
+[[events]]
+name = "landing"
+type = "box_crossing"
+center = [0.0, 0.0, 0.005]
+size = [0.148, 0.097, 0.056]
+axis = "z"
+value = 0.0
+direction = "falling"
+terminal = true
+
+[[events]]
+name = "ceiling"
+type = "box_crossing"
+size = [0.2, 0.4, 0.6]
+axis = "y"
+value = 2.0
+direction = "rising"
+)",
+                                    "e.toml");
+  ASSERT_EQ(s.events.n, 2);
+  const EventSpec<double>& landing = s.events.events[0];
+  EXPECT_EQ(landing.kind, EventKind::box_crossing);
+  EXPECT_EQ(landing.point_b, Vec3<double>(0, 0, 0.005));
+  EXPECT_EQ(landing.half_size_b, Vec3<double>(0.074, 0.0485, 0.028));
+  EXPECT_EQ(landing.direction, CrossingDirection::falling);
+  EXPECT_TRUE(landing.terminal);
+  const EventSpec<double>& ceiling = s.events.events[1];
+  EXPECT_EQ(ceiling.point_b, Vec3<double>::Zero());
+  EXPECT_EQ(ceiling.half_size_b, Vec3<double>(0.1, 0.2, 0.3));
+  EXPECT_EQ(ceiling.axis, 1);
+  EXPECT_EQ(ceiling.value, 2.0);
+  EXPECT_EQ(ceiling.direction, CrossingDirection::rising);
 }
 
 }  // namespace

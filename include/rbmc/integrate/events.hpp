@@ -22,6 +22,9 @@ enum class EventKind : std::uint8_t {
   attitude_angle = 1,      // the attitude's angle from `reference` rises above `value` (rad)
   angular_rate_below = 2,  // |ω| falls below `value` (rad/s)
   time_limit = 3,          // t reaches `value` (s)
+  box_crossing = 4,        // the lowest (falling) or highest (rising) point of a box of half sizes
+                           // `half_size_b` centred at body point `point_b`, its edges along the
+                           // body axes, crosses `value` in world coordinate `axis`
 };
 
 // The sign change that counts: g rising through 0, falling through 0, or either.
@@ -34,13 +37,21 @@ struct EventSpec {
   CrossingDirection direction = CrossingDirection::either;
   int axis = 2;                                   // point_crossing: 0, 1, 2 for world x, y, z
   Scalar value = 0;                               // the threshold (m, rad, rad/s or s)
-  Vec3<Scalar> point_b = Vec3<Scalar>::Zero();    // point_crossing: body point from the origin (m)
+  Vec3<Scalar> point_b = Vec3<Scalar>::Zero();    // point_crossing: body point; box_crossing: the
+                                                  // box's centre (m, body frame, from the origin)
   Quaternion<Scalar> reference = Quaternion<Scalar>::identity();  // attitude_angle
+  Vec3<Scalar> half_size_b = Vec3<Scalar>::Zero();  // box_crossing: half the edges along body x, y, z (m)
 
   template <class Other>
   EventSpec<Other> cast() const {
-    return {kind, terminal, direction, axis, Other(value), point_b.template cast<Other>(),
-            {Other(reference.w), Other(reference.x), Other(reference.y), Other(reference.z)}};
+    return {kind,
+            terminal,
+            direction,
+            axis,
+            Other(value),
+            point_b.template cast<Other>(),
+            {Other(reference.w), Other(reference.x), Other(reference.y), Other(reference.z)},
+            half_size_b.template cast<Other>()};
   }
 };
 
@@ -69,6 +80,36 @@ struct EventRecord {
   RigidBodyState<Scalar> state;
 };
 
+// The world coordinate `axis` of a box_crossing's box at its lowest point (falling) or its highest
+// (rising): with e the world axis, e_b = Rᵀ e its body components, c the box's centre and h its half
+// edges, e · (p + R c) ∓ Σᵢ hᵢ |e_b,ᵢ| = e · p + Σᵢ (cᵢ e_b,ᵢ ∓ hᵢ |e_b,ᵢ|): the support function of
+// the box in the direction ∓e, its nearest corner whichever that is, with no branch. Continuous in
+// the state, with kinks where another corner becomes the nearest, which the locator's bracketing
+// tolerates. One rotation (e · R c = c · e_b), each axis chosen, not indexed (point_crossing says
+// why). Of the state it takes the attitude and p's coordinate (p_axis), by value.
+template <class Scalar>
+RBMC_HD inline Scalar box_extent(const Quaternion<Scalar>& q_wb, Scalar p_axis, const Vec3<Scalar>& centre_b,
+                                 const Vec3<Scalar>& half_size_b, int axis, bool rising) {
+  const Scalar zero(0), one(1);
+  const Vec3<Scalar> e_b =
+      rotate_inverse(q_wb, Vec3<Scalar>(axis == 0 ? one : zero, axis == 1 ? one : zero, axis == 2 ? one : zero));
+  const Scalar reach = rising ? one : -one;
+  // |v| as a choice: one for a value, lane by lane on the CPU's SIMD lanes.
+  const auto term = [&](Scalar c, Scalar h, Scalar v) { return c * v + reach * (h * if_less_hd(v, zero, -v, v)); };
+  return p_axis + term(centre_b.x(), half_size_b.x(), e_b.x()) + term(centre_b.y(), half_size_b.y(), e_b.y()) +
+         term(centre_b.z(), half_size_b.z(), e_b.z());
+}
+
+// The same, out of line on the device: inlined into the device's dopri5 with events in double, it
+// spilled 16 bytes (24 with a second rotation for the centre), where that kernel spilled none
+// (sm_90, bench/RESULTS.md, sixty-eighth session). Its arguments by value, in registers: a
+// reference would put the state in the frame at every call.
+template <class Scalar>
+RBMC_HD_NOINLINE Scalar box_extent_call(Quaternion<Scalar> q_wb, Scalar p_axis, Vec3<Scalar> centre_b,
+                                        Vec3<Scalar> half_size_b, int axis, bool rising) {
+  return box_extent(q_wb, p_axis, centre_b, half_size_b, axis, rising);
+}
+
 // g(t, x); the event occurs where g crosses zero in the event's direction. Each g rises when the
 // named quantity passes its threshold in the sense the name says.
 template <class Scalar>
@@ -91,6 +132,15 @@ RBMC_HD inline Scalar event_function(const EventSpec<Scalar>& e, Scalar t, const
     // squares differently for double than for a lane type).
     case EventKind::angular_rate_below: return e.value - norm3(x.omega_b);
     case EventKind::time_limit: return t - e.value;
+    case EventKind::box_crossing: {
+      const Scalar p_axis = e.axis == 0 ? x.p_w.x() : e.axis == 1 ? x.p_w.y() : x.p_w.z();
+      const bool rising = e.direction == CrossingDirection::rising;
+#ifdef __CUDA_ARCH__
+      if constexpr (sizeof(Scalar) == 8)
+        return box_extent_call(x.q_wb, p_axis, e.point_b, e.half_size_b, e.axis, rising) - e.value;
+#endif
+      return box_extent(x.q_wb, p_axis, e.point_b, e.half_size_b, e.axis, rising) - e.value;
+    }
   }
   return Scalar(1);
 }
