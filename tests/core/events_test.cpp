@@ -197,8 +197,7 @@ TYPED_TEST(EventsTest, ABoxTouchesTheGroundWithItsFirstCorner) {
     EXPECT_NEAR(double(tumbling.time), first, 1e-10 + 600 * double(eps));
     EXPECT_NEAR(double(tumbling.events[0].time), first, 1e-10 + 600 * double(eps));
     EXPECT_NEAR(double(lowest_corner(tumbling.final_state)), 0.0, 1e-9 + 2000 * double(eps));
-    // One corner followed alone, (+x, +y, −z) as configs/tossed_box.toml does, crosses later:
-    // another corner touched first.
+    // One corner followed alone, (+x, +y, −z), crosses later: another corner touched first.
     EXPECT_GT(crossing[3], first + 0.01);
   }
 }

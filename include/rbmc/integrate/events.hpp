@@ -35,7 +35,7 @@ struct EventSpec {
   EventKind kind = EventKind::time_limit;
   bool terminal = false;
   CrossingDirection direction = CrossingDirection::either;
-  int axis = 2;                                   // point_crossing: 0, 1, 2 for world x, y, z
+  int axis = 2;                                   // point_, box_crossing: 0, 1, 2 for world x, y, z
   Scalar value = 0;                               // the threshold (m, rad, rad/s or s)
   Vec3<Scalar> point_b = Vec3<Scalar>::Zero();    // point_crossing: body point; box_crossing: the
                                                   // box's centre (m, body frame, from the origin)
