@@ -17,9 +17,11 @@ namespace rbmc::scenario_sections {
 
 namespace {
 
-// A crossing's world axis, the coordinate crossed and the direction (point_crossing, box_crossing).
-// A box has no one function for "either": its lowest point crosses falling, its highest rising.
-void read_crossing(TableReader& r, EventSpec<double>& e, bool either_allowed) {
+// A crossing's world axis, the coordinate crossed and the direction (point_crossing, and the
+// solids' box_crossing and cylinder_crossing, `solid` naming which). A solid has no one function
+// for "either": its lowest point crosses falling, its highest rising.
+void read_crossing(TableReader& r, EventSpec<double>& e, const char* solid = nullptr) {
+  const bool either_allowed = solid == nullptr;
   const std::string axis = r.optional_string("axis").value_or("");
   if (axis != "x" && axis != "y" && axis != "z") {
     if (axis.empty()) r.fail_here("axis", "is required (\"x\", \"y\" or \"z\": the world coordinate)");
@@ -29,7 +31,7 @@ void read_crossing(TableReader& r, EventSpec<double>& e, bool either_allowed) {
   e.value = r.required_number("value", "the coordinate crossed, m");
   const std::optional<std::string> direction = r.optional_string("direction");
   if (!direction && !either_allowed)
-    r.fail_here("direction", "is required: \"falling\" (the box's lowest point) or \"rising\" (its highest)");
+    r.fail_here("direction", std::string("is required: \"falling\" (the ") + solid + "'s lowest point) or \"rising\" (its highest)");
   const std::string d = direction.value_or("either");
   if (d == "rising") e.direction = CrossingDirection::rising;
   else if (d == "falling") e.direction = CrossingDirection::falling;
@@ -37,7 +39,8 @@ void read_crossing(TableReader& r, EventSpec<double>& e, bool either_allowed) {
   else if (either_allowed) r.fail_at(*r.table().get("direction"), "direction", "must be \"rising\", \"falling\" or \"either\"");
   else
     r.fail_at(*r.table().get("direction"), "direction",
-              "must be \"falling\" (the box's lowest point crosses) or \"rising\" (its highest), not \"" + d + "\"");
+              std::string("must be \"falling\" (the ") + solid + "'s lowest point crosses) or \"rising\" (its highest), not \"" +
+                  d + "\"");
 }
 
 }  // namespace
@@ -70,7 +73,7 @@ void read_events(const toml::node& node, Scenario& s) {
     if (type == "point_crossing") {
       e.kind = EventKind::point_crossing;
       e.point_b = r.optional_vec3("point").value_or(Vec3<double>::Zero());
-      read_crossing(r, e, true);
+      read_crossing(r, e);
     } else if (type == "box_crossing") {
       e.kind = EventKind::box_crossing;
       e.point_b = r.optional_vec3("center").value_or(Vec3<double>::Zero());
@@ -80,7 +83,15 @@ void read_events(const toml::node& node, Scenario& s) {
       for (double edge : edges)
         if (!(edge > 0)) r.fail_at(*size, "size", "must be three positive lengths (m: the edges along body x, y, z)");
       e.half_size_b = 0.5 * Vec3<double>(edges[0], edges[1], edges[2]);
-      read_crossing(r, e, false);
+      read_crossing(r, e, "box");
+    } else if (type == "cylinder_crossing") {
+      e.kind = EventKind::cylinder_crossing;
+      e.point_b = r.optional_vec3("center").value_or(Vec3<double>::Zero());
+      const double radius = r.required_number("radius", "m"), height = r.required_number("height", "m, along body z");
+      if (!(radius > 0)) r.fail_at(*r.table().get("radius"), "radius", "must be positive (m)");
+      if (!(height > 0)) r.fail_at(*r.table().get("height"), "height", "must be positive (m, along body z)");
+      e.half_size_b = Vec3<double>(radius, radius, 0.5 * height);
+      read_crossing(r, e, "cylinder");
     } else if (type == "attitude_angle") {
       e.kind = EventKind::attitude_angle;
       e.direction = CrossingDirection::rising;
@@ -111,11 +122,11 @@ void read_events(const toml::node& node, Scenario& s) {
       if (e.value > s.run.duration)
         r.fail_at(*r.table().get("time"), "time", "must lie in (0, run.duration]: the run ends before it");
     } else if (type.empty()) {
-      r.fail_here("type", "is required (point_crossing, box_crossing, attitude_angle, angular_rate_below, time_limit)");
+      r.fail_here("type", "is required (point_crossing, box_crossing, cylinder_crossing, attitude_angle, angular_rate_below, time_limit)");
     } else {
       r.fail_at(*r.table().get("type"), "type",
                 "unknown event '" + type +
-                    "' (available: point_crossing, box_crossing, attitude_angle, angular_rate_below, time_limit)");
+                    "' (available: point_crossing, box_crossing, cylinder_crossing, attitude_angle, angular_rate_below, time_limit)");
     }
     r.reject_unknown_keys();
     s.events.events[s.events.n++] = e;

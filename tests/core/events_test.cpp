@@ -202,6 +202,131 @@ TYPED_TEST(EventsTest, ABoxTouchesTheGroundWithItsFirstCorner) {
   }
 }
 
+template <class S>
+EventSpec<S> cylinder_event(CrossingDirection direction, int axis, S value) {
+  EventSpec<S> e;
+  e.kind = EventKind::cylinder_crossing;
+  e.direction = direction;
+  e.axis = axis;
+  e.value = value;
+  e.point_b = Vec3<S>(S(0.002), S(-0.001), S(0.004));
+  e.half_size_b = Vec3<S>(S(0.033), S(0.033), S(0.0575));  // a can: radius, radius, half its height
+  return e;
+}
+
+// A point of the cylinder's rims, at angle phi on the top (top) or the bottom rim, body frame.
+template <class S>
+Vec3<S> rim_point(const EventSpec<S>& e, double phi, bool top) {
+  const double r = double(e.half_size_b.x()), h = double(e.half_size_b.z());
+  return e.point_b + Vec3<S>(S(r * std::cos(phi)), S(r * std::sin(phi)), S(top ? h : -h));
+}
+
+// A cylinder's event function is its nearest rim point's, found a second way: the rim point whose
+// radius points along −e_b's projection on the end planes (falling; +e_b's rising), on the end
+// whose normal points down along e (up), turned as a point by `rotate`. The two agree to the
+// roundings of a rotation (32 eps (|p| + 1), as the box's). And no point of either rim, 720 of
+// each, lies nearer: below g (falling) or above it (rising) by more than those roundings.
+TYPED_TEST(EventsTest, ACylinderCrossesWhereItsNearestRimPointDoes) {
+  using S = TypeParam;
+  test::Random random(37);
+  for (int trial = 0; trial < 200; ++trial) {
+    const RigidBodyState<S> x = random.template state<S>();
+    for (int axis = 0; axis < 3; ++axis)
+      for (const CrossingDirection d : {CrossingDirection::falling, CrossingDirection::rising}) {
+        const EventSpec<S> e = cylinder_event<S>(d, axis, S(0.25));
+        const double sign = d == CrossingDirection::falling ? -1 : 1;  // toward the crossing point
+        const Quaternion<double> q{double(x.q_wb.w), double(x.q_wb.x), double(x.q_wb.y), double(x.q_wb.z)};
+        const Vec3<double> e_b = rotate_inverse(q, Vec3<double>(Vec3<double>::Unit(axis)));
+        const double phi = std::atan2(sign * e_b.y(), sign * e_b.x());
+        const Vec3<S> nearest = rim_point(e, phi, sign * e_b.z() > 0);
+        const double g = double(event_function(e, S(0), x));
+        const double tolerance = 32 * double(test::eps<S>()) * (1 + double(x.p_w.norm()));
+        EXPECT_NEAR(g, double((x.p_w + rotate(x.q_wb, nearest))(axis) - e.value), tolerance)
+            << "trial " << trial << ", axis " << axis;
+        for (int k = 0; k < 720; ++k)
+          for (const bool top : {false, true}) {
+            const double beyond = sign * (double((x.p_w + rotate(x.q_wb, rim_point(e, k * M_PI / 360, top)))(axis) -
+                                                 e.value) - g);
+            ASSERT_LE(beyond, tolerance) << "trial " << trial << ", axis " << axis << ", rim point " << k;
+          }
+      }
+  }
+}
+
+// A can under gravity first touches the ground with its rim. Not turning and tilted, its lowest
+// rim point is fixed and falls by the closed form t* = (v₀ + √(v₀² + 2 g h)) / g. Tumbling, each of
+// 64 rim points (32 a rim) followed by a point_crossing event (four a run) crosses no earlier than
+// the cylinder does, and the first of them later by at most the depth of the rim between two of
+// them, r (1 − cos(π/32)), over the rim's descent speed then (at least the centre's, √(v₀² + 2 g
+// · 1.43 m), less |ω| times the rim's reach from it: 7.3 m/s less 0.42): 2.3e-5 s.
+// A rim point followed alone, as tossed_cylinder_lhs did, crosses later still.
+TYPED_TEST(EventsTest, ACylinderTouchesTheGroundWithItsRim) {
+  using S = TypeParam;
+  const S g = S(9.81), eps = test::eps<S>();
+  SampleInputs<S> in;
+  in.body = {S(0.4), Vec3<S>::Zero(), Vec3<S>(S(0.00055), S(0.00055), S(0.00022)).asDiagonal()};
+  in.gravity_w = Vec3<S>(0, 0, -g);
+  const EventSpec<S> can = cylinder_event<S>(CrossingDirection::falling, 2, S(0));
+  // Sampled, 7,200 points a rim: above the lowest by r (1 − cos(π/7200)) = 3.1e-9 m at most.
+  const auto lowest_rim_point = [&](const RigidBodyState<S>& x) {
+    double lowest = INFINITY;
+    for (int k = 0; k < 7200; ++k)
+      for (const bool top : {false, true})
+        lowest = std::min(lowest, double((x.p_w + rotate(x.q_wb, rim_point(can, k * M_PI / 3600, top))).z()));
+    return lowest;
+  };
+  SharedModel<S> shared{};
+  shared.events.tolerance = S(1e-12);
+  for (const IntegrationSettings<S>& how : {fixed_step<S>(S(0.002), 1000), dopri5_settings<S>(S(2), S(1e-6))}) {
+    const Quaternion<S> tilt = quaternion_from_rotation_vector(Vec3<S>(Vec3<S>(S(1), S(2), S(0.5)).normalized() * S(0.4)));
+    in.initial = {Vec3<S>(0, 0, S(1.5)), tilt, Vec3<S>(S(0.5), 0, S(5)), Vec3<S>::Zero()};
+    shared.events.n = 1;
+    shared.events.events[0] = can;
+    shared.events.events[0].terminal = true;
+    const SampleResult<S> still = run_sample(in, shared, how);
+    ASSERT_EQ(still.status, SampleStatus::terminal_event);
+    const double height = lowest_rim_point(in.initial), v0 = 5;
+    const double t_star = (v0 + std::sqrt(v0 * v0 + 2 * double(g) * height)) / double(g);
+    // The fall is quadratic in t, which both interpolants reproduce: the box's tolerances, and the
+    // sampled height's 3.1e-9 m at the 7 m/s of the fall.
+    EXPECT_NEAR(double(still.time), t_star, 1e-9 + 600 * double(eps));
+    EXPECT_NEAR(lowest_rim_point(still.final_state), 0.0, 5e-9 + 2000 * double(eps));
+    // Tumbling: spun about x mostly, as a tossed can is.
+    in.initial.omega_b = Vec3<S>(S(6), S(0.2), S(0.3));
+    const SampleResult<S> tumbling = run_sample(in, shared, how);
+    ASSERT_EQ(tumbling.status, SampleStatus::terminal_event);
+    double first = INFINITY, alone = INFINITY;
+    for (int run = 0; run < 16; ++run) {
+      shared.events.n = 4;
+      for (int k = 0; k < 4; ++k) {
+        EventSpec<S>& point = shared.events.events[k];
+        point = EventSpec<S>{};
+        point.kind = EventKind::point_crossing;
+        point.direction = CrossingDirection::falling;
+        point.axis = 2;
+        const int at = 4 * run + k;  // 0..31 the bottom rim, 32..63 the top
+        point.point_b = rim_point(can, (at % 32) * M_PI / 16, at >= 32);
+      }
+      const SampleResult<S> r = run_sample(in, shared, how);
+      for (int k = 0; k < 4; ++k) {
+        const double t = r.events[k].count > 0 ? double(r.events[k].time) : INFINITY;
+        first = std::min(first, t);
+        if (run == 0 && k == 0) alone = t;  // (r, 0, −h), the config's old point
+      }
+    }
+    ASSERT_TRUE(std::isfinite(first));
+    const double rim_depth = double(can.half_size_b.x()) * (1 - std::cos(M_PI / 32));
+    // The centre has fallen at least 1.43 m (it lies within 0.07 m of any rim point); a rim point
+    // turns about it at |ω| ≤ 6.01 rad/s within 0.07 m.
+    const double descent = std::sqrt(25 + 2 * double(g) * 1.43) - 6.01 * 0.07;
+    EXPECT_LE(double(tumbling.time), first + 1e-10 + 600 * double(eps));
+    EXPECT_GE(double(tumbling.time), first - rim_depth / descent - 1e-10 - 600 * double(eps));
+    EXPECT_NEAR(lowest_rim_point(tumbling.final_state), 0.0, 5e-9 + 2000 * double(eps));
+    // (4 ms later here: 3 cm of fall.)
+    EXPECT_GT(alone - double(tumbling.time), 10 * rim_depth / descent);
+  }
+}
+
 // The fixed-step loop checks each step's end with EventTracker::advance and calls step() only
 // when an event crossed; dopri5 and the CPU's lanes call step() on every step. Both must record
 // the same: the same counts, first times and states bit for bit, and the same terminal stop. A

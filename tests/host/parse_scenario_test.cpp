@@ -572,6 +572,43 @@ TEST(ParseScenarioEvents, BadEventsNameTheKey) {
   EXPECT_EQ(key_of(box + "size = [0.1, 0.2, 0.3]\ndirection = \"either\"\n"), "events[0].direction");
   EXPECT_EQ(key_of(box + "size = [0.1, 0.2, 0.3]\ndirection = \"falling\"\npoint = [0.0, 0.0, 0.1]\n"),
             "events[0].point");  // a box has a center, not a point
+  // A cylinder: a positive radius and height, and the direction as the box's.
+  const std::string can = "[[events]]\nname = \"a\"\ntype = \"cylinder_crossing\"\naxis = \"z\"\nvalue = 0.0\n";
+  const std::string falling = "direction = \"falling\"\n";
+  EXPECT_EQ(key_of(can + "radius = 0.03\nheight = 0.1\n" + falling), "accepted");
+  EXPECT_EQ(key_of(can + "height = 0.1\n" + falling), "events[0].radius");
+  EXPECT_EQ(key_of(can + "radius = 0.03\n" + falling), "events[0].height");
+  EXPECT_EQ(key_of(can + "radius = 0.0\nheight = 0.1\n" + falling), "events[0].radius");
+  EXPECT_EQ(key_of(can + "radius = 0.03\nheight = -0.1\n" + falling), "events[0].height");
+  EXPECT_EQ(key_of(can + "radius = 0.03\nheight = 0.1\n"), "events[0].direction");
+  EXPECT_EQ(key_of(can + "radius = 0.03\nheight = 0.1\ndirection = \"either\"\n"), "events[0].direction");
+  EXPECT_EQ(key_of(can + "radius = 0.03\nheight = 0.1\nsize = [0.1, 0.1, 0.1]\n" + falling), "events[0].size");
+}
+
+// A cylinder's event: its centre (default the origin), its radius twice and half its height, as
+// half its bounding box's edges along body x, y, z (its axis).
+TEST(ParseScenarioEvents, ACylinderCrossingHoldsItsCentreRadiusAndHalfItsHeight) {
+  const Scenario s = parse_scenario(with_run("") + R"(
+[[events]]
+name = "landing"
+type = "cylinder_crossing"
+center = [0.0, 0.001, -0.002]
+radius = 0.033
+height = 0.115
+axis = "z"
+value = 0.0
+direction = "falling"
+terminal = true
+)",
+                                    "e.toml");
+  ASSERT_EQ(s.events.n, 1);
+  const EventSpec<double>& landing = s.events.events[0];
+  EXPECT_EQ(landing.kind, EventKind::cylinder_crossing);
+  EXPECT_EQ(landing.point_b, Vec3<double>(0, 0.001, -0.002));
+  EXPECT_EQ(landing.half_size_b, Vec3<double>(0.033, 0.033, 0.0575));
+  EXPECT_EQ(landing.axis, 2);
+  EXPECT_EQ(landing.direction, CrossingDirection::falling);
+  EXPECT_TRUE(landing.terminal);
 }
 
 // A box's event: its centre (default the origin) and half its edges, along the body axes.

@@ -25,6 +25,8 @@ enum class EventKind : std::uint8_t {
   box_crossing = 4,        // the lowest (falling) or highest (rising) point of a box of half sizes
                            // `half_size_b` centred at body point `point_b`, its edges along the
                            // body axes, crosses `value` in world coordinate `axis`
+  cylinder_crossing = 5,   // the same of a solid cylinder centred at `point_b`, its axis along body
+                           // z: radius half_size_b.x, half its height half_size_b.z
 };
 
 // The sign change that counts: g rising through 0, falling through 0, or either.
@@ -40,7 +42,9 @@ struct EventSpec {
   Vec3<Scalar> point_b = Vec3<Scalar>::Zero();    // point_crossing: body point; box_crossing: the
                                                   // box's centre (m, body frame, from the origin)
   Quaternion<Scalar> reference = Quaternion<Scalar>::identity();  // attitude_angle
-  Vec3<Scalar> half_size_b = Vec3<Scalar>::Zero();  // box_crossing: half the edges along body x, y, z (m)
+  // box_crossing: half the edges along body x, y, z; cylinder_crossing: (radius, radius, half the
+  // height), half its bounding box's edges (m)
+  Vec3<Scalar> half_size_b = Vec3<Scalar>::Zero();
 
   template <class Other>
   EventSpec<Other> cast() const {
@@ -87,27 +91,39 @@ struct EventRecord {
 // the state, with kinks where another corner becomes the nearest, which the locator's bracketing
 // tolerates. One rotation (e · R c = c · e_b), each axis chosen, not indexed (point_crossing says
 // why). Of the state it takes the attitude and p's coordinate (p_axis), by value.
+//
+// A cylinder_crossing's cylinder (`cylinder`: radius r = h_x, half height h_z, its axis body z)
+// is a disc of radius r normal to body z swept along a segment of half length h_z on z, so its
+// support function is the disc's plus the segment's: e · p + c · e_b ∓ (r √(e_b,x² + e_b,y²) +
+// h_z |e_b,z|). Its nearest point lies on a rim, a whole rim where the axis is along e (where the
+// square root has its kink).
 template <class Scalar>
-RBMC_HD inline Scalar box_extent(const Quaternion<Scalar>& q_wb, Scalar p_axis, const Vec3<Scalar>& centre_b,
-                                 const Vec3<Scalar>& half_size_b, int axis, bool rising) {
+RBMC_HD inline Scalar solid_extent(const Quaternion<Scalar>& q_wb, Scalar p_axis, const Vec3<Scalar>& centre_b,
+                                   const Vec3<Scalar>& half_size_b, int axis, bool rising, bool cylinder) {
   const Scalar zero(0), one(1);
   const Vec3<Scalar> e_b =
       rotate_inverse(q_wb, Vec3<Scalar>(axis == 0 ? one : zero, axis == 1 ? one : zero, axis == 2 ? one : zero));
   const Scalar reach = rising ? one : -one;
   // |v| as a choice: one for a value, lane by lane on the CPU's SIMD lanes.
   const auto term = [&](Scalar c, Scalar h, Scalar v) { return c * v + reach * (h * if_less_hd(v, zero, -v, v)); };
+  if (cylinder) {
+    const Scalar radial = half_size_b.x() * sqrt_hd(e_b.x() * e_b.x() + e_b.y() * e_b.y());
+    return p_axis + centre_b.x() * e_b.x() + centre_b.y() * e_b.y() + reach * radial +
+           term(centre_b.z(), half_size_b.z(), e_b.z());
+  }
   return p_axis + term(centre_b.x(), half_size_b.x(), e_b.x()) + term(centre_b.y(), half_size_b.y(), e_b.y()) +
          term(centre_b.z(), half_size_b.z(), e_b.z());
 }
 
-// The same, out of line on the device: inlined into the device's dopri5 with events in double, it
-// spilled 16 bytes (24 with a second rotation for the centre), where that kernel spilled none
-// (sm_90, bench/RESULTS.md, sixty-eighth session). Its arguments by value, in registers: a
-// reference would put the state in the frame at every call.
+// The same, out of line on the device in double: inlined into the device's dopri5 with events in
+// double, the box's alone spilled 16 bytes (24 with a second rotation for the centre; 8 with e_b
+// written out as row `axis` of R(q)), where that kernel spilled none (sm_90, bench/RESULTS.md,
+// sixty-eighth and sixty-ninth sessions). Its arguments by value, in registers:
+// a reference would put the state in the frame at every call.
 template <class Scalar>
-RBMC_HD_NOINLINE Scalar box_extent_call(Quaternion<Scalar> q_wb, Scalar p_axis, Vec3<Scalar> centre_b,
-                                        Vec3<Scalar> half_size_b, int axis, bool rising) {
-  return box_extent(q_wb, p_axis, centre_b, half_size_b, axis, rising);
+RBMC_HD_NOINLINE Scalar solid_extent_call(Quaternion<Scalar> q_wb, Scalar p_axis, Vec3<Scalar> centre_b,
+                                          Vec3<Scalar> half_size_b, int axis, bool rising, bool cylinder) {
+  return solid_extent(q_wb, p_axis, centre_b, half_size_b, axis, rising, cylinder);
 }
 
 // g(t, x); the event occurs where g crosses zero in the event's direction. Each g rises when the
@@ -132,14 +148,16 @@ RBMC_HD inline Scalar event_function(const EventSpec<Scalar>& e, Scalar t, const
     // squares differently for double than for a lane type).
     case EventKind::angular_rate_below: return e.value - norm3(x.omega_b);
     case EventKind::time_limit: return t - e.value;
-    case EventKind::box_crossing: {
+    case EventKind::box_crossing:
+    case EventKind::cylinder_crossing: {
       const Scalar p_axis = e.axis == 0 ? x.p_w.x() : e.axis == 1 ? x.p_w.y() : x.p_w.z();
       const bool rising = e.direction == CrossingDirection::rising;
+      const bool cylinder = e.kind == EventKind::cylinder_crossing;
 #ifdef __CUDA_ARCH__
       if constexpr (sizeof(Scalar) == 8)
-        return box_extent_call(x.q_wb, p_axis, e.point_b, e.half_size_b, e.axis, rising) - e.value;
+        return solid_extent_call(x.q_wb, p_axis, e.point_b, e.half_size_b, e.axis, rising, cylinder) - e.value;
 #endif
-      return box_extent(x.q_wb, p_axis, e.point_b, e.half_size_b, e.axis, rising) - e.value;
+      return solid_extent(x.q_wb, p_axis, e.point_b, e.half_size_b, e.axis, rising, cylinder) - e.value;
     }
   }
   return Scalar(1);
