@@ -88,8 +88,11 @@ void read_events(const toml::node& node, Scenario& s) {
       e.kind = EventKind::cylinder_crossing;
       e.point_b = r.optional_vec3("center").value_or(Vec3<double>::Zero());
       const double radius = r.required_number("radius", "m"), height = r.required_number("height", "m, along body z");
-      if (!(radius > 0)) r.fail_at(*r.table().get("radius"), "radius", "must be positive (m)");
-      if (!(height > 0)) r.fail_at(*r.table().get("height"), "height", "must be positive (m, along body z)");
+      // A disc (height 0, a coin) and a segment (radius 0, a slender rod's axis) are cylinders too.
+      if (!(radius >= 0)) r.fail_at(*r.table().get("radius"), "radius", "must be positive, or 0 for a segment (m)");
+      if (!(height >= 0)) r.fail_at(*r.table().get("height"), "height", "must be positive, or 0 for a disc (m, along body z)");
+      if (radius == 0 && height == 0)
+        r.fail_at(*r.table().get("height"), "height", "is 0 and so is radius: a cylinder of no size is a point, which a point_crossing follows");
       e.half_size_b = Vec3<double>(radius, radius, 0.5 * height);
       read_crossing(r, e, "cylinder");
     } else if (type == "attitude_angle") {

@@ -202,15 +202,16 @@ TYPED_TEST(EventsTest, ABoxTouchesTheGroundWithItsFirstCorner) {
   }
 }
 
+// A can by default: radius 0.033 m, half its height 0.0575 m.
 template <class S>
-EventSpec<S> cylinder_event(CrossingDirection direction, int axis, S value) {
+EventSpec<S> cylinder_event(CrossingDirection direction, int axis, S value, S radius = S(0.033), S half_height = S(0.0575)) {
   EventSpec<S> e;
   e.kind = EventKind::cylinder_crossing;
   e.direction = direction;
   e.axis = axis;
   e.value = value;
   e.point_b = Vec3<S>(S(0.002), S(-0.001), S(0.004));
-  e.half_size_b = Vec3<S>(S(0.033), S(0.033), S(0.0575));  // a can: radius, radius, half its height
+  e.half_size_b = Vec3<S>(radius, radius, half_height);
   return e;
 }
 
@@ -225,15 +226,18 @@ Vec3<S> rim_point(const EventSpec<S>& e, double phi, bool top) {
 // radius points along −e_b's projection on the end planes (falling; +e_b's rising), on the end
 // whose normal points down along e (up), turned as a point by `rotate`. The two agree to the
 // roundings of a rotation (32 eps (|p| + 1), as the box's). And no point of either rim, 720 of
-// each, lies nearer: below g (falling) or above it (rising) by more than those roundings.
+// each, lies nearer: below g (falling) or above it (rising) by more than those roundings. The same
+// for a disc (height 0: its two rims one) and a segment (radius 0: its rims its two ends).
 TYPED_TEST(EventsTest, ACylinderCrossesWhereItsNearestRimPointDoes) {
   using S = TypeParam;
   test::Random random(37);
+  const S shapes[3][2] = {{S(0.033), S(0.0575)}, {S(0.05), S(0)}, {S(0), S(0.5)}};  // can, disc, segment
   for (int trial = 0; trial < 200; ++trial) {
     const RigidBodyState<S> x = random.template state<S>();
     for (int axis = 0; axis < 3; ++axis)
       for (const CrossingDirection d : {CrossingDirection::falling, CrossingDirection::rising}) {
-        const EventSpec<S> e = cylinder_event<S>(d, axis, S(0.25));
+        const auto& shape = shapes[trial % 3];
+        const EventSpec<S> e = cylinder_event<S>(d, axis, S(0.25), shape[0], shape[1]);
         const double sign = d == CrossingDirection::falling ? -1 : 1;  // toward the crossing point
         const Quaternion<double> q{double(x.q_wb.w), double(x.q_wb.x), double(x.q_wb.y), double(x.q_wb.z)};
         const Vec3<double> e_b = rotate_inverse(q, Vec3<double>(Vec3<double>::Unit(axis)));

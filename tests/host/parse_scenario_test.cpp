@@ -572,14 +572,18 @@ TEST(ParseScenarioEvents, BadEventsNameTheKey) {
   EXPECT_EQ(key_of(box + "size = [0.1, 0.2, 0.3]\ndirection = \"either\"\n"), "events[0].direction");
   EXPECT_EQ(key_of(box + "size = [0.1, 0.2, 0.3]\ndirection = \"falling\"\npoint = [0.0, 0.0, 0.1]\n"),
             "events[0].point");  // a box has a center, not a point
-  // A cylinder: a positive radius and height, and the direction as the box's.
+  // A cylinder: a radius and height, and the direction as the box's.
   const std::string can = "[[events]]\nname = \"a\"\ntype = \"cylinder_crossing\"\naxis = \"z\"\nvalue = 0.0\n";
   const std::string falling = "direction = \"falling\"\n";
   EXPECT_EQ(key_of(can + "radius = 0.03\nheight = 0.1\n" + falling), "accepted");
   EXPECT_EQ(key_of(can + "height = 0.1\n" + falling), "events[0].radius");
   EXPECT_EQ(key_of(can + "radius = 0.03\n" + falling), "events[0].height");
-  EXPECT_EQ(key_of(can + "radius = 0.0\nheight = 0.1\n" + falling), "events[0].radius");
+  EXPECT_EQ(key_of(can + "radius = -0.03\nheight = 0.1\n" + falling), "events[0].radius");
   EXPECT_EQ(key_of(can + "radius = 0.03\nheight = -0.1\n" + falling), "events[0].height");
+  // A segment (a rod's axis) and a disc (a coin) are cylinders; a point is not.
+  EXPECT_EQ(key_of(can + "radius = 0.0\nheight = 0.1\n" + falling), "accepted");
+  EXPECT_EQ(key_of(can + "radius = 0.03\nheight = 0.0\n" + falling), "accepted");
+  EXPECT_EQ(key_of(can + "radius = 0.0\nheight = 0.0\n" + falling), "events[0].height");
   EXPECT_EQ(key_of(can + "radius = 0.03\nheight = 0.1\n"), "events[0].direction");
   EXPECT_EQ(key_of(can + "radius = 0.03\nheight = 0.1\ndirection = \"either\"\n"), "events[0].direction");
   EXPECT_EQ(key_of(can + "radius = 0.03\nheight = 0.1\nsize = [0.1, 0.1, 0.1]\n" + falling), "events[0].size");
