@@ -134,6 +134,33 @@ TYPED_TEST(EventsTest, ABoxCrossesWhereItsNearestCornerDoes) {
   }
 }
 
+// A solid (`solid`, its terminal event falling through z = 0) under gravity g, released at 1.5 m
+// and tossed at 5 m/s up and 0.5 m/s sideways, tilted by 0.4 rad about (1, 2, 0.5). Not turning,
+// its lowest point is fixed in the body and falls by the closed form t* = (v₀ + √(v₀² + 2 g h)) /
+// g, h that point's initial height (`lowest`: the solid's lowest point's z in a state); it is on
+// the ground at the event, within the tolerances given. Returns the same release tumbling (spun
+// about x mostly, as a tossed body is), which has stopped at its event; `in` holds its inputs.
+template <class S, class Lowest>
+SampleResult<S> land_still_then_tumbling(SampleInputs<S>& in, SharedModel<S>& shared, const IntegrationSettings<S>& how,
+                                         S g, const EventSpec<S>& solid, const Lowest& lowest, double time_tolerance,
+                                         double height_tolerance) {
+  const Quaternion<S> tilt = quaternion_from_rotation_vector(Vec3<S>(Vec3<S>(S(1), S(2), S(0.5)).normalized() * S(0.4)));
+  in.initial = {Vec3<S>(0, 0, S(1.5)), tilt, Vec3<S>(S(0.5), 0, S(5)), Vec3<S>::Zero()};
+  shared.events.n = 1;
+  shared.events.events[0] = solid;
+  shared.events.events[0].terminal = true;
+  const SampleResult<S> still = run_sample(in, shared, how);
+  EXPECT_EQ(still.status, SampleStatus::terminal_event);
+  const double height = double(lowest(in.initial)), v0 = 5;
+  const double t_star = (v0 + std::sqrt(v0 * v0 + 2 * double(g) * height)) / double(g);
+  EXPECT_NEAR(double(still.time), t_star, time_tolerance);
+  EXPECT_NEAR(double(lowest(still.final_state)), 0.0, height_tolerance);
+  in.initial.omega_b = Vec3<S>(S(6), S(0.2), S(0.3));
+  const SampleResult<S> tumbling = run_sample(in, shared, how);
+  EXPECT_EQ(tumbling.status, SampleStatus::terminal_event);
+  return tumbling;
+}
+
 // A box under gravity first touches the ground with whichever corner is lowest. Not turning and
 // tilted, the lowest corner is fixed and falls by the closed form: t* = (v₀ + √(v₀² + 2 g h)) / g,
 // h its initial height. Tumbling, it is the earliest of the eight corners' own first crossings,
@@ -156,23 +183,9 @@ TYPED_TEST(EventsTest, ABoxTouchesTheGroundWithItsFirstCorner) {
   SharedModel<S> shared{};
   shared.events.tolerance = S(1e-12);
   for (const IntegrationSettings<S>& how : {fixed_step<S>(S(0.002), 1000), dopri5_settings<S>(S(2), S(1e-6))}) {
-    // Tilted by 0.4 rad about (1, 2, 0.5), not turning.
-    const Quaternion<S> tilt = quaternion_from_rotation_vector(Vec3<S>(Vec3<S>(S(1), S(2), S(0.5)).normalized() * S(0.4)));
-    in.initial = {Vec3<S>(0, 0, S(1.5)), tilt, Vec3<S>(S(0.5), 0, S(5)), Vec3<S>::Zero()};
-    shared.events.n = 1;
-    shared.events.events[0] = box;
-    shared.events.events[0].terminal = true;
-    const SampleResult<S> still = run_sample(in, shared, how);
-    ASSERT_EQ(still.status, SampleStatus::terminal_event);
-    const double height = double(lowest_corner(in.initial)), v0 = 5;
-    const double t_star = (v0 + std::sqrt(v0 * v0 + 2 * double(g) * height)) / double(g);
     // Rounding of the step arithmetic over ~600 steps bounds the time in float.
-    EXPECT_NEAR(double(still.time), t_star, 1e-10 + 600 * double(eps));
-    EXPECT_NEAR(double(lowest_corner(still.final_state)), 0.0, 1e-9 + 2000 * double(eps));
-    // Tumbling: spun about x mostly, as a tossed box is.
-    in.initial.omega_b = Vec3<S>(S(6), S(0.2), S(0.3));
-    const SampleResult<S> tumbling = run_sample(in, shared, how);
-    ASSERT_EQ(tumbling.status, SampleStatus::terminal_event);
+    const SampleResult<S> tumbling = land_still_then_tumbling(in, shared, how, g, box, lowest_corner,
+                                                              1e-10 + 600 * double(eps), 1e-9 + 2000 * double(eps));
     double first = INFINITY, crossing[8];
     for (int half = 0; half < 2; ++half) {
       shared.events.n = 4;
@@ -282,23 +295,10 @@ TYPED_TEST(EventsTest, ACylinderTouchesTheGroundWithItsRim) {
   SharedModel<S> shared{};
   shared.events.tolerance = S(1e-12);
   for (const IntegrationSettings<S>& how : {fixed_step<S>(S(0.002), 1000), dopri5_settings<S>(S(2), S(1e-6))}) {
-    const Quaternion<S> tilt = quaternion_from_rotation_vector(Vec3<S>(Vec3<S>(S(1), S(2), S(0.5)).normalized() * S(0.4)));
-    in.initial = {Vec3<S>(0, 0, S(1.5)), tilt, Vec3<S>(S(0.5), 0, S(5)), Vec3<S>::Zero()};
-    shared.events.n = 1;
-    shared.events.events[0] = can;
-    shared.events.events[0].terminal = true;
-    const SampleResult<S> still = run_sample(in, shared, how);
-    ASSERT_EQ(still.status, SampleStatus::terminal_event);
-    const double height = lowest_rim_point(in.initial), v0 = 5;
-    const double t_star = (v0 + std::sqrt(v0 * v0 + 2 * double(g) * height)) / double(g);
     // The fall is quadratic in t, which both interpolants reproduce: the box's tolerances, and the
     // sampled height's 3.1e-9 m at the 7 m/s of the fall.
-    EXPECT_NEAR(double(still.time), t_star, 1e-9 + 600 * double(eps));
-    EXPECT_NEAR(lowest_rim_point(still.final_state), 0.0, 5e-9 + 2000 * double(eps));
-    // Tumbling: spun about x mostly, as a tossed can is.
-    in.initial.omega_b = Vec3<S>(S(6), S(0.2), S(0.3));
-    const SampleResult<S> tumbling = run_sample(in, shared, how);
-    ASSERT_EQ(tumbling.status, SampleStatus::terminal_event);
+    const SampleResult<S> tumbling = land_still_then_tumbling(in, shared, how, g, can, lowest_rim_point,
+                                                              1e-9 + 600 * double(eps), 5e-9 + 2000 * double(eps));
     double first = INFINITY, alone = INFINITY;
     for (int run = 0; run < 16; ++run) {
       shared.events.n = 4;
