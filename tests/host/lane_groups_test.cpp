@@ -2,7 +2,7 @@
 // RK4 on the free body, on a pivot whose point each sample draws, on the plane, under every kind
 // of load with dispersed values and on a pivot under those loads; the splitting and dopri5, each
 // free, under those loads and with events; RK4 and dopri5 with events on the pivot; RK4 on Euler
-// angles free, under those loads, with events and on the pivot. The events take in every kind. Every
+// angles free, under those loads, with events and on the pivot; the events of every kind. Every
 // instruction set this processor has gives the same outputs, statuses, event records and states
 // at the output times bit for bit, including the groups that must leave the lanes.
 #include <gtest/gtest.h>

@@ -39,8 +39,8 @@ struct EventSpec {
   CrossingDirection direction = CrossingDirection::either;
   int axis = 2;                                   // point_, box_crossing: 0, 1, 2 for world x, y, z
   Scalar value = 0;                               // the threshold (m, rad, rad/s or s)
-  Vec3<Scalar> point_b = Vec3<Scalar>::Zero();    // point_crossing: body point; box_crossing: the
-                                                  // box's centre (m, body frame, from the origin)
+  Vec3<Scalar> point_b = Vec3<Scalar>::Zero();    // point_crossing: body point; box_, cylinder_crossing:
+                                                  // the solid's centre (m, body frame, from the origin)
   Quaternion<Scalar> reference = Quaternion<Scalar>::identity();  // attitude_angle
   // box_crossing: half the edges along body x, y, z; cylinder_crossing: (radius, radius, half the
   // height), half its bounding box's edges (m)
@@ -118,8 +118,8 @@ RBMC_HD inline Scalar solid_extent(const Quaternion<Scalar>& q_wb, Scalar p_axis
 // The same, out of line on the device in double: inlined into the device's dopri5 with events in
 // double, the box's alone spilled 16 bytes (24 with a second rotation for the centre; 8 with e_b
 // written out as row `axis` of R(q)), where that kernel spilled none (sm_90, bench/RESULTS.md,
-// sixty-eighth and sixty-ninth sessions). Its arguments by value, in registers:
-// a reference would put the state in the frame at every call.
+// sixty-eighth and sixty-ninth sessions). Its arguments by value, in registers: a reference would
+// put the state in the frame at every call.
 template <class Scalar>
 RBMC_HD_NOINLINE Scalar solid_extent_call(Quaternion<Scalar> q_wb, Scalar p_axis, Vec3<Scalar> centre_b,
                                           Vec3<Scalar> half_size_b, int axis, bool rising, bool cylinder) {
