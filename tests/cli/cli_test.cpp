@@ -779,7 +779,8 @@ TEST(Cli, OnlySelectsSamples) {
 namespace rbmc {
 namespace {
 
-// `rbmc check` validates without running: the resolved inputs and a preview, no file written.
+// `rbmc check` validates without running: the resolved inputs (the events among them) and a
+// preview, no file written.
 TEST(Cli, CheckPrintsTheResolvedInputs) {
   test::TempDir dir;
   dir.write("box.toml", test::valid_scenario_text(100));
@@ -818,6 +819,31 @@ TEST(Cli, CheckPrintsTheResolvedInputs) {
   ASSERT_EQ(ran.code, 0) << ran.err;
   EXPECT_NE(ran.out.find("quantiles    sketched (k = 64)"), std::string::npos) << ran.out;
   EXPECT_TRUE(fs::remove(dir.file("small.h5")));
+  // The events as the run detects them, the reference attitude resolved to the initial one.
+  dir.write("events.toml", test::valid_scenario_text(100) + R"(
+[[events]]
+name = "landing"
+type = "cylinder_crossing"
+radius = 0.033
+height = 0.115
+axis = "z"
+value = 0.0
+direction = "falling"
+terminal = true
+
+[[events]]
+name = "turned"
+type = "attitude_angle"
+angle = 1.5
+)");
+  const Outcome events = rbmc(dir, "check events.toml --preview 10");
+  ASSERT_EQ(events.code, 0) << events.err;
+  EXPECT_NE(events.out.find("  events       landing: cylinder_crossing: radius 0.033 m, height 0.115 m along body z, about "
+                            "[0, 0, 0] m, its lowest point's world z falling through 0 m; terminal\n"
+                            "               turned: attitude_angle: the rotation from [1, 0, 0, 0] above 1.5 rad\n"),
+            std::string::npos)
+      << events.out;
+  EXPECT_EQ(r.out.find("  events  "), std::string::npos) << "no events\n" << r.out;
   std::string text = test::valid_scenario_text(100);
   text.replace(text.find("mass = 2.0"), 10, "mass = -2.0");
   dir.write("bad.toml", text);
