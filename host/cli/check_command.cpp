@@ -110,42 +110,6 @@ void print_preview_validity(const Scenario& s, const DrawPreview& p) {
                 left.empty() ? "" : (" (" + left + ")").c_str());
 }
 
-// An event as the run will detect it, its defaults resolved (an attitude_angle's reference is the
-// initial attitude unless given), in the scenario's words and units.
-std::string event_text(const EventSpec<double>& e) {
-  char buf[256] = "";
-  const char axis = char('x' + e.axis);
-  const char* crossing = e.direction == CrossingDirection::falling  ? "falling through"
-                         : e.direction == CrossingDirection::rising ? "rising through"
-                                                                    : "crossing";
-  const char* reach = e.direction == CrossingDirection::rising ? "highest" : "lowest";
-  const Vec3<double>& c = e.point_b;
-  const Vec3<double>& h = e.half_size_b;
-  switch (e.kind) {
-    case EventKind::point_crossing:
-      std::snprintf(buf, sizeof buf, "point_crossing: body point [%.6g, %.6g, %.6g] m, its world %c %s %.6g m", c.x(),
-                    c.y(), c.z(), axis, crossing, e.value);
-      break;
-    case EventKind::box_crossing:
-      std::snprintf(buf, sizeof buf, "box_crossing: size [%.6g, %.6g, %.6g] m about [%.6g, %.6g, %.6g] m, its %s point's world %c %s %.6g m",
-                    2 * h.x(), 2 * h.y(), 2 * h.z(), c.x(), c.y(), c.z(), reach, axis, crossing, e.value);
-      break;
-    case EventKind::cylinder_crossing:
-      std::snprintf(buf, sizeof buf,
-                    "cylinder_crossing: radius %.6g m, height %.6g m along body z, about [%.6g, %.6g, %.6g] m, its %s point's "
-                    "world %c %s %.6g m",
-                    h.x(), 2 * h.z(), c.x(), c.y(), c.z(), reach, axis, crossing, e.value);
-      break;
-    case EventKind::attitude_angle:
-      std::snprintf(buf, sizeof buf, "attitude_angle: the rotation from [%.6g, %.6g, %.6g, %.6g] above %.6g rad", e.reference.w,
-                    e.reference.x, e.reference.y, e.reference.z, e.value);
-      break;
-    case EventKind::angular_rate_below: std::snprintf(buf, sizeof buf, "angular_rate_below: |omega| below %.6g rad/s", e.value); break;
-    case EventKind::time_limit: std::snprintf(buf, sizeof buf, "time_limit: at %.6g s", e.value); break;
-  }
-  return std::string(buf) + (e.terminal ? "; terminal" : "");
-}
-
 void print_resolved(const Scenario& s, std::uint64_t preview) {
   std::printf("rbmc check: %s (%s): valid\n", s.name.c_str(), s.path.c_str());
   std::printf("  run          %llu sample%s, seed %llu, %s", static_cast<unsigned long long>(s.run.n_samples),
@@ -176,7 +140,7 @@ void print_resolved(const Scenario& s, std::uint64_t preview) {
               s.output_times.n, s.output_times.n == 1 ? "" : "s");
   for (int i = 0; i < s.events.n; ++i)
     std::printf("  %s %s: %s\n", i == 0 ? "events      " : "            ", s.event_names[std::size_t(i)].c_str(),
-                event_text(s.events.events[i]).c_str());
+                describe_event(s.events.events[i]).c_str());
   if (s.output_times.n > 0)
     std::printf("  statistics   %s\n",
                 s.output.statistics ? ("of " + quantity_names(s.output.statistics_quantities) + " at each output time").c_str()

@@ -1,6 +1,7 @@
 // [[events]] and [output]: what a run detects and what it keeps (docs/scenario.md).
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <optional>
 #include <string>
 #include <vector>
@@ -332,3 +333,41 @@ void read_output(TableReader& r, Scenario& s) {
 }
 
 }  // namespace rbmc::scenario_sections
+
+namespace rbmc {
+
+std::string describe_event(const EventSpec<double>& e) {
+  char buf[256] = "";
+  const char axis = char('x' + e.axis);
+  const char* crossing = e.direction == CrossingDirection::falling  ? "falling through"
+                         : e.direction == CrossingDirection::rising ? "rising through"
+                                                                    : "crossing";
+  const char* reach = e.direction == CrossingDirection::rising ? "highest" : "lowest";
+  const Vec3<double>& c = e.point_b;
+  const Vec3<double>& h = e.half_size_b;
+  switch (e.kind) {
+    case EventKind::point_crossing:
+      std::snprintf(buf, sizeof buf, "point_crossing: body point [%.6g, %.6g, %.6g] m, its world %c %s %.6g m", c.x(),
+                    c.y(), c.z(), axis, crossing, e.value);
+      break;
+    case EventKind::box_crossing:
+      std::snprintf(buf, sizeof buf, "box_crossing: size [%.6g, %.6g, %.6g] m about [%.6g, %.6g, %.6g] m, its %s point's world %c %s %.6g m",
+                    2 * h.x(), 2 * h.y(), 2 * h.z(), c.x(), c.y(), c.z(), reach, axis, crossing, e.value);
+      break;
+    case EventKind::cylinder_crossing:
+      std::snprintf(buf, sizeof buf,
+                    "cylinder_crossing: radius %.6g m, height %.6g m along body z, about [%.6g, %.6g, %.6g] m, its %s point's "
+                    "world %c %s %.6g m",
+                    h.x(), 2 * h.z(), c.x(), c.y(), c.z(), reach, axis, crossing, e.value);
+      break;
+    case EventKind::attitude_angle:
+      std::snprintf(buf, sizeof buf, "attitude_angle: the rotation from [%.6g, %.6g, %.6g, %.6g] above %.6g rad", e.reference.w,
+                    e.reference.x, e.reference.y, e.reference.z, e.value);
+      break;
+    case EventKind::angular_rate_below: std::snprintf(buf, sizeof buf, "angular_rate_below: |omega| below %.6g rad/s", e.value); break;
+    case EventKind::time_limit: std::snprintf(buf, sizeof buf, "time_limit: at %.6g s", e.value); break;
+  }
+  return std::string(buf) + (e.terminal ? "; terminal" : "");
+}
+
+}  // namespace rbmc

@@ -258,6 +258,12 @@ struct Scenario {
 // and constraint's parameters among them); the parser rejects any other key path.
 std::vector<DispersedInputInfo> dispersible_inputs(const Scenario& s);
 
+// An event as the run will detect it, its defaults resolved (an attitude_angle's reference is the
+// initial attitude unless given), in the scenario's words and units: "box_crossing: size [0.148,
+// 0.097, 0.056] m about [0, 0, 0.005] m, its lowest point's world z falling through 0 m; terminal"
+// (rbmc check, rbmc.check).
+std::string describe_event(const EventSpec<double>& e);
+
 // Reads, parses and validates a scenario file. Throws ScenarioError naming the file, line and key.
 Scenario load_scenario(const std::string& path);
 

@@ -88,8 +88,9 @@ def run(scenario, *, output=None, samples=None, seed=None, backend="auto", preci
 def check(scenario, preview=10000):
     """Parses and validates a scenario (path or dict) without running it, as ``rbmc check`` does:
     a dict of its name, sample count, seed, integrator, duration, steps, design, the dispersed
-    key paths and the design's inputs, the TOML text a run would store, the bytes the run writes
-    at least before its file is in place (``bytes_per_sample`` of the file's per-sample datasets,
+    key paths and the design's inputs, ``events`` (each event's name, in the scenario's order,
+    and how the run detects it, as ``rbmc check`` prints it), the TOML text a run would store,
+    the bytes the run writes at least before its file is in place (``bytes_per_sample`` of the file's per-sample datasets,
     ``journal_bytes``, and their sum with any trajectories stored uncompressed, ``disk_bytes``,
     which ``rbmc.run`` checks against the free space), and ``validity``: of the first ``preview``
     samples, drawn as the run draws them, how many the validity policy redrew and how many it

@@ -180,6 +180,9 @@ py::dict check(const py::handle& scenario_given, std::uint64_t preview) {
   d["dispersed"] = dispersed;
   d["design_inputs"] = given;
   d["text"] = s.text;
+  py::dict events;  // in the scenario's order
+  for (int i = 0; i < s.events.n; ++i) events[py::str(s.event_names[std::size_t(i)])] = describe_event(s.events.events[i]);
+  d["events"] = events;
   // What the run writes at least before its file is in place (rbmc run refuses a disk with less free).
   const DiskNeed need = disk_need(s, s.run.n_samples, true, true);
   d["bytes_per_sample"] = need.bytes_per_sample;
