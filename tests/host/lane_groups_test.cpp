@@ -380,19 +380,21 @@ type = "time_limit"
 time = 0.1
 )";
 
-// With the fixed steps' events, a fourth: the lowest point of a box around the free test box falls
-// through a level, near 0.35 s, as its turn about y lowers a long edge (dopri5's fourth event is
-// kEarlyEvent's).
-constexpr const char* kBoxEvent = R"(
+// The lowest point of a box around the test box falling through z = `level`. With RK4's events
+// on the free box, a fourth at 9.9, near 0.35 s, as its turn about y lowers a long edge (dopri5's
+// fourth event is kEarlyEvent's); with the pivot's on dopri5, at 9.95, near 0.035 s in every
+// sample, as the box swings (the terminal swing near 0.1 s).
+std::string box_event(const char* level) {
+  return std::string(R"(
 [[events]]
 name = "box_low"
 type = "box_crossing"
 center = [0.0, 0.0, 0.02]
 size = [0.4, 0.2, 0.1]
 axis = "z"
-value = 9.9
 direction = "falling"
-)";
+value = )") + level + "\n";
+}
 
 // On the splitting, a cylinder's instead: radius 0.2 and height 0.1, its lowest rim point through
 // the same level as the turn tilts it.
@@ -431,19 +433,6 @@ direction = "either"
 name = "slower"
 type = "angular_rate_below"
 rate = 2.8
-)";
-
-// On dopri5 with the pivot's events, a fourth: the lowest point of the same box falls through a
-// level as the box swings on the pivot, near 0.035 s in every sample (the terminal swing near 0.1 s).
-constexpr const char* kPivotBoxEvent = R"(
-[[events]]
-name = "box_low"
-type = "box_crossing"
-center = [0.0, 0.0, 0.02]
-size = [0.4, 0.2, 0.1]
-axis = "z"
-value = 9.95
-direction = "falling"
 )";
 
 // On dopri5 a level the body's origin crosses in its first 5 ms, inside the first accepted step,
@@ -513,10 +502,10 @@ Scenario lanes_scenario(Model model, int samples, Precision precision, long max_
       model == Model::euler_with_events)
     text += kEveryEvent;
   if (model == Model::dopri5_with_events) text += kEarlyEvent;
-  if (model == Model::events || model == Model::euler_with_events) text += kBoxEvent;
+  if (model == Model::events || model == Model::euler_with_events) text += box_event("9.9");
   if (model == Model::splitting_with_events) text += kCylinderEvent;
   if (model == Model::pivot_with_events || model == Model::dopri5_pivot_events) text += kPivotEvents;
-  if (model == Model::dopri5_pivot_events) text += kPivotBoxEvent;
+  if (model == Model::dopri5_pivot_events) text += box_event("9.95");
   text += "\n[output]\ninterval = 0.025\n";
   return parse_scenario(text, "lanes.toml");
 }
