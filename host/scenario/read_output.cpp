@@ -32,7 +32,8 @@ void read_crossing(TableReader& r, EventSpec<double>& e, const char* solid = nul
   e.value = r.required_number("value", "the coordinate crossed, m");
   const std::optional<std::string> direction = r.optional_string("direction");
   if (!direction && !either_allowed)
-    r.fail_here("direction", std::string("is required: \"falling\" (the ") + solid + "'s lowest point) or \"rising\" (its highest)");
+    r.fail_here("direction",
+                std::string("is required: \"falling\" (the ") + solid + "'s lowest point) or \"rising\" (its highest)");
   const std::string d = direction.value_or("either");
   if (d == "rising") e.direction = CrossingDirection::rising;
   else if (d == "falling") e.direction = CrossingDirection::falling;
@@ -40,8 +41,8 @@ void read_crossing(TableReader& r, EventSpec<double>& e, const char* solid = nul
   else if (either_allowed) r.fail_at(*r.table().get("direction"), "direction", "must be \"rising\", \"falling\" or \"either\"");
   else
     r.fail_at(*r.table().get("direction"), "direction",
-              std::string("must be \"falling\" (the ") + solid + "'s lowest point crosses) or \"rising\" (its highest), not \"" +
-                  d + "\"");
+              std::string("must be \"falling\" (the ") + solid +
+                  "'s lowest point crosses) or \"rising\" (its highest), not \"" + d + "\"");
 }
 
 }  // namespace
@@ -91,9 +92,11 @@ void read_events(const toml::node& node, Scenario& s) {
       const double radius = r.required_number("radius", "m"), height = r.required_number("height", "m, along body z");
       // A disc (height 0, a coin) and a segment (radius 0, a slender rod's axis) are cylinders too.
       if (!(radius >= 0)) r.fail_at(*r.table().get("radius"), "radius", "must be positive, or 0 for a segment (m)");
-      if (!(height >= 0)) r.fail_at(*r.table().get("height"), "height", "must be positive, or 0 for a disc (m, along body z)");
+      if (!(height >= 0))
+        r.fail_at(*r.table().get("height"), "height", "must be positive, or 0 for a disc (m, along body z)");
       if (radius == 0 && height == 0)
-        r.fail_at(*r.table().get("height"), "height", "is 0 and so is radius: a cylinder of no size is a point, which a point_crossing follows");
+        r.fail_at(*r.table().get("height"), "height",
+                  "is 0 and so is radius: a cylinder of no size is a point, which a point_crossing follows");
       e.half_size_b = Vec3<double>(radius, radius, 0.5 * height);
       read_crossing(r, e, "cylinder");
     } else if (type == "attitude_angle") {
@@ -126,11 +129,14 @@ void read_events(const toml::node& node, Scenario& s) {
       if (e.value > s.run.duration)
         r.fail_at(*r.table().get("time"), "time", "must lie in (0, run.duration]: the run ends before it");
     } else if (type.empty()) {
-      r.fail_here("type", "is required (point_crossing, box_crossing, cylinder_crossing, attitude_angle, angular_rate_below, time_limit)");
+      r.fail_here("type",
+                  "is required (point_crossing, box_crossing, cylinder_crossing, attitude_angle, angular_rate_below, "
+                  "time_limit)");
     } else {
       r.fail_at(*r.table().get("type"), "type",
                 "unknown event '" + type +
-                    "' (available: point_crossing, box_crossing, cylinder_crossing, attitude_angle, angular_rate_below, time_limit)");
+                    "' (available: point_crossing, box_crossing, cylinder_crossing, attitude_angle, "
+                    "angular_rate_below, time_limit)");
     }
     r.reject_unknown_keys();
     s.events.events[s.events.n++] = e;
@@ -351,20 +357,24 @@ std::string describe_event(const EventSpec<double>& e) {
                     c.y(), c.z(), axis, crossing, e.value);
       break;
     case EventKind::box_crossing:
-      std::snprintf(buf, sizeof buf, "box_crossing: size [%.6g, %.6g, %.6g] m about [%.6g, %.6g, %.6g] m, its %s point's world %c %s %.6g m",
+      std::snprintf(buf, sizeof buf,
+                    "box_crossing: size [%.6g, %.6g, %.6g] m about [%.6g, %.6g, %.6g] m, its %s point's world %c %s "
+                    "%.6g m",
                     2 * h.x(), 2 * h.y(), 2 * h.z(), c.x(), c.y(), c.z(), reach, axis, crossing, e.value);
       break;
     case EventKind::cylinder_crossing:
       std::snprintf(buf, sizeof buf,
-                    "cylinder_crossing: radius %.6g m, height %.6g m along body z, about [%.6g, %.6g, %.6g] m, its %s point's "
-                    "world %c %s %.6g m",
+                    "cylinder_crossing: radius %.6g m, height %.6g m along body z, about [%.6g, %.6g, %.6g] m, its %s "
+                    "point's world %c %s %.6g m",
                     h.x(), 2 * h.z(), c.x(), c.y(), c.z(), reach, axis, crossing, e.value);
       break;
     case EventKind::attitude_angle:
-      std::snprintf(buf, sizeof buf, "attitude_angle: the rotation from [%.6g, %.6g, %.6g, %.6g] above %.6g rad", e.reference.w,
-                    e.reference.x, e.reference.y, e.reference.z, e.value);
+      std::snprintf(buf, sizeof buf, "attitude_angle: the rotation from [%.6g, %.6g, %.6g, %.6g] above %.6g rad",
+                    e.reference.w, e.reference.x, e.reference.y, e.reference.z, e.value);
       break;
-    case EventKind::angular_rate_below: std::snprintf(buf, sizeof buf, "angular_rate_below: |omega| below %.6g rad/s", e.value); break;
+    case EventKind::angular_rate_below:
+      std::snprintf(buf, sizeof buf, "angular_rate_below: |omega| below %.6g rad/s", e.value);
+      break;
     case EventKind::time_limit: std::snprintf(buf, sizeof buf, "time_limit: at %.6g s", e.value); break;
   }
   return std::string(buf) + (e.terminal ? "; terminal" : "");

@@ -90,12 +90,12 @@ def check(scenario, preview=10000):
     a dict of its name, sample count, seed, integrator, duration, steps, design, the dispersed
     key paths and the design's inputs, ``events`` (each event's name, in the scenario's order,
     and how the run detects it, as ``rbmc check`` prints it), the TOML text a run would store,
-    the bytes the run writes at least before its file is in place (``bytes_per_sample`` of the file's per-sample datasets,
-    ``journal_bytes``, and their sum with any trajectories stored uncompressed, ``disk_bytes``,
-    which ``rbmc.run`` checks against the free space), and ``validity``: of the first ``preview``
-    samples, drawn as the run draws them, how many the validity policy redrew and how many it
-    leaves not integrated (``previewed``, ``redrawn``, ``invalid_body``, ``invalid_load``,
-    ``policy``). Raises :class:`rbmc.ScenarioError` naming the file and line, or the dict's key
+    the bytes the run writes at least before its file is in place (``bytes_per_sample`` of the
+    file's per-sample datasets, ``journal_bytes``, and their sum with any trajectories stored
+    uncompressed, ``disk_bytes``, which ``rbmc.run`` checks against the free space), and
+    ``validity``: of the first ``preview`` samples, drawn as the run draws them, how many the
+    validity policy redrew and how many it leaves not integrated (``previewed``, ``redrawn``,
+    ``invalid_body``, ``invalid_load``, ``policy``). Raises :class:`rbmc.ScenarioError` naming the file and line, or the dict's key
     path."""
     return _rbmc.check(_scenario(scenario), _whole_number("preview", preview, 1))
 
