@@ -819,8 +819,12 @@ TEST(Cli, CheckPrintsTheResolvedInputs) {
   ASSERT_EQ(ran.code, 0) << ran.err;
   EXPECT_NE(ran.out.find("quantiles    sketched (k = 64)"), std::string::npos) << ran.out;
   EXPECT_TRUE(fs::remove(dir.file("small.h5")));
-  // The events as the run detects them, the reference attitude resolved to the initial one.
-  dir.write("events.toml", test::valid_scenario_text(100) + R"(
+  // The events as the run detects them, the reference attitude resolved to the initial one (here
+  // half a turn about x, not the identity).
+  std::string turned = test::valid_scenario_text(100);
+  const std::string identity = "attitude = [1.0, 0.0, 0.0, 0.0]";
+  turned.replace(turned.find(identity), identity.size(), "attitude = [0.0, 1.0, 0.0, 0.0]");
+  dir.write("events.toml", turned + R"(
 [[events]]
 name = "landing"
 type = "cylinder_crossing"
@@ -840,7 +844,7 @@ angle = 1.5
   ASSERT_EQ(events.code, 0) << events.err;
   EXPECT_NE(events.out.find("  events       landing: cylinder_crossing: radius 0.033 m, height 0.115 m along body z, about "
                             "[0, 0, 0] m, its lowest point's world z falling through 0 m; terminal\n"
-                            "               turned: attitude_angle: the rotation from [1, 0, 0, 0] above 1.5 rad\n"),
+                            "               turned: attitude_angle: the rotation from [0, 1, 0, 0] above 1.5 rad\n"),
             std::string::npos)
       << events.out;
   EXPECT_EQ(r.out.find("  events  "), std::string::npos) << "no events\n" << r.out;

@@ -47,6 +47,7 @@ def test_check_reports_what_a_run_would_do(box_toml, tmp_path):
     # The events as the run detects them, in the scenario's order (none here).
     assert c["events"] == {}
     d = box_dict()
+    d["initial"]["attitude"] = [0.0, 0.0, 0.0, 1.0]  # half a turn about z: the reference, resolved
     d["events"] = [{"name": "turned", "type": "attitude_angle", "angle": 1.5},
                    {"name": "landing", "type": "cylinder_crossing", "radius": 0.033, "height": 0.115,
                     "axis": "z", "value": 0.0, "direction": "falling", "terminal": True}]
@@ -54,7 +55,7 @@ def test_check_reports_what_a_run_would_do(box_toml, tmp_path):
     assert list(events) == ["turned", "landing"]
     assert events["landing"] == ("cylinder_crossing: radius 0.033 m, height 0.115 m along body z, about "
                                  "[0, 0, 0] m, its lowest point's world z falling through 0 m; terminal")
-    assert events["turned"] == "attitude_angle: the rotation from [1, 0, 0, 0] above 1.5 rad"  # the initial attitude
+    assert events["turned"] == "attitude_angle: the rotation from [0, 0, 0, 1] above 1.5 rad"
     # Without [scenario] name, a dict is called "scenario" (a file: its stem).
     d = box_dict()
     del d["scenario"]
