@@ -755,6 +755,37 @@ TEST(Cli, EveryExampleConfigRuns) {
   EXPECT_GE(seen, 6);
 }
 
+// configs/satellite_gravity_gradient.toml flies one period of a circular orbit: its sample ends
+// where it started but for the splitting's lag, 2π a (nh)²/3 along the track (the closed form of
+// SplittingOrbit.LagsATurnByTwoPiAThirdOfNhSquared; 4.3 m of a 44,000 km orbit). The config's
+// duration and speed are the orbit's to 16 digits: rounded to 5828.5 s and 7546.05 m/s, they put
+// the end 72 m short. Tolerance: the lag's next term ((nh)² of it, 10 × for its constant), the
+// body's own size in the force (its inertia moves it by (size / a)² ~ 1e-15 relative) and each
+// step's rounding of a 7,000 km position (8 eps a step).
+TEST(Cli, SatelliteExampleClosesItsOrbitButForTheSplittingsLag) {
+  test::TempDir dir;
+  const std::string path = std::string(RBMC_SOURCE_DIR) + "/configs/satellite_gravity_gradient.toml";
+  const Outcome r = rbmc(dir, "run '" + path + "' -o s.h5 --backend cpu --samples 8 --no-progress");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const Scenario s = load_scenario(path);
+  ASSERT_TRUE(s.loads.has_central_body);
+  const Vec3<double> p0 = s.initial.p_w - s.loads.central_center_w;
+  const double a = p0.norm(), n = std::sqrt(s.loads.central_mu / (a * a * a));
+  // To 1e-13, they move the end by at most 3 × 2π a 1e-13 = 1.3e-5 m.
+  EXPECT_NEAR(s.run.duration * n, 2 * M_PI, 1e-13 * 2 * M_PI) << "one period";
+  EXPECT_NEAR(s.initial.v_w.norm(), a * n, 1e-13 * a * n) << "the circular speed";
+  const double nh = n * s.step_used(), lag = 2 * M_PI * a * nh * nh / 3;
+  const double tolerance = 10 * nh * nh * lag + 1e-15 * a + 8 * double(s.run.n_steps) * 2.2e-16 * a;
+  const std::vector<double> p = ResultsReader(dir.file("s.h5")).doubles("samples/final/position").data;
+  ASSERT_EQ(p.size(), 24u);
+  for (std::size_t k = 0; k < 8; ++k) {
+    // The orbit starts on world x, moving along y: the lag is in −y, and x falls by lag²/(2a).
+    EXPECT_NEAR(p[3 * k + 1], -lag, tolerance) << "sample " << k;
+    EXPECT_NEAR(p[3 * k], a - lag * lag / (2 * a), tolerance) << "sample " << k;
+    EXPECT_NEAR(p[3 * k + 2], 0.0, tolerance) << "sample " << k;
+  }
+}
+
 }  // namespace
 }  // namespace rbmc
 

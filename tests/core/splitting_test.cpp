@@ -118,6 +118,43 @@ TEST(Splitting, ConservativeLoadsKeepTheEnergyBounded) {
   EXPECT_LE(std::abs(r.energy_drift), 8e-4);
 }
 
+// A circular orbit (μ = 1, a = 1, n = 1) for one period, at 2π/N a step. The kick–drift–kick is
+// the Störmer–Verlet map on the orbit, whose lag a turn is a closed form at leading order: the
+// discrete map's own circle of radius a turns by 2 arcsin(nh/2) ≈ nh (1 + (nh)²/24) a step and
+// starts at the speed a sin(θ)/h ≈ a n (1 − (nh)²/8), so the true speed a n puts the sample on an
+// orbit with δa/a = 2 δv/v = (nh)²/4 and a period longer by 3/2 of that. Mean motion
+// n (1 + (nh)²/24 − 3(nh)²/8) = n (1 − (nh)²/3): after the period 2π/n the body is 2π (nh)²/3 a
+// behind where it started, along the track (the example satellite_gravity_gradient's 4.3 m).
+// Tolerance: the next term of the series, (nh)² of the lag again (10 × for its constant), and
+// each step's rounding of the position (8 eps a step).
+template <class Scalar>
+class SplittingOrbit : public ::testing::Test {};
+TYPED_TEST_SUITE(SplittingOrbit, test::Scalars);
+
+TYPED_TEST(SplittingOrbit, LagsATurnByTwoPiAThirdOfNhSquared) {
+  using S = TypeParam;
+  for (const int steps : {128, 256}) {
+    SampleInputs<S> in;
+    // A point: the inertia's share of the force, I/(m a²), is 1e-12 (at 1e-6 it moves the lag 4 %).
+    in.body = {S(1), Vec3<S>::Zero(), Vec3<S>(S(1e-12), S(2e-12), S(3e-12)).asDiagonal()};
+    in.initial = {Vec3<S>(1, 0, 0), Quaternion<S>::identity(), Vec3<S>(0, 1, 0), Vec3<S>::Zero()};
+    in.gravity_w = Vec3<S>::Zero();
+    SharedModel<S> shared{};
+    shared.loads.has_central_body = true;
+    shared.loads.central_mu = S(1);
+    IntegrationSettings<S> how = fixed_step(S(2 * M_PI / steps), steps);
+    how.kind = IntegratorKind::splitting;
+    const SampleResult<S> r = run_sample(in, shared, how);
+    ASSERT_EQ(r.status, SampleStatus::ok);
+    const double nh = 2 * M_PI / steps, lag = 2 * M_PI * nh * nh / 3;
+    const double tolerance = 10 * nh * nh * lag + 8 * steps * double(test::eps<S>());
+    const Vec3<S>& p = r.final_state.p_w;
+    EXPECT_NEAR(double(p.y()), -std::sin(lag), tolerance) << steps << " steps";
+    EXPECT_NEAR(double(p.x()), std::cos(lag), tolerance) << steps << " steps";
+    EXPECT_NEAR(double(p.z()), 0.0, tolerance) << steps << " steps";
+  }
+}
+
 }  // namespace
 }  // namespace rbmc
 
