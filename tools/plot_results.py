@@ -330,14 +330,31 @@ def plot_sweep(f, path):
     plt.close(fig)
 
 
+def picture_prefix(given, own_name):
+    """The pictures' path prefix: `-o` as given, but `-o out.png` means out_bands.png, ..., not
+    out.png_bands.png, and `-o some/dir/` puts the results file's own names in that directory
+    (made if it is not there)."""
+    if not given:
+        return own_name
+    if given.endswith(os.sep) or os.path.isdir(given):
+        return os.path.join(given, os.path.basename(own_name))
+    stem, ext = os.path.splitext(given)
+    return stem if ext.lower() == ".png" else given
+
+
 def main(argv):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("results", help="an rbmc results file (.h5)")
-    parser.add_argument("-o", "--prefix", help="output path prefix (default: the results file without .h5)")
+    parser.add_argument("-o", "--prefix",
+                        help="output path prefix: PREFIX_bands.png, ... (default: the results file without .h5; "
+                             "a directory, or a path ending in /: the results file's name in it; a trailing .png is dropped)")
     parser.add_argument("--trajectories", type=int, default=8, help="retained trajectories to draw (default 8)")
     args = parser.parse_args(argv)
     base = args.results[: -len(".partial")] if args.results.endswith(".partial") else args.results
-    prefix = args.prefix or os.path.splitext(base)[0] + ("_partial" if base != args.results else "")
+    own_name = os.path.splitext(base)[0] + ("_partial" if base != args.results else "")
+    prefix = picture_prefix(args.prefix, own_name)
+    if os.path.dirname(prefix):
+        os.makedirs(os.path.dirname(prefix), exist_ok=True)
     try:
         f = h5py.File(args.results, "r")
     except OSError as e:

@@ -110,6 +110,19 @@ with h5py.File("c.h5", "r") as f:
         5: "terminal_event", 6: "euler_singularity", 7: "inaccurate", 8: "invalid_load", 255: "not_run"}, \
         plot_results.status_names(f["samples/status"])
 PY
+# `-o` naming a picture or a directory: out.png means out_histograms.png, ... (not
+# out.png_histograms.png), a directory (made where it is not there) gets the results file's own
+# names.
+"$source_dir/tools/plot_results.py" b.h5 -o out.PNG >/dev/null 2>/dev/null
+is_png out_histograms.png
+[ ! -e out.PNG_histograms.png ] || { echo "-o out.PNG kept its extension" >&2; exit 1; }
+mkdir pictures
+"$source_dir/tools/plot_results.py" b.h5 -o pictures >/dev/null 2>/dev/null
+is_png pictures/b_histograms.png
+"$source_dir/tools/plot_results.py" b.h5 -o fresh/ >/dev/null 2>/dev/null
+is_png fresh/b_histograms.png
+"$source_dir/tools/plot_results.py" b.h5 -o new/dir/run >/dev/null 2>/dev/null
+is_png new/dir/run_histograms.png
 # A file that is not HDF5: a clear error and exit code 2.
 echo junk >junk.h5
 if "$source_dir/tools/plot_results.py" junk.h5 2>/dev/null; then echo "accepted junk" >&2; exit 1; fi
