@@ -353,13 +353,13 @@ def main(argv):
     base = args.results[: -len(".partial")] if args.results.endswith(".partial") else args.results
     own_name = os.path.splitext(base)[0] + ("_partial" if base != args.results else "")
     prefix = picture_prefix(args.prefix, own_name)
-    if os.path.dirname(prefix):
-        os.makedirs(os.path.dirname(prefix), exist_ok=True)
     try:
         f = h5py.File(args.results, "r")
     except OSError as e:
         print("plot_results: cannot read %s: %s" % (args.results, e), file=sys.stderr)
         return 2
+    if os.path.dirname(prefix):
+        os.makedirs(os.path.dirname(prefix), exist_ok=True)
     written = []
     with f:
         if "statistics" in f:
