@@ -102,7 +102,8 @@ void DimensionScales::attach(hid_t dataset, unsigned axis, hid_t scale) {
 }
 
 hid_t DimensionScales::component(const std::string& group, const std::vector<std::string>& labels,
-                                 unsigned long long size) {
+                                 unsigned long long size, const std::string& name_given) {
+  if (labels.size() == size && !name_given.empty()) return this->labels(group, name_given, labels);
   if (labels.size() == size) {
     std::string name;
     for (const std::string& l : labels) name += l;

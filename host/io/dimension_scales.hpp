@@ -33,8 +33,10 @@ class DimensionScales {
   // Removes every dataset's scale attachments: a file copied object by object (H5Ocopy) keeps
   // references into its source, which must be attached afresh.
   static void drop_all_attachments(hid_t file);
-  // The scale for a row axis of `size` values with these labels: xyz, wxyz, or componentN.
-  hid_t component(const std::string& group, const std::vector<std::string>& labels, unsigned long long size);
+  // The scale for a row axis of `size` values with these labels: xyz, wxyz, the axis `name` given
+  // with its labels (grid_axis), or componentN, numbered.
+  hid_t component(const std::string& group, const std::vector<std::string>& labels, unsigned long long size,
+                  const std::string& name = {});
 
  private:
   hid_t open_if_there(const std::string& path);  // -1 when the file has no such object

@@ -104,9 +104,12 @@ std::vector<SampleDataset> all_sample_datasets(const Scenario& s) {
                  S::outputs, out::reaction_torque_b, R::result, false});
   }
   if (s.design.kind == Design::Kind::grid) {
-    l.push_back({"samples/grid_index", StoredType::int64, {s.design.axes.size()}, {}, "1",
-                 "each sample's coordinate along each grid axis (axes in the order of /samples/grid)", S::grid_index, 0,
-                 R::input, false});
+    Labels axes;  // the key paths, as /samples/grid orders them
+    for (const GridAxis& a : s.design.axes) axes.push_back(a.info.key_path);
+    l.push_back({"samples/grid_index", StoredType::int64, {s.design.axes.size()}, axes, "1",
+                 "each sample's coordinate along each grid axis (the axes by key path: the dimension grid_axis, in "
+                 "the order of /samples/grid)",
+                 S::grid_index, 0, R::input, false, "grid_axis"});
   }
   if (s.design.gives_values()) {
     const bool table = s.design.kind == Design::Kind::table;

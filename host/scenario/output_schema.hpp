@@ -41,6 +41,9 @@ struct SampleDataset {
   int column;                      // first column in its source, or the grid axis
   SampleRole role;
   bool compared;                   // judged by rbmc compare
+  // A row axis that is neither xyz nor wxyz, named so (its scale labelled by `components`):
+  // "grid_axis" for samples/grid_index; empty: the axis is componentN, numbered.
+  std::string row_axis = {};
 
   std::size_t row_size() const {
     std::size_t n = 1;

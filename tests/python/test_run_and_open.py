@@ -125,6 +125,28 @@ def test_a_data_frame_names_the_event_that_stopped_each_sample(tmp_path):
     assert abs(states["events.risen.position.z"].mean() - 0.3) < 1e-9
 
 
+def test_a_grid_samples_coordinates_are_named_by_their_axes(tmp_path):
+    # A grid over two inputs: each sample's coordinate along each, named by the axis's key path in
+    # xarray (the dimension grid_axis) and in pandas (they read grid_index.0 and grid_index.1).
+    scenario = box_dict()
+    del scenario["run"]["samples"]
+    scenario["design"] = {"type": "grid", "replicates": 2,
+                          "axes": {"initial.angular_velocity": {"values": [[0.1, 3.0, 0.1], [0.1, 4.0, 0.1]]},
+                                   "body.mass": {"linspace": [1.0, 2.0, 3]}}}
+    del scenario["dispersions"]
+    r = run_quietly(scenario, output=tmp_path / "grid.h5")
+    index = r.samples["grid_index"]
+    assert index.dims == ("sample", "grid_axis")
+    assert list(index["grid_axis"].values) == ["body.mass", "initial.angular_velocity"]
+    # Sample k is at grid point k // replicates, the first axis (by key path) slowest.
+    point = np.arange(12) // 2
+    np.testing.assert_array_equal(index.sel(grid_axis="body.mass"), point // 2)
+    np.testing.assert_array_equal(index.sel(grid_axis="initial.angular_velocity"), point % 2)
+    frame = r.to_dataframe(["grid_index", "grid.body.mass"])
+    assert list(frame.columns) == ["grid_index.body.mass", "grid_index.initial.angular_velocity", "grid.body.mass"]
+    np.testing.assert_array_equal(frame["grid.body.mass"], np.repeat([1.0, 1.5, 2.0], 4))
+
+
 def test_overrides_and_selections_reach_the_file(box_toml, tmp_path):
     r = run_quietly(box_toml, output=tmp_path / "o.h5", samples=10, seed=3, only=[2, 5, 7])
     assert r.attrs["seed"] == 3 and r.attrs["n_samples_in_run"] == 10
