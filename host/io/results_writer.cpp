@@ -66,7 +66,8 @@ void attach_sample_dimensions(hid_t file, const std::vector<SampleDataset>& sche
     h5::Handle ds(H5Dopen2(file, d.path.c_str(), H5P_DEFAULT), H5Dclose, "opening " + d.path);
     const std::string group = d.path.substr(0, d.path.rfind('/'));
     DimensionScales::attach(ds.get(), 0, scales.samples(group, n_rows, false));
-    if (d.row_shape.size() == 1) DimensionScales::attach(ds.get(), 1, scales.component(group, d.components, d.row_shape[0], d.row_axis));
+    if (d.row_shape.size() == 1)
+      DimensionScales::attach(ds.get(), 1, scales.component(group, d.components, d.row_shape[0], d.row_axis));
     if (d.row_shape.size() == 2) {  // the inertia tensor
       DimensionScales::attach(ds.get(), 1, scales.labels(group, "row", {"x", "y", "z"}));
       DimensionScales::attach(ds.get(), 2, scales.labels(group, "column", {"x", "y", "z"}));

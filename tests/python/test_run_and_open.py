@@ -127,7 +127,7 @@ def test_a_data_frame_names_the_event_that_stopped_each_sample(tmp_path):
 
 def test_a_grid_samples_coordinates_are_named_by_their_axes(tmp_path):
     # A grid over two inputs: each sample's coordinate along each, named by the axis's key path in
-    # xarray (the dimension grid_axis) and in pandas (they read grid_index.0 and grid_index.1).
+    # xarray (the dimension grid_axis) and in pandas (the columns were grid_index.0 and .1).
     scenario = box_dict()
     del scenario["run"]["samples"]
     scenario["design"] = {"type": "grid", "replicates": 2,
