@@ -101,6 +101,18 @@ ResultsInfo read_results_info(const std::string& path) {
     info.joined_by = text("joined_by");
   }
   if (r.has_attribute("", "resumed_samples")) info.resumed_samples = number("resumed_samples");
+  if (info.design == "grid" && r.has_attribute("", "scenario")) {
+    // The axes from the scenario the file keeps (the values a point, not the samples': a run of
+    // some samples, --only or a shard, need not hold every point); the replicates from the run,
+    // which --samples may have set.
+    try {
+      for (const GridAxis& a : parse_scenario(r.string_attribute("", "scenario"), info.scenario_path).design.axes)
+        info.grid_axes.push_back({a.info.key_path, a.values.size()});
+    } catch (const std::exception&) {
+      info.grid_axes.clear();  // a scenario of an older rbmc: the design line says "grid" alone
+    }
+    info.grid_replicates = number("replicates");
+  }
   // The rows that hold results: all of a complete file, the prefix done of a partial one (its
   // rows are written in order; the later ones are not_run), read in blocks.
   const bool partial = r.has("resume");
@@ -207,6 +219,15 @@ void print_results_info(const ResultsInfo& info, std::FILE* out) {
   std::fprintf(out, "  backend      %s: %s, %s precision\n", info.backend.c_str(), info.device.c_str(), info.precision.c_str());
   std::fprintf(out, "  samples      %.0f of a run of %.0f, seed %.0f, design %s\n", info.n_samples, info.n_samples_in_run,
                info.seed, info.design.c_str());
+  if (!info.grid_axes.empty()) {
+    std::string axes;
+    for (const auto& [key_path, values] : info.grid_axes)
+      axes += (axes.empty() ? "" : " x ") + key_path + " (" + std::to_string(values) + " value" + (values == 1 ? "" : "s") + ")";
+    std::fprintf(out, "  grid         %s", axes.c_str());
+    if (std::isfinite(info.grid_replicates))
+      std::fprintf(out, ", %.0f replicate%s a point", info.grid_replicates, info.grid_replicates == 1 ? "" : "s");
+    std::fprintf(out, "\n");
+  }
   if (!info.complete)
     std::fprintf(out, "  INCOMPLETE   an interrupted run's partial file: %llu of %.0f samples done; everything below is "
                       "over those (rbmc run SCENARIO -o OUT --resume completes it)\n",
@@ -290,6 +311,12 @@ void print_results_info_json(const ResultsInfo& info, std::FILE* out) {
   j.field("backend", info.backend).field("device", info.device).field("precision", info.precision);
   j.field("n_samples", info.n_samples).field("n_samples_in_run", info.n_samples_in_run);
   j.field("n_done", static_cast<unsigned long long>(info.n_done)).field("seed", info.seed).field("design", info.design);
+  if (!info.grid_axes.empty()) {
+    j.key("grid").begin_object().key("axes").begin_array();
+    for (const auto& [key_path, values] : info.grid_axes)
+      j.begin_object().field("key_path", key_path).field("values", static_cast<unsigned long long>(values)).end_object();
+    j.end_array().field("replicates", info.grid_replicates).end_object();
+  }
   j.key("integration").begin_object().field("integrator", info.integrator).field("duration", info.duration);
   j.field("n_steps", info.n_steps).field("mean_steps", info.mean_steps).field("total_steps", info.total_steps);
   j.field("wall_seconds", info.wall_seconds).field("elapsed_seconds", info.elapsed_seconds).end_object();

@@ -52,6 +52,10 @@ struct ResultsInfo {
     double first_min = NAN, first_median = NAN, first_max = NAN;  // s: its first occurrence's time there
   };
   std::vector<Event> events;  // in the scenario's order
+  // A grid design's axes (key path, number of values), slowest first, and its replicates a
+  // point; empty for another design, or where the file's scenario text no longer parses.
+  std::vector<std::pair<std::string, std::uint64_t>> grid_axes;
+  double grid_replicates = NAN;
 };
 
 ResultsInfo read_results_info(const std::string& path);

@@ -1261,6 +1261,35 @@ TEST(Cli, InfoAndCompareAsJson) {
 namespace rbmc {
 namespace {
 
+// A grid's file names its axes: slowest first, with their values, and the run's replicates a
+// point (--samples sets them; a run of some samples, --only, still names every axis's values).
+TEST(Cli, InfoNamesAGridsAxes) {
+  test::TempDir dir;
+  dir.write("grid.toml",
+            "[run]\nduration = 0.1\nstep = 0.01\n[body]\nmass = 2.0\ninertia = [[0.1, 0, 0], [0, 0.2, 0], [0, 0, 0.25]]\n"
+            "[dispersions]\ninitial.position = { distribution = \"normal\", sigma = 0.1 }\n"
+            "[design]\ntype = \"grid\"\n[design.axes]\n"
+            "initial.angular_velocity = { values = [[0.1, 3.0, 0.1], [0.1, 4.0, 0.1]] }\n"
+            "body.mass = { linspace = [1.0, 2.0, 3] }\n");
+  Outcome r = rbmc(dir, "run grid.toml -o g.h5 --backend cpu --no-progress --samples 12 --only 0-4");
+  ASSERT_EQ(r.code, 0) << r.err;
+  r = rbmc(dir, "info g.h5");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("  grid         body.mass (3 values) x initial.angular_velocity (2 values), 2 replicates a point\n"),
+            std::string::npos)
+      << r.out;
+  r = rbmc(dir, "info --json g.h5");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("\"grid\":{\"axes\":[{\"key_path\":\"body.mass\",\"values\":3},{\"key_path\":"
+                       "\"initial.angular_velocity\",\"values\":2}],\"replicates\":2}"),
+            std::string::npos)
+      << r.out;
+  // Another design has no grid line.
+  dir.write("box.toml", test::valid_scenario_text(20));
+  ASSERT_EQ(rbmc(dir, "run box.toml -o b.h5 --backend cpu --no-progress").code, 0);
+  EXPECT_EQ(rbmc(dir, "info b.h5").out.find("  grid "), std::string::npos);
+}
+
 // The last step fails: OUT cannot take the finished file's place (here a directory appeared
 // there during the run). Exit 5, and the finished batches stay in the journal; once OUT is free,
 // --resume completes the run without integrating them again.
