@@ -347,7 +347,8 @@ def main(argv):
     parser.add_argument("results", help="an rbmc results file (.h5)")
     parser.add_argument("-o", "--prefix",
                         help="output path prefix: PREFIX_bands.png, ... (default: the results file without .h5; "
-                             "a directory, or a path ending in /: the results file's name in it; a trailing .png is dropped)")
+                             "a directory, or a path ending in /: the results file's name in it; "
+                             "a trailing .png is dropped)")
     parser.add_argument("--trajectories", type=int, default=8, help="retained trajectories to draw (default 8)")
     args = parser.parse_args(argv)
     base = args.results[: -len(".partial")] if args.results.endswith(".partial") else args.results

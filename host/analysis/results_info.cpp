@@ -222,7 +222,8 @@ void print_results_info(const ResultsInfo& info, std::FILE* out) {
   if (!info.grid_axes.empty()) {
     std::string axes;
     for (const auto& [key_path, values] : info.grid_axes)
-      axes += (axes.empty() ? "" : " x ") + key_path + " (" + std::to_string(values) + " value" + (values == 1 ? "" : "s") + ")";
+      axes += (axes.empty() ? "" : " x ") + key_path + " (" + std::to_string(values) + " value" +
+              (values == 1 ? "" : "s") + ")";
     std::fprintf(out, "  grid         %s", axes.c_str());
     if (std::isfinite(info.grid_replicates))
       std::fprintf(out, ", %.0f replicate%s a point", info.grid_replicates, info.grid_replicates == 1 ? "" : "s");

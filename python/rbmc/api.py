@@ -95,8 +95,8 @@ def check(scenario, preview=10000):
     uncompressed, ``disk_bytes``, which ``rbmc.run`` checks against the free space), and
     ``validity``: of the first ``preview`` samples, drawn as the run draws them, how many the
     validity policy redrew and how many it leaves not integrated (``previewed``, ``redrawn``,
-    ``invalid_body``, ``invalid_load``, ``policy``). Raises :class:`rbmc.ScenarioError` naming the file and line, or the dict's key
-    path."""
+    ``invalid_body``, ``invalid_load``, ``policy``). Raises :class:`rbmc.ScenarioError` naming
+    the file and line, or the dict's key path."""
     return _rbmc.check(_scenario(scenario), _whole_number("preview", preview, 1))
 
 
